@@ -1,0 +1,244 @@
+//! The ClassAd: an ordered set of `name = expression` attributes whose names
+//! compare case-insensitively.
+//!
+//! Attributes keep the order they were first inserted in (libclassad keeps
+//! hash order, which no caller can rely on); replacing an attribute keeps its
+//! place. The body is shared behind an `Arc`, so cloning an ad — as every
+//! scope handed to an evaluation does — costs a reference count, and a
+//! mutation copies only when the body is shared.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::Arc;
+
+use super::ast::Expr;
+
+/// A case-insensitive view of an attribute name, usable as a map key
+/// without allocating.
+#[repr(transparent)]
+#[derive(Debug)]
+pub struct CiStr(str);
+
+impl CiStr {
+    pub fn new(s: &str) -> &CiStr {
+        // SAFETY: CiStr is a transparent wrapper around str.
+        unsafe { &*(s as *const str as *const CiStr) }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The hash of a name, folded to lower case (FNV-1a over the bytes).
+pub fn name_hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b.to_ascii_lowercase() as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl Hash for CiStr {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(name_hash(&self.0));
+    }
+}
+
+impl PartialEq for CiStr {
+    fn eq(&self, other: &CiStr) -> bool {
+        self.0.eq_ignore_ascii_case(&other.0)
+    }
+}
+
+impl Eq for CiStr {}
+
+/// An owned key for the attribute index.
+#[derive(Clone, Debug)]
+struct CiKey(Arc<str>);
+
+impl Borrow<CiStr> for CiKey {
+    fn borrow(&self) -> &CiStr {
+        CiStr::new(&self.0)
+    }
+}
+
+impl Hash for CiKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        CiStr::new(&self.0).hash(state)
+    }
+}
+
+impl PartialEq for CiKey {
+    fn eq(&self, other: &CiKey) -> bool {
+        self.0.eq_ignore_ascii_case(&other.0)
+    }
+}
+
+impl Eq for CiKey {}
+
+/// The keys already carry a good 64-bit hash; pass it through.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type Index = HashMap<CiKey, usize, BuildHasherDefault<PassThrough>>;
+
+#[derive(Clone, Default)]
+struct Body {
+    attrs: Vec<(Arc<str>, Expr)>,
+    index: Index,
+}
+
+/// A ClassAd.
+#[derive(Clone, Default)]
+pub struct ClassAd {
+    body: Arc<Body>,
+}
+
+impl std::fmt::Debug for ClassAd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&super::unparse::ad_to_string(self))
+    }
+}
+
+impl ClassAd {
+    pub fn new() -> ClassAd {
+        ClassAd::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.body.attrs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.body.attrs.is_empty()
+    }
+
+    /// Inserts or replaces an attribute. A replaced attribute keeps its place
+    /// and the spelling it was first inserted with, as the reference's map does.
+    pub fn insert(&mut self, name: &str, expr: Expr) {
+        let body = Arc::make_mut(&mut self.body);
+        if let Some(&i) = body.index.get(CiStr::new(name)) {
+            body.attrs[i].1 = expr;
+            return;
+        }
+        let key: Arc<str> = Arc::from(name);
+        body.index.insert(CiKey(key.clone()), body.attrs.len());
+        body.attrs.push((key, expr));
+    }
+
+    /// Removes an attribute; returns whether it was there.
+    pub fn remove(&mut self, name: &str) -> bool {
+        if !self.contains(name) {
+            return false;
+        }
+        let body = Arc::make_mut(&mut self.body);
+        let i = body.index.remove(CiStr::new(name)).expect("checked above");
+        body.attrs.remove(i);
+        for (_, j) in body.index.iter_mut() {
+            if *j > i {
+                *j -= 1;
+            }
+        }
+        true
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<&Expr> {
+        self.body
+            .index
+            .get(CiStr::new(name))
+            .map(|&i| &self.body.attrs[i].1)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.body.index.contains_key(CiStr::new(name))
+    }
+
+    /// The name as the ad spells it.
+    pub fn spelling(&self, name: &str) -> Option<&str> {
+        self.body
+            .index
+            .get(CiStr::new(name))
+            .map(|&i| &*self.body.attrs[i].0)
+    }
+
+    /// Attributes in insertion order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Expr)> + '_ {
+        self.body.attrs.iter().map(|(n, e)| (&**n, e))
+    }
+
+    /// Attributes sorted case-insensitively by name, as `-long` prints them.
+    pub fn sorted(&self) -> Vec<(&str, &Expr)> {
+        let mut v: Vec<(&str, &Expr)> = self.iter().collect();
+        v.sort_by(|a, b| cmp_ignore_case(a.0, b.0));
+        v
+    }
+
+    /// Copies every attribute of `other` into this ad (later wins).
+    pub fn update(&mut self, other: &ClassAd) {
+        for (n, e) in other.iter() {
+            self.insert(n, e.clone());
+        }
+    }
+
+    /// Whether two handles share one body (cheap identity for scopes).
+    pub fn ptr_eq(&self, other: &ClassAd) -> bool {
+        Arc::ptr_eq(&self.body, &other.body)
+    }
+}
+
+/// Case-insensitive ordering of names (`strcasecmp`).
+pub fn cmp_ignore_case(a: &str, b: &str) -> std::cmp::Ordering {
+    let la = a.bytes().map(|c| c.to_ascii_lowercase());
+    let lb = b.bytes().map(|c| c.to_ascii_lowercase());
+    la.cmp(lb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_case_insensitive_and_ordered() {
+        let mut ad = ClassAd::new();
+        ad.insert("Foo", Expr::lit(1));
+        ad.insert("bar", Expr::lit(2));
+        ad.insert("FOO", Expr::lit(3));
+        assert_eq!(ad.len(), 2);
+        assert_eq!(ad.spelling("foo"), Some("Foo"));
+        let names: Vec<&str> = ad.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["Foo", "bar"]);
+        let sorted: Vec<&str> = ad.sorted().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(sorted, ["bar", "Foo"]);
+        assert!(ad.remove("Bar"));
+        assert!(!ad.contains("bar"));
+        assert!(ad.lookup("foo").is_some());
+    }
+
+    #[test]
+    fn clones_share_until_written() {
+        let mut a = ClassAd::new();
+        a.insert("x", Expr::lit(1));
+        let mut b = a.clone();
+        assert!(a.ptr_eq(&b));
+        b.insert("y", Expr::lit(2));
+        assert!(!a.ptr_eq(&b));
+        assert_eq!(a.len(), 1);
+    }
+}

@@ -1,0 +1,556 @@
+//! Printers: new syntax (`[ a = 1; b = "x" ]`), old syntax (`Name = value`
+//! lines, as `condor_q -long` prints), HTCondor's JSON and XML forms.
+//!
+//! Each follows libclassad's unparser byte for byte: reals as `%1.15E` in new
+//! syntax and `%.16G` (with `.0` kept) in old syntax and JSON; strings with C
+//! escapes and octal for anything unprintable in new syntax, only `"`
+//! escaped in old syntax; unary operators with their leading space (` -x`).
+
+use std::fmt::Write;
+
+use super::ad::ClassAd;
+use super::ast::Expr;
+use super::functions::time::{abstime_to_string, reltime_to_string};
+use super::value::Value;
+
+/// Which syntax to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    New,
+    Old,
+}
+
+/// C's `printf("%.*E", prec, r)` for a finite `r`.
+pub fn fmt_e(r: f64, prec: usize, upper: bool) -> String {
+    let s = format!("{:.*e}", prec, r);
+    let (mant, exp) = s.split_once('e').expect("exponent");
+    let exp: i32 = exp.parse().expect("exponent digits");
+    let sign = if exp < 0 { '-' } else { '+' };
+    let e = if upper { 'E' } else { 'e' };
+    format!("{mant}{e}{sign}{:02}", exp.abs())
+}
+
+/// C's `printf("%.*G", prec, r)` for a finite `r` (no `#` flag).
+pub fn fmt_g(r: f64, prec: usize, upper: bool) -> String {
+    let p = if prec == 0 { 1 } else { prec };
+    if r == 0.0 {
+        return if r.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    // The exponent %e would print, after rounding to p significant digits.
+    let e_form = format!("{:.*e}", p - 1, r);
+    let (_, exp) = e_form.split_once('e').expect("exponent");
+    let x: i32 = exp.parse().expect("exponent digits");
+    if x < -4 || x >= p as i32 {
+        let s = fmt_e(r, p - 1, upper);
+        let (mant, rest) = s.split_at(s.find(['e', 'E']).expect("exponent"));
+        format!("{}{}", trim_zeros(mant), rest)
+    } else {
+        let decimals = (p as i32 - 1 - x).max(0) as usize;
+        trim_zeros(&format!("{:.*}", decimals, r)).to_string()
+    }
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+/// `%.16G`, with `.0` added when the result looks like an integer.
+pub fn real_old(r: f64) -> String {
+    let mut s = fmt_g(r, 16, true);
+    if !s.contains(['.', 'E', 'e']) {
+        s.push_str(".0");
+    }
+    s
+}
+
+fn write_real(out: &mut String, r: f64, syntax: Syntax) {
+    if r == 0.0 {
+        out.push_str(if r.is_sign_negative() { "-0.0" } else { "0.0" });
+    } else if r.is_nan() {
+        out.push_str("real(\"NaN\")");
+    } else if r.is_infinite() {
+        out.push_str(if r < 0.0 {
+            "real(\"-INF\")"
+        } else {
+            "real(\"INF\")"
+        });
+    } else if syntax == Syntax::Old {
+        out.push_str(&real_old(r));
+    } else {
+        out.push_str(&fmt_e(r, 15, true));
+    }
+}
+
+/// A string literal with `delim` as the quote.
+pub fn write_string(out: &mut String, s: &str, delim: char, syntax: Syntax) {
+    out.push(delim);
+    if syntax == Syntax::Old {
+        for c in s.chars() {
+            if c == delim {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.push(delim);
+        return;
+    }
+    for &b in s.as_bytes() {
+        match b {
+            _ if b as char == delim => {
+                out.push('\\');
+                out.push(delim);
+            }
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x0b => out.push_str("\\v"),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\{:03o}", b);
+            }
+        }
+    }
+    out.push(delim);
+}
+
+const RESERVED: [&str; 7] = [
+    "error",
+    "false",
+    "is",
+    "isnt",
+    "parent",
+    "true",
+    "undefined",
+];
+
+/// An attribute name, quoted with `'` when it is not a plain identifier.
+pub fn write_name(out: &mut String, name: &str, syntax: Syntax) {
+    let b = name.as_bytes();
+    let plain = !b.is_empty()
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b[1..]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        && !RESERVED.iter().any(|r| r.eq_ignore_ascii_case(name));
+    if plain {
+        out.push_str(name);
+    } else {
+        let mut q = String::new();
+        write_string(&mut q, name, '\'', syntax);
+        out.push_str(&q);
+    }
+}
+
+/// Writes a value in the given syntax.
+pub fn write_value(out: &mut String, v: &Value, syntax: Syntax) {
+    match v {
+        Value::Undefined => out.push_str("undefined"),
+        Value::Error => out.push_str("error"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Real(r) => write_real(out, *r, syntax),
+        Value::Str(s) => write_string(out, s, '"', syntax),
+        Value::AbsTime(t) => {
+            out.push_str("absTime(\"");
+            out.push_str(&abstime_to_string(*t));
+            out.push_str("\")");
+        }
+        Value::RelTime(r) => {
+            out.push_str("relTime(\"");
+            out.push_str(&reltime_to_string(*r));
+            out.push_str("\")");
+        }
+        Value::List(l) => write_list(out, &l.items, syntax),
+        Value::Ad(f) => write_ad_inline(out, &f.ad_snapshot(), syntax),
+    }
+}
+
+fn write_list(out: &mut String, items: &[Expr], syntax: Syntax) {
+    out.push_str("{ ");
+    for (i, e) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_expr(out, e, syntax);
+    }
+    out.push_str(" }");
+}
+
+/// `[ a = 1; b = 2 ]`.
+pub fn write_ad_inline(out: &mut String, ad: &ClassAd, syntax: Syntax) {
+    out.push_str("[ ");
+    for (i, (n, e)) in ad.iter().enumerate() {
+        if i > 0 {
+            out.push_str("; ");
+        }
+        write_name(out, n, syntax);
+        out.push_str(" = ");
+        write_expr(out, e, syntax);
+    }
+    out.push_str(" ]");
+}
+
+/// Writes an expression in the given syntax.
+pub fn write_expr(out: &mut String, e: &Expr, syntax: Syntax) {
+    match e {
+        Expr::Lit(v) => write_value(out, v, syntax),
+        Expr::Attr(n) => write_name(out, n, syntax),
+        Expr::Absolute(n) => {
+            out.push('.');
+            write_name(out, n, syntax);
+        }
+        Expr::Scoped { prefix, name, .. } => {
+            write_name(out, prefix, syntax);
+            out.push('.');
+            write_name(out, name, syntax);
+        }
+        Expr::Select(base, n) => {
+            write_expr(out, base, syntax);
+            out.push('.');
+            write_name(out, n, syntax);
+        }
+        Expr::Unary(op, inner) => {
+            out.push_str(op.text());
+            write_expr(out, inner, syntax);
+        }
+        Expr::Binary { op, lhs, rhs, .. } => match op {
+            super::ast::BinOp::Subscript => {
+                write_expr(out, lhs, syntax);
+                out.push('[');
+                write_expr(out, rhs, syntax);
+                out.push(']');
+            }
+            _ => {
+                write_expr(out, lhs, syntax);
+                // New syntax prints `=?=` as `is`; old syntax the other way.
+                out.push_str(op.text(syntax == Syntax::New));
+                write_expr(out, rhs, syntax);
+            }
+        },
+        Expr::Ternary(c, t, f) => {
+            write_expr(out, c, syntax);
+            out.push_str(" ? ");
+            write_expr(out, t, syntax);
+            out.push_str(" : ");
+            write_expr(out, f, syntax);
+        }
+        Expr::Paren(inner) => {
+            out.push('(');
+            write_expr(out, inner, syntax);
+            out.push(')');
+        }
+        Expr::Call(call) => {
+            out.push_str(&call.name);
+            out.push('(');
+            for (i, a) in call.args.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_expr(out, a, syntax);
+            }
+            out.push(')');
+        }
+        Expr::List(items) => write_list(out, items, syntax),
+        Expr::Ad(ad) => write_ad_inline(out, ad, syntax),
+    }
+}
+
+/// An expression in new syntax.
+pub fn expr_to_string(e: &Expr) -> String {
+    let mut s = String::new();
+    write_expr(&mut s, e, Syntax::New);
+    s
+}
+
+/// An expression in old syntax.
+pub fn expr_to_old_string(e: &Expr) -> String {
+    let mut s = String::new();
+    write_expr(&mut s, e, Syntax::Old);
+    s
+}
+
+/// A value in new syntax.
+pub fn value_to_string(v: &Value) -> String {
+    let mut s = String::new();
+    write_value(&mut s, v, Syntax::New);
+    s
+}
+
+/// An ad in new syntax, on one line.
+pub fn ad_to_string(ad: &ClassAd) -> String {
+    let mut s = String::new();
+    write_ad_inline(&mut s, ad, Syntax::New);
+    s
+}
+
+/// An ad in old syntax: one `Name = value` line per attribute, in the ad's
+/// order or sorted case-insensitively (as `-long` prints).
+pub fn ad_to_old(ad: &ClassAd, sorted: bool) -> String {
+    let mut s = String::new();
+    let attrs: Vec<(&str, &Expr)> = if sorted {
+        ad.sorted()
+    } else {
+        ad.iter().collect()
+    };
+    for (n, e) in attrs {
+        write_name(&mut s, n, Syntax::Old);
+        s.push_str(" = ");
+        write_expr(&mut s, e, Syntax::Old);
+        s.push('\n');
+    }
+    s
+}
+
+fn json_escape(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 32 => {
+                let _ = write!(out, "\\u00{:02X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+fn json_quote_expr(out: &mut String, text: &str) {
+    out.push_str("\"\\/Expr(");
+    json_escape(out, text);
+    out.push_str(")\\/\"");
+}
+
+fn json_value(out: &mut String, v: &Value, indent: usize, oneline: bool) {
+    match v {
+        Value::Str(s) => {
+            out.push('"');
+            json_escape(out, s);
+            out.push('"');
+        }
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Real(r) => {
+            if *r == 0.0 || r.is_finite() {
+                write_real(out, *r, Syntax::Old);
+            } else {
+                let mut t = String::new();
+                write_real(&mut t, *r, Syntax::New);
+                json_quote_expr(out, &t);
+            }
+        }
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Undefined => out.push_str("null"),
+        Value::List(l) => json_list(out, &l.items, indent, oneline),
+        Value::Ad(f) => json_ad(out, &f.ad_snapshot(), indent, oneline),
+        other => json_quote_expr(out, &value_to_string(other)),
+    }
+}
+
+fn json_list(out: &mut String, items: &[Expr], indent: usize, oneline: bool) {
+    out.push('[');
+    let inner = indent + 2;
+    for (i, e) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if !oneline {
+            out.push('\n');
+            out.push_str(&" ".repeat(inner));
+        }
+        json_expr(out, e, inner, oneline);
+    }
+    if !oneline {
+        out.push('\n');
+        out.push_str(&" ".repeat(indent));
+    }
+    out.push(']');
+}
+
+fn json_expr(out: &mut String, e: &Expr, indent: usize, oneline: bool) {
+    match e {
+        Expr::Lit(v) => json_value(out, v, indent, oneline),
+        Expr::List(items) => json_list(out, items, indent, oneline),
+        Expr::Ad(ad) => json_ad(out, ad, indent, oneline),
+        other => json_quote_expr(out, &expr_to_string(other)),
+    }
+}
+
+/// An ad as HTCondor's JSON object (multi-line with 2-space indents, or one line).
+pub fn json_ad(out: &mut String, ad: &ClassAd, indent: usize, oneline: bool) {
+    json_ad_attrs(out, ad.iter(), indent, oneline)
+}
+
+/// An ad as HTCondor's JSON object with the attributes in the given order.
+pub fn json_ad_attrs<'x>(
+    out: &mut String,
+    attrs: impl Iterator<Item = (&'x str, &'x Expr)>,
+    indent: usize,
+    oneline: bool,
+) {
+    out.push('{');
+    let inner = indent + 2;
+    let mut any = false;
+    for (i, (n, e)) in attrs.enumerate() {
+        any = true;
+        if i > 0 {
+            out.push(',');
+        }
+        if !oneline {
+            out.push('\n');
+            out.push_str(&" ".repeat(inner));
+        }
+        out.push('"');
+        json_escape(out, n);
+        out.push_str("\": ");
+        json_expr(out, e, inner, oneline);
+    }
+    if !oneline {
+        out.push('\n');
+        out.push_str(&" ".repeat(indent));
+    } else if !any {
+        // nothing between the braces
+    }
+    out.push('}');
+}
+
+/// An ad as JSON text (what `printJson` gives).
+pub fn ad_to_json(ad: &ClassAd) -> String {
+    let mut s = String::new();
+    json_ad(&mut s, ad, 0, false);
+    s
+}
+
+fn xml_escape(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn xml_expr(out: &mut String, e: &Expr) {
+    match e {
+        Expr::Lit(v) => match v {
+            Value::Str(s) => {
+                out.push_str("<s>");
+                xml_escape(out, s);
+                out.push_str("</s>");
+            }
+            Value::Int(i) => {
+                let _ = write!(out, "<i>{i}</i>");
+            }
+            Value::Real(r) => {
+                let mut t = String::new();
+                write_real(&mut t, *r, Syntax::New);
+                let _ = write!(out, "<r>{t}</r>");
+            }
+            Value::Bool(b) => {
+                let _ = write!(out, "<b v=\"{}\"/>", if *b { "t" } else { "f" });
+            }
+            Value::Undefined => out.push_str("<un/>"),
+            Value::Error => out.push_str("<er/>"),
+            Value::AbsTime(t) => {
+                let _ = write!(out, "<at>{}</at>", abstime_to_string(*t));
+            }
+            Value::RelTime(r) => {
+                let _ = write!(out, "<rt>{}</rt>", reltime_to_string(*r));
+            }
+            other => {
+                out.push_str("<e>");
+                xml_escape(out, &value_to_string(other));
+                out.push_str("</e>");
+            }
+        },
+        Expr::List(items) => {
+            out.push_str("<l>");
+            for i in items.iter() {
+                xml_expr(out, i);
+            }
+            out.push_str("</l>");
+        }
+        Expr::Ad(ad) => {
+            out.push_str("<c>");
+            for (n, e) in ad.iter() {
+                let _ = write!(out, "<a n=\"{n}\">");
+                xml_expr(out, e);
+                out.push_str("</a>");
+            }
+            out.push_str("</c>");
+        }
+        other => {
+            out.push_str("<e>");
+            xml_escape(out, &expr_to_string(other));
+            out.push_str("</e>");
+        }
+    }
+}
+
+/// One ad in HTCondor's XML form (`<c>` ... `</c>`), attributes in the given order.
+pub fn xml_ad_attrs<'x>(out: &mut String, attrs: impl Iterator<Item = (&'x str, &'x Expr)>) {
+    out.push_str("<c>\n");
+    for (n, e) in attrs {
+        let _ = write!(out, "    <a n=\"{n}\">");
+        xml_expr(out, e);
+        out.push_str("</a>\n");
+    }
+    out.push_str("</c>\n");
+}
+
+/// The XML document header and footer `-xml` prints around the ads.
+pub const XML_HEADER: &str =
+    "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n";
+pub const XML_FOOTER: &str = "</classads>\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reals_print_as_c_does() {
+        assert_eq!(fmt_e(1.0, 15, true), "1.000000000000000E+00");
+        assert_eq!(fmt_e(1e-5, 15, true), "1.000000000000000E-05");
+        assert_eq!(real_old(1.0), "1.0");
+        assert_eq!(real_old(1e30), "1E+30");
+        assert_eq!(real_old(1e-5), "1E-05");
+        assert_eq!(real_old(0.1), "0.1");
+        assert_eq!(real_old(123456789012345678.0), "1.234567890123457E+17");
+        assert_eq!(real_old(2.5), "2.5");
+        assert_eq!(fmt_g(100000.0, 6, false), "100000");
+        assert_eq!(fmt_g(1000000.0, 6, false), "1e+06");
+        assert_eq!(fmt_g(0.0001, 6, false), "0.0001");
+        assert_eq!(fmt_g(0.00001, 6, false), "1e-05");
+    }
+
+    #[test]
+    fn strings_escape_per_syntax() {
+        let mut s = String::new();
+        write_string(&mut s, "é\t\"", '"', Syntax::New);
+        assert_eq!(s, r#""\303\251\t\"""#);
+        let mut s = String::new();
+        write_string(&mut s, "é\t\"", '"', Syntax::Old);
+        assert_eq!(s, "\"é\t\\\"\"");
+    }
+}

@@ -1,0 +1,10 @@
+//! condorlite: a single-host batch system that speaks HTCondor.
+//!
+//! The library holds everything: each binary in `src/bin/` is a few lines that call
+//! [`tools::main`], which looks the tool up in the registry ([`tools::TOOLS`]), parses its command
+//! line ([`cli`]), runs it, and maps its result to an exit status ([`error`]).
+
+pub mod classad;
+pub mod cli;
+pub mod error;
+pub mod tools;

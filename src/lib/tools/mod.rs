@@ -1,0 +1,124 @@
+//! The tools, one module each, and the one registry ([`TOOLS`]) that lists them.
+//!
+//! A tool module holds its clap definition, its HTCondor option-matching rules and its `run()`,
+//! and exports them as a [`Tool`]. Its binary, `src/bin/<name>.rs`, only calls [`main`]. The man
+//! page and completion generator ([`crate::cli::generate`]) and the integration tests iterate
+//! over the registry, so a tool added here is documented and tested with the others.
+
+pub mod classad_eval;
+
+use std::ffi::OsString;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Command;
+
+use crate::cli::args::ArgSpec;
+use crate::cli::Invocation;
+use crate::error::{self, CommandError};
+
+/// Every tool condorlite provides.
+pub static TOOLS: &[Tool] = &[classad_eval::TOOL];
+
+/// What a tool does with its parsed command line: writes its results to `out` and its
+/// diagnostics to `err`.
+pub type RunFn =
+    fn(&Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError>;
+
+/// One command: its name, its command line, and what it does.
+#[derive(Debug, Clone, Copy)]
+pub struct Tool {
+    /// The command's name, as typed (`condor_q`).
+    pub name: &'static str,
+    /// The clap definition: options, their help and value types.
+    pub clap: fn() -> Command,
+    /// HTCondor's option-matching rules for the tool (see [`crate::cli::args`]).
+    pub args: ArgSpec,
+    /// The exit status for a command line the tool rejects (1 for most HTCondor tools).
+    pub usage_status: u8,
+    pub run: RunFn,
+}
+
+impl Tool {
+    /// The tool's clap command, named after the tool.
+    pub fn command(&self) -> Command {
+        (self.clap)().name(self.name).bin_name(self.name)
+    }
+
+    /// Parses a command line (`argv[0]` is the program name).
+    pub fn parse<I, T>(&self, argv: I) -> Result<Invocation, CommandError>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString>,
+    {
+        Invocation::parse(self.command(), &self.args, argv)
+    }
+
+    /// Runs the tool in this process: parses `argv`, runs, reports any error on `err`, and
+    /// returns the exit status.
+    pub fn execute<I, T>(&self, argv: I, out: &mut dyn Write, err: &mut dyn Write) -> u8
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString>,
+    {
+        let result = self
+            .parse(argv)
+            .and_then(|invocation| (self.run)(&invocation, out, err));
+        // What the tool wrote comes out before any error message about it.
+        let flushed = out.flush().map_err(CommandError::from);
+        error::report(self.name, self.usage_status, result.and(flushed), out, err)
+    }
+}
+
+/// The registered tool called `name`.
+pub fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|tool| tool.name == name)
+}
+
+/// The `main` of every binary: runs tool `name` on the process's arguments and standard streams.
+///
+/// # Panics
+/// If no tool of that name is registered.
+pub fn main(name: &str) -> ExitCode {
+    let tool = find(name).unwrap_or_else(|| panic!("{name} is not in the tool registry"));
+    let stdout = io::stdout();
+    // Like C stdio: line by line for a person, in blocks for a pipe or a file.
+    let mut out: Box<dyn Write> = if stdout.is_terminal() {
+        Box::new(stdout.lock())
+    } else {
+        Box::new(BufWriter::with_capacity(64 * 1024, stdout.lock()))
+    };
+    let mut err = io::stderr().lock();
+    let status = tool.execute(std::env::args_os(), &mut out, &mut err);
+    ExitCode::from(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        for (i, tool) in TOOLS.iter().enumerate() {
+            assert!(
+                TOOLS[..i].iter().all(|other| other.name != tool.name),
+                "{} is registered twice",
+                tool.name
+            );
+        }
+    }
+
+    #[test]
+    fn commands_are_valid() {
+        for tool in TOOLS {
+            let cmd = crate::cli::args::prepare(tool.command(), &tool.args);
+            cmd.debug_assert();
+        }
+    }
+
+    #[test]
+    fn find_finds_registered_tools() {
+        assert_eq!(find("classad_eval").map(|t| t.name), Some("classad_eval"));
+        assert!(find("condor_nonesuch").is_none());
+    }
+}

@@ -1,0 +1,141 @@
+//! A hermetic environment for running condorlite's binaries: each test gets its own temporary
+//! directory holding the pool (`_CONDOR_LOCAL_DIR`), an empty config file (`CONDOR_CONFIG`), a
+//! home directory and a working directory, and the binaries run with an otherwise cleared
+//! environment, so that nothing from the machine or the user running the tests leaks in.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tempfile::TempDir;
+
+pub struct TestEnvironment {
+    _temp: TempDir,
+    root: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl TestEnvironment {
+    pub fn new() -> Self {
+        let temp = tempfile::Builder::new()
+            .prefix("condorlite-test-")
+            .tempdir()
+            .expect("a temporary directory");
+        // Canonical, so paths in output match what the tools see.
+        let root = temp.path().canonicalize().expect("canonical temp dir");
+        for dir in ["local", "home", "work"] {
+            std::fs::create_dir(root.join(dir)).expect("test directories");
+        }
+        std::fs::write(root.join("condor_config"), "").expect("empty config file");
+        let path = |name: &str| root.join(name).to_string_lossy().into_owned();
+        let env = vec![
+            ("_CONDOR_LOCAL_DIR".to_owned(), path("local")),
+            ("CONDOR_CONFIG".to_owned(), path("condor_config")),
+            ("HOME".to_owned(), path("home")),
+            // Jobs run programs by name: keep the machine's PATH (not state, just programs).
+            ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+            ("LC_ALL".to_owned(), "C".to_owned()),
+            ("TZ".to_owned(), "UTC".to_owned()),
+            ("COLUMNS".to_owned(), "80".to_owned()),
+        ];
+        TestEnvironment {
+            _temp: temp,
+            root,
+            env,
+        }
+    }
+
+    /// The pool directory (`_CONDOR_LOCAL_DIR`).
+    #[allow(dead_code)]
+    pub fn local_dir(&self) -> PathBuf {
+        self.root.join("local")
+    }
+
+    /// The working directory commands run in.
+    pub fn work_dir(&self) -> PathBuf {
+        self.root.join("work")
+    }
+
+    /// The config file (`CONDOR_CONFIG`), empty until a test writes to it.
+    #[allow(dead_code)]
+    pub fn config_file(&self) -> PathBuf {
+        self.root.join("condor_config")
+    }
+
+    /// Sets (or replaces) an environment variable for the commands this environment runs.
+    #[allow(dead_code)]
+    pub fn set_env(&mut self, name: &str, value: &str) {
+        self.env.retain(|(n, _)| n != name);
+        self.env.push((name.to_owned(), value.to_owned()));
+    }
+
+    /// Writes a file under the working directory and returns its path.
+    #[allow(dead_code)]
+    pub fn write_file(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.work_dir().join(name);
+        std::fs::write(&path, contents).expect("writing a test file");
+        path
+    }
+
+    /// A command for condorlite's binary `tool`, in this environment.
+    pub fn command(&self, tool: &str) -> Command {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin(tool));
+        cmd.env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(self.work_dir());
+        cmd
+    }
+
+    /// Runs `tool` with `args` to completion.
+    pub fn run<I, S>(&self, tool: &str, args: I) -> CommandOutput
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let output = self
+            .command(tool)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("running {tool}: {e}"));
+        CommandOutput {
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            status: output.status.code(),
+        }
+    }
+
+    /// Replaces this environment's temporary directory in `text` with `$TEST_ENV`.
+    #[allow(dead_code)]
+    pub fn normalize(&self, text: &str) -> String {
+        text.replace(self.root.to_string_lossy().as_ref(), "$TEST_ENV")
+    }
+
+    #[allow(dead_code)]
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+/// What a command printed and how it ended; its `Display` is one block holding all three, for
+/// comparing with an expected block in one assertion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// `None` when a signal ended the process.
+    pub status: Option<i32>,
+}
+
+impl fmt::Display for CommandOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.stdout)?;
+        if !self.stderr.is_empty() {
+            write!(f, "------- stderr -------\n{}", self.stderr)?;
+        }
+        match self.status {
+            Some(code) => write!(f, "[exit status: {code}]"),
+            None => write!(f, "[killed by a signal]"),
+        }
+    }
+}

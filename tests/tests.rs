@@ -1,0 +1,7 @@
+//! The integration tests: one binary, one module per tool or capability. Each test runs the real
+//! binaries in its own [`common::TestEnvironment`] (a fresh pool directory and a cleared
+//! environment).
+
+mod cli;
+mod common;
+mod generated;
