@@ -143,6 +143,17 @@ impl ClassAd {
         body.attrs.push((key, expr));
     }
 
+    /// As [`ClassAd::insert`], taking a name the caller already holds.
+    pub fn insert_named(&mut self, name: Arc<str>, expr: Expr) {
+        let body = Arc::make_mut(&mut self.body);
+        if let Some(&i) = body.index.get(CiStr::new(&name)) {
+            body.attrs[i].1 = expr;
+            return;
+        }
+        body.index.insert(CiKey(name.clone()), body.attrs.len());
+        body.attrs.push((name, expr));
+    }
+
     /// Removes an attribute; returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
         if !self.contains(name) {

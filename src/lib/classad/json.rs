@@ -54,7 +54,7 @@ impl<'a> JsonReader<'a> {
             Tok::Bool(b) => Expr::Lit(Value::Bool(b)),
             Tok::Int(i) => Expr::Lit(Value::Int(i)),
             Tok::Real(r) => Expr::Lit(Value::Real(r)),
-            Tok::Str(s) => Expr::Lit(Value::string(s)),
+            Tok::Str(s) => Expr::Lit(Value::Str(s)),
             Tok::JsonExpr(text) => match parse_expr(&text) {
                 Ok(e) => e,
                 Err(_) => return self.err("a valid expression inside \\/Expr()\\/"),

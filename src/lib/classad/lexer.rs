@@ -9,16 +9,18 @@
 //! string literals are joined, and `?` followed by `:` (with only blanks
 //! between) is the elvis operator.
 
+use std::sync::Arc;
+
 /// What a token is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {
     Int(i64),
     Real(f64),
     Bool(bool),
-    Str(String),
+    Str(Arc<str>),
     Undefined,
     Error,
-    Ident(String),
+    Ident(Arc<str>),
     /// A JSON string written `"\/Expr(...)\/"`: the expression's text.
     JsonExpr(String),
     Dot,
@@ -162,7 +164,8 @@ pub struct Lexer<'a> {
     src: &'a [u8],
     pos: usize,
     dialect: Dialect,
-    last: Tok,
+    /// Whether the previous token ended an operand (so '-' is an operator).
+    last_operand: bool,
 }
 
 fn is_space(c: u8) -> bool {
@@ -175,7 +178,7 @@ impl<'a> Lexer<'a> {
             src: src.as_bytes(),
             pos: 0,
             dialect,
-            last: Tok::End,
+            last_operand: false,
         }
     }
 
@@ -193,7 +196,7 @@ impl<'a> Lexer<'a> {
 
     pub fn next_token(&mut self) -> Token {
         let t = self.scan();
-        self.last = t.tok.clone();
+        self.last_operand = t.tok.ends_operand();
         t
     }
 
@@ -246,9 +249,7 @@ impl<'a> Lexer<'a> {
                 pos: start,
             };
         }
-        let tok = if c == b'-' && !self.last.ends_operand() {
-            self.number()
-        } else if c.is_ascii_digit() || c == b'.' {
+        let tok = if (c == b'-' && !self.last_operand) || c.is_ascii_digit() || c == b'.' {
             self.number()
         } else if c.is_ascii_alphabetic() || c == b'_' {
             self.word()
@@ -286,17 +287,21 @@ impl<'a> Lexer<'a> {
             Tok::Bool(false)
         } else if w.eq_ignore_ascii_case("error") {
             Tok::Error
-        } else if json && w.eq_ignore_ascii_case("null") {
-            Tok::Undefined
-        } else if !json && w.eq_ignore_ascii_case("undefined") {
+        } else if (json && w.eq_ignore_ascii_case("null"))
+            || (!json && w.eq_ignore_ascii_case("undefined"))
+        {
             Tok::Undefined
         } else {
             Tok::Ident(w)
         }
     }
 
-    fn text(&self, start: usize) -> String {
-        String::from_utf8_lossy(&self.src[start..self.pos]).into_owned()
+    fn text(&self, start: usize) -> Arc<str> {
+        let bytes = &self.src[start..self.pos];
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Arc::from(s),
+            Err(_) => Arc::from(String::from_utf8_lossy(bytes).as_ref()),
+        }
     }
 
     fn number(&mut self) -> Tok {
@@ -461,6 +466,7 @@ impl<'a> Lexer<'a> {
                 None => return Tok::Bad("NUL character in string"),
             }
         };
+        let text: Arc<str> = Arc::from(text);
         if delim == b'"' {
             Tok::Str(text)
         } else {
@@ -496,7 +502,7 @@ impl<'a> Lexer<'a> {
             raw.push(c);
             self.pos += 1;
         }
-        let text = String::from_utf8_lossy(&raw).into_owned();
+        let text: Arc<str> = Arc::from(String::from_utf8_lossy(&raw).as_ref());
         if delim == b'"' {
             Tok::Str(text)
         } else {

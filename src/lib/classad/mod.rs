@@ -20,6 +20,8 @@ pub mod value;
 
 #[cfg(test)]
 mod fixture_tests;
+#[cfg(test)]
+mod fuzz_tests;
 
 pub use ad::ClassAd;
 pub use ast::Expr;

@@ -78,7 +78,7 @@ impl<'a> Parser<'a> {
 
     fn err<T>(&self, expected: &str) -> PResult<T> {
         let found = match &self.tok.tok {
-            Tok::Bad(why) => format!("{why}"),
+            Tok::Bad(why) => why.to_string(),
             t => format!("found {}", t.describe()),
         };
         Err(ParseError::at(
@@ -209,11 +209,12 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Dot => {
                     self.bump();
-                    let Tok::Ident(name) = &self.tok.tok else {
+                    if !matches!(self.tok.tok, Tok::Ident(_)) {
                         return self.err("an attribute name after '.'");
+                    }
+                    let Tok::Ident(name) = self.bump().tok else {
+                        unreachable!()
                     };
-                    let name: Arc<str> = Arc::from(name.as_str());
-                    self.bump();
                     e = match e {
                         Expr::Attr(prefix) if prefix.eq_ignore_ascii_case("my") => Expr::Scoped {
                             scope: ScopeKw::My,
@@ -236,59 +237,53 @@ impl<'a> Parser<'a> {
     }
 
     fn primary(&mut self) -> PResult<Expr> {
-        let t = self.tok.tok.clone();
-        match t {
-            Tok::Ident(name) => {
-                self.bump();
+        let literal = match &self.tok.tok {
+            Tok::Ident(_) => {
+                let Tok::Ident(name) = self.bump().tok else {
+                    unreachable!()
+                };
                 if self.tok.tok == Tok::LParen {
                     let args = self.arguments()?;
-                    return Ok(make_call(&name, args));
+                    return match make_call(&name, args) {
+                        Some(e) => Ok(e),
+                        None => self.err("a valid time in absTime()/relTime()"),
+                    };
                 }
-                Ok(Expr::Attr(Arc::from(name)))
+                return Ok(Expr::Attr(name));
             }
             Tok::Dot => {
                 self.bump();
-                let Tok::Ident(name) = &self.tok.tok else {
+                if !matches!(self.tok.tok, Tok::Ident(_)) {
                     return self.err("an attribute name after '.'");
+                }
+                let Tok::Ident(name) = self.bump().tok else {
+                    unreachable!()
                 };
-                let e = Expr::Absolute(Arc::from(name.as_str()));
-                self.bump();
-                Ok(e)
+                return Ok(Expr::Absolute(name));
             }
             Tok::LParen => {
                 self.bump();
                 let e = self.expression()?;
                 self.expect(Tok::RParen, "')'")?;
-                Ok(Expr::Paren(Box::new(e)))
+                return Ok(Expr::Paren(Box::new(e)));
             }
-            Tok::LBox => Ok(Expr::Ad(Box::new(self.classad()?))),
-            Tok::LBrace => self.list(),
-            Tok::Undefined => {
-                self.bump();
-                Ok(Expr::Lit(Value::Undefined))
+            Tok::LBox => return Ok(Expr::Ad(Box::new(self.classad()?))),
+            Tok::LBrace => return self.list(),
+            Tok::Undefined => Value::Undefined,
+            Tok::Error => Value::Error,
+            Tok::Bool(b) => Value::Bool(*b),
+            Tok::Int(i) => Value::Int(*i),
+            Tok::Real(r) => Value::Real(*r),
+            Tok::Str(_) => {
+                let Tok::Str(s) = self.bump().tok else {
+                    unreachable!()
+                };
+                return Ok(Expr::Lit(Value::Str(s)));
             }
-            Tok::Error => {
-                self.bump();
-                Ok(Expr::Lit(Value::Error))
-            }
-            Tok::Bool(b) => {
-                self.bump();
-                Ok(Expr::Lit(Value::Bool(b)))
-            }
-            Tok::Int(i) => {
-                self.bump();
-                Ok(Expr::Lit(Value::Int(i)))
-            }
-            Tok::Real(r) => {
-                self.bump();
-                Ok(Expr::Lit(Value::Real(r)))
-            }
-            Tok::Str(s) => {
-                self.bump();
-                Ok(Expr::Lit(Value::string(s)))
-            }
-            _ => self.err("an expression"),
-        }
+            _ => return self.err("an expression"),
+        };
+        self.bump();
+        Ok(Expr::Lit(literal))
     }
 
     fn arguments(&mut self) -> PResult<Vec<Expr>> {
@@ -304,7 +299,6 @@ impl<'a> Parser<'a> {
                     self.bump();
                 }
                 Tok::RParen => more = false,
-                Tok::RParen => {}
                 _ => return self.err("',' or ')'"),
             }
         }
@@ -349,15 +343,16 @@ impl<'a> Parser<'a> {
                     leading_semi = true;
                     continue;
                 }
-                Tok::Ident(name) => {
-                    let name = name.clone();
-                    self.bump();
+                Tok::Ident(_) => {
+                    let Tok::Ident(name) = self.bump().tok else {
+                        unreachable!()
+                    };
                     self.expect(Tok::Assign, "'=' after the attribute name")?;
                     if self.depth == 1 {
                         self.links = 0;
                     }
                     let e = self.expression()?;
-                    ad.insert(&name, e);
+                    ad.insert_named(name, e);
                     if !matches!(self.tok.tok, Tok::Semi | Tok::RBox) {
                         return self.err("';' or ']'");
                     }
@@ -404,26 +399,25 @@ fn binary_prec(t: &Tok) -> Option<(BinOp, u8, bool)> {
 }
 
 /// A call node; `absTime("...")` and `relTime("...")` of a string literal
-/// become time literals at parse time, as in the reference.
-fn make_call(name: &str, args: Vec<Expr>) -> Expr {
+/// are read at parse time, as in the reference, and text that is no time
+/// there is a parse error (`None`).
+fn make_call(name: &str, args: Vec<Expr>) -> Option<Expr> {
     if args.len() == 1 {
         if let Some(Value::Str(s)) = args[0].as_literal() {
             if name.eq_ignore_ascii_case("absTime") {
-                if let Some(t) = functions::time::parse_abstime(s) {
-                    return Expr::Lit(Value::AbsTime(t));
-                }
+                return functions::time::parse_abstime(s).map(|t| Expr::Lit(Value::AbsTime(t)));
             } else if name.eq_ignore_ascii_case("relTime") {
-                if let Some(t) = functions::time::parse_reltime(s) {
-                    return Expr::Lit(Value::RelTime(t));
-                }
+                // The reference's relTime literal prints as relTime("...")
+                // but evaluates to a real.
+                return functions::time::parse_reltime(s).map(functions::time::reltime_literal);
             }
         }
     }
-    Expr::Call(Box::new(FnCall {
+    Some(Expr::Call(Box::new(FnCall {
         name: Arc::from(name),
         builtin: functions::lookup(name),
         args,
-    }))
+    })))
 }
 
 /// Parses one whole expression in new syntax.
@@ -460,10 +454,13 @@ pub fn parse_old_expr(src: &str) -> Result<Expr, ParseError> {
 /// `classad_eval` arguments are written), in the given dialect.
 pub fn parse_assignment(src: &str, dialect: Dialect) -> Result<(String, Expr), ParseError> {
     let mut p = Parser::new(src, dialect);
-    let Tok::Ident(name) = p.tok.tok.clone() else {
+    if !matches!(p.tok.tok, Tok::Ident(_)) {
         return p.err("an attribute name");
+    }
+    let Tok::Ident(name) = p.bump().tok else {
+        unreachable!()
     };
-    p.bump();
+    let name = name.to_string();
     p.expect(Tok::Assign, "'=' after the attribute name")?;
     let e = p.expression()?;
     p.expect_end()?;
