@@ -31,14 +31,29 @@ impl CiStr {
     }
 }
 
-/// The hash of a name, folded to lower case (FNV-1a over the bytes).
+/// The hash of a name, folded to lower case.
+///
+/// Eight bytes at a time: OR-ing 0x20 into every byte maps both cases of a
+/// letter to the same byte; it also maps a few other pairs together, which
+/// only costs an occasional collision, never a wrong match.
 pub fn name_hash(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= b.to_ascii_lowercase() as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let b = s.as_bytes();
+    let mut h: u64 = b.len() as u64;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("8 bytes")) | 0x2020_2020_2020_2020;
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
     }
-    h
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 8];
+        buf[..rest.len()].copy_from_slice(rest);
+        let w = u64::from_le_bytes(buf) | 0x2020_2020_2020_2020;
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    // Spread the high bits down: hashbrown takes its control bits from the top.
+    h ^ (h >> 29)
 }
 
 impl Hash for CiStr {
@@ -141,6 +156,26 @@ impl ClassAd {
         let key: Arc<str> = Arc::from(name);
         body.index.insert(CiKey(key.clone()), body.attrs.len());
         body.attrs.push((key, expr));
+    }
+
+    /// An ad from attributes in order; a repeated name replaces the earlier
+    /// value in its place, as [`ClassAd::insert`] does.
+    pub fn from_attrs(attrs: Vec<(Arc<str>, Expr)>) -> ClassAd {
+        let mut body = Body {
+            attrs: Vec::with_capacity(attrs.len()),
+            index: Index::with_capacity_and_hasher(attrs.len(), Default::default()),
+        };
+        for (name, expr) in attrs {
+            if let Some(&i) = body.index.get(CiStr::new(&name)) {
+                body.attrs[i].1 = expr;
+                continue;
+            }
+            body.index.insert(CiKey(name.clone()), body.attrs.len());
+            body.attrs.push((name, expr));
+        }
+        ClassAd {
+            body: Arc::new(body),
+        }
     }
 
     /// As [`ClassAd::insert`], taking a name the caller already holds.

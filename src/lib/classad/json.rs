@@ -47,15 +47,15 @@ impl<'a> JsonReader<'a> {
         if depth > super::parser::MAX_DEPTH {
             return self.err("a shallower document");
         }
-        let e = match self.tok.tok.clone() {
+        let e = match self.tok.tok {
             Tok::LBrace => return Ok(Expr::Ad(Box::new(self.object(depth + 1)?))),
             Tok::LBox => return self.array(depth + 1),
             Tok::Undefined => Expr::Lit(Value::Undefined),
             Tok::Bool(b) => Expr::Lit(Value::Bool(b)),
             Tok::Int(i) => Expr::Lit(Value::Int(i)),
             Tok::Real(r) => Expr::Lit(Value::Real(r)),
-            Tok::Str(s) => Expr::Lit(Value::Str(s)),
-            Tok::JsonExpr(text) => match parse_expr(&text) {
+            Tok::Str(s) => Expr::Lit(Value::Str(self.lexer.text_of(s))),
+            Tok::JsonExpr(text) => match parse_expr(self.lexer.str_of(text)) {
                 Ok(e) => e,
                 Err(_) => return self.err("a valid expression inside \\/Expr()\\/"),
             },
@@ -103,9 +103,10 @@ impl<'a> JsonReader<'a> {
                 self.bump();
                 return Ok(ad);
             }
-            let Tok::Str(name) = self.tok.tok.clone() else {
+            let Tok::Str(name) = self.tok.tok else {
                 return self.err("an attribute name in double quotes");
             };
+            let name = self.lexer.text_of(name);
             if name.is_empty() {
                 return self.err("a non-empty attribute name");
             }

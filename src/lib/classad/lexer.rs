@@ -11,18 +11,28 @@
 
 use std::sync::Arc;
 
+use super::intern::intern;
+
+/// The text of a name or string token: a span of the source when it needs
+/// no unescaping (the common case, no copy made), else text the lexer built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextRef {
+    Span(u32, u32),
+    Built(u32),
+}
+
 /// What a token is.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Tok {
     Int(i64),
     Real(f64),
     Bool(bool),
-    Str(Arc<str>),
+    Str(TextRef),
     Undefined,
     Error,
-    Ident(Arc<str>),
+    Ident(TextRef),
     /// A JSON string written `"\/Expr(...)\/"`: the expression's text.
-    JsonExpr(String),
+    JsonExpr(TextRef),
     Dot,
     Star,
     Slash,
@@ -76,7 +86,7 @@ impl Tok {
             Tok::Str(_) => "string literal".into(),
             Tok::Undefined => "'undefined'".into(),
             Tok::Error => "'error'".into(),
-            Tok::Ident(s) => format!("identifier '{s}'"),
+            Tok::Ident(_) => "identifier".into(),
             Tok::End => "end of input".into(),
             Tok::Bad(why) => (*why).into(),
             other => format!("'{}'", other.punct()),
@@ -161,6 +171,9 @@ pub struct Token {
 }
 
 pub struct Lexer<'a> {
+    text: &'a str,
+    /// Text of tokens that needed unescaping or joining, by `TextRef::Built`.
+    built: Vec<Arc<str>>,
     src: &'a [u8],
     pos: usize,
     dialect: Dialect,
@@ -175,6 +188,8 @@ fn is_space(c: u8) -> bool {
 impl<'a> Lexer<'a> {
     pub fn new(src: &'a str, dialect: Dialect) -> Lexer<'a> {
         Lexer {
+            text: src,
+            built: Vec::new(),
             src: src.as_bytes(),
             pos: 0,
             dialect,
@@ -203,8 +218,10 @@ impl<'a> Lexer<'a> {
     fn scan(&mut self) -> Token {
         // White space and comments.
         loop {
+            while self.pos < self.src.len() && is_space(self.src[self.pos]) {
+                self.pos += 1;
+            }
             match self.peek() {
-                Some(c) if is_space(c) => self.pos += 1,
                 Some(b'/') if self.peek_at(1) == Some(b'/') => {
                     while let Some(c) = self.peek() {
                         if c == b'\n' {
@@ -263,44 +280,61 @@ impl<'a> Lexer<'a> {
 
     fn word(&mut self) -> Tok {
         let start = self.pos;
-        while self.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
-            self.pos += 1;
+        let src = self.src;
+        let mut i = self.pos;
+        while i < src.len() && src[i].is_ascii_alphabetic() {
+            i += 1;
         }
-        if self.peek().is_some_and(|c| c.is_ascii_digit() || c == b'_') {
-            while self
-                .peek()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-            {
-                self.pos += 1;
+        if i < src.len() && (src[i].is_ascii_digit() || src[i] == b'_') {
+            while i < src.len() && (src[i].is_ascii_alphanumeric() || src[i] == b'_') {
+                i += 1;
             }
-            return Tok::Ident(self.text(start));
+            self.pos = i;
+            return Tok::Ident(self.span(start, i));
         }
-        let w = self.text(start);
+        self.pos = i;
+        // Words are ASCII, so these are character boundaries.
+        let w = &self.text[start..i];
         let json = self.dialect == Dialect::Json;
-        if w.eq_ignore_ascii_case("is") {
-            Tok::MetaEq(true)
-        } else if w.eq_ignore_ascii_case("isnt") {
-            Tok::MetaNe(true)
-        } else if w.eq_ignore_ascii_case("true") {
-            Tok::Bool(true)
-        } else if w.eq_ignore_ascii_case("false") {
-            Tok::Bool(false)
-        } else if w.eq_ignore_ascii_case("error") {
-            Tok::Error
-        } else if (json && w.eq_ignore_ascii_case("null"))
-            || (!json && w.eq_ignore_ascii_case("undefined"))
-        {
-            Tok::Undefined
-        } else {
-            Tok::Ident(w)
+        // Only words of a keyword's length can be one (as the reference
+        // switches on the length).
+        let keyword = match w.len() {
+            2 if w.eq_ignore_ascii_case("is") => Some(Tok::MetaEq(true)),
+            4 if w.eq_ignore_ascii_case("isnt") => Some(Tok::MetaNe(true)),
+            4 if w.eq_ignore_ascii_case("true") => Some(Tok::Bool(true)),
+            4 if json && w.eq_ignore_ascii_case("null") => Some(Tok::Undefined),
+            5 if w.eq_ignore_ascii_case("false") => Some(Tok::Bool(false)),
+            5 if w.eq_ignore_ascii_case("error") => Some(Tok::Error),
+            9 if !json && w.eq_ignore_ascii_case("undefined") => Some(Tok::Undefined),
+            _ => None,
+        };
+        keyword.unwrap_or_else(|| Tok::Ident(self.span(start, i)))
+    }
+
+    /// A span of the source; both ends must sit next to ASCII characters
+    /// (so they are character boundaries).
+    fn span(&self, start: usize, end: usize) -> TextRef {
+        TextRef::Span(start as u32, end as u32)
+    }
+
+    fn build(&mut self, text: &str) -> TextRef {
+        self.built.push(Arc::from(text));
+        TextRef::Built((self.built.len() - 1) as u32)
+    }
+
+    /// The text a token refers to.
+    pub fn str_of(&self, r: TextRef) -> &str {
+        match r {
+            TextRef::Span(a, b) => &self.text[a as usize..b as usize],
+            TextRef::Built(i) => &self.built[i as usize],
         }
     }
 
-    fn text(&self, start: usize) -> Arc<str> {
-        let bytes = &self.src[start..self.pos];
-        match std::str::from_utf8(bytes) {
-            Ok(s) => Arc::from(s),
-            Err(_) => Arc::from(String::from_utf8_lossy(bytes).as_ref()),
+    /// The text a token refers to, shared (source spans are interned).
+    pub fn text_of(&self, r: TextRef) -> Arc<str> {
+        match r {
+            TextRef::Span(a, b) => intern(&self.text[a as usize..b as usize]),
+            TextRef::Built(i) => self.built[i as usize].clone(),
         }
     }
 
@@ -410,9 +444,42 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// A literal with no escapes and no adjacent literal: the common case,
+    /// taken straight from the source.
+    fn plain_string(&mut self, delim: u8) -> Option<Tok> {
+        let start = self.pos + 1;
+        let len = self.src[start..]
+            .iter()
+            .position(|&c| c == delim || c == b'\\' || c == 0)?;
+        let end = start + len;
+        if self.src[end] != delim {
+            return None;
+        }
+        let mut k = end + 1;
+        while k < self.src.len() && is_space(self.src[k]) {
+            k += 1;
+        }
+        if self.src.get(k) == Some(&delim) {
+            return None;
+        }
+        // Quotes are ASCII, so `start` and `end` are character boundaries.
+        let text = self.span(start, end);
+        self.pos = end + 1;
+        Some(if delim == b'"' {
+            Tok::Str(text)
+        } else {
+            Tok::Ident(text)
+        })
+    }
+
     fn string(&mut self, delim: u8) -> Tok {
         if self.dialect == Dialect::Old {
             return self.string_old(delim);
+        }
+        if self.dialect == Dialect::New {
+            if let Some(t) = self.plain_string(delim) {
+                return t;
+            }
         }
         let mut raw: Vec<u8> = Vec::new();
         self.pos += 1;
@@ -450,7 +517,7 @@ impl<'a> Lexer<'a> {
                 .and_then(|r| r.strip_suffix(b")\\/"))
             {
                 return match unescape_json(inner) {
-                    Some(t) => Tok::JsonExpr(t),
+                    Some(t) => Tok::JsonExpr(self.build(&t)),
                     None => Tok::Bad("invalid escape in string"),
                 };
             }
@@ -466,7 +533,7 @@ impl<'a> Lexer<'a> {
                 None => return Tok::Bad("NUL character in string"),
             }
         };
-        let text: Arc<str> = Arc::from(text);
+        let text = self.build(&text);
         if delim == b'"' {
             Tok::Str(text)
         } else {
@@ -502,7 +569,7 @@ impl<'a> Lexer<'a> {
             raw.push(c);
             self.pos += 1;
         }
-        let text: Arc<str> = Arc::from(String::from_utf8_lossy(&raw).as_ref());
+        let text = self.build(&String::from_utf8_lossy(&raw));
         if delim == b'"' {
             Tok::Str(text)
         } else {
@@ -664,17 +731,25 @@ mod tests {
     use super::*;
 
     fn toks(s: &str) -> Vec<Tok> {
+        lex(s).0
+    }
+
+    /// The tokens, and the texts of the name and string tokens.
+    fn lex(s: &str) -> (Vec<Tok>, Vec<String>) {
         let mut l = Lexer::new(s, Dialect::New);
-        let mut v = Vec::new();
+        let (mut v, mut texts) = (Vec::new(), Vec::new());
         loop {
             let t = l.next_token().tok;
             if t == Tok::End {
-                return v;
+                return (v, texts);
+            }
+            if let Tok::Str(r) | Tok::Ident(r) = t {
+                texts.push(l.str_of(r).to_string());
             }
             let bad = matches!(t, Tok::Bad(_));
             v.push(t);
             if bad {
-                return v;
+                return (v, texts);
             }
         }
     }
@@ -696,17 +771,25 @@ mod tests {
 
     #[test]
     fn strings_and_words() {
-        assert_eq!(toks(r#""a" "b""#), [Tok::Str("ab".into())]);
-        assert_eq!(toks(r#""\101\n""#), [Tok::Str("A\n".into())]);
-        assert_eq!(toks("'a b'"), [Tok::Ident("a b".into())]);
+        assert_eq!(lex(r#""a" "b""#).1, ["ab"]);
         assert_eq!(
-            toks("TRUE isnt x_1"),
-            [Tok::Bool(true), Tok::MetaNe(true), Tok::Ident("x_1".into())]
+            lex(r#""A
+""#)
+            .1,
+            ["A
+"]
         );
-        assert_eq!(
-            toks("a ? : b"),
-            [Tok::Ident("a".into()), Tok::Elvis, Tok::Ident("b".into())]
-        );
+        assert_eq!(lex("'a b'").1, ["a b"]);
+        let (t, texts) = lex("TRUE isnt x_1");
+        assert!(matches!(
+            t[..],
+            [Tok::Bool(true), Tok::MetaNe(true), Tok::Ident(_)]
+        ));
+        assert_eq!(texts, ["x_1"]);
+        assert!(matches!(
+            toks("a ? : b")[..],
+            [Tok::Ident(_), Tok::Elvis, Tok::Ident(_)]
+        ));
         assert_eq!(
             toks(">>> =?= =!="),
             [Tok::UShr, Tok::MetaEq(false), Tok::MetaNe(false)]

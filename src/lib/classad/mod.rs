@@ -12,6 +12,7 @@ pub mod ast;
 pub mod eval;
 pub mod eval_tool;
 pub mod functions;
+pub mod intern;
 pub mod json;
 pub mod lexer;
 pub mod parser;

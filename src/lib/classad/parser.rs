@@ -52,6 +52,9 @@ pub struct Parser<'a> {
     src: &'a str,
     lexer: Lexer<'a>,
     tok: Token,
+    /// The token after `tok`, so that a lone literal can be recognised
+    /// without descending through every precedence level.
+    ahead: Token,
     depth: usize,
     links: usize,
 }
@@ -62,10 +65,12 @@ impl<'a> Parser<'a> {
     pub fn new(src: &'a str, dialect: Dialect) -> Parser<'a> {
         let mut lexer = Lexer::new(src, dialect);
         let tok = lexer.next_token();
+        let ahead = lexer.next_token();
         Parser {
             src,
             lexer,
             tok,
+            ahead,
             depth: 0,
             links: 0,
         }
@@ -73,12 +78,14 @@ impl<'a> Parser<'a> {
 
     fn bump(&mut self) -> Token {
         let next = self.lexer.next_token();
-        std::mem::replace(&mut self.tok, next)
+        let ahead = std::mem::replace(&mut self.ahead, next);
+        std::mem::replace(&mut self.tok, ahead)
     }
 
     fn err<T>(&self, expected: &str) -> PResult<T> {
         let found = match &self.tok.tok {
             Tok::Bad(why) => why.to_string(),
+            Tok::Ident(r) => format!("found identifier '{}'", self.lexer.str_of(*r)),
             t => format!("found {}", t.describe()),
         };
         Err(ParseError::at(
@@ -88,8 +95,9 @@ impl<'a> Parser<'a> {
         ))
     }
 
+    /// Consumes a token of the given kind (payload-free kinds only).
     fn expect(&mut self, t: Tok, what: &str) -> PResult<()> {
-        if self.tok.tok == t {
+        if std::mem::discriminant(&self.tok.tok) == std::mem::discriminant(&t) {
             self.bump();
             Ok(())
         } else {
@@ -98,7 +106,7 @@ impl<'a> Parser<'a> {
     }
 
     pub fn at_end(&self) -> bool {
-        self.tok.tok == Tok::End
+        matches!(self.tok.tok, Tok::End)
     }
 
     pub fn expect_end(&self) -> PResult<()> {
@@ -135,9 +143,29 @@ impl<'a> Parser<'a> {
 
     /// Expression ::= LogicalOr | LogicalOr '?' Expression ':' Expression
     pub fn expression(&mut self) -> PResult<Expr> {
+        // Most attribute values are a single literal or name.
+        if matches!(
+            self.ahead.tok,
+            Tok::Semi | Tok::RBox | Tok::Comma | Tok::RParen | Tok::RBrace | Tok::Colon | Tok::End
+        ) {
+            let simple = match &self.tok.tok {
+                Tok::Int(i) => Some(Expr::Lit(Value::Int(*i))),
+                Tok::Real(r) => Some(Expr::Lit(Value::Real(*r))),
+                Tok::Bool(b) => Some(Expr::Lit(Value::Bool(*b))),
+                Tok::Undefined => Some(Expr::Lit(Value::Undefined)),
+                Tok::Error => Some(Expr::Lit(Value::Error)),
+                Tok::Str(s) => Some(Expr::Lit(Value::Str(self.lexer.text_of(*s)))),
+                Tok::Ident(n) => Some(Expr::Attr(self.lexer.text_of(*n))),
+                _ => None,
+            };
+            if let Some(e) = simple {
+                self.bump();
+                return Ok(e);
+            }
+        }
         self.enter()?;
         let cond = self.binary(1)?;
-        let out = if self.tok.tok == Tok::QMark {
+        let out = if matches!(self.tok.tok, Tok::QMark) {
             self.bump();
             let then = self.expression()?;
             self.expect(Tok::Colon, "':'")?;
@@ -152,7 +180,10 @@ impl<'a> Parser<'a> {
 
     /// Left-associative binary operators from precedence level `min` up.
     fn binary(&mut self, min: u8) -> PResult<Expr> {
-        let mut lhs = self.unary()?;
+        let mut lhs = match self.tok.tok {
+            Tok::Minus | Tok::Plus | Tok::Tilde | Tok::Bang => self.unary()?,
+            _ => self.postfix()?,
+        };
         while let Some((op, prec, spelled)) = binary_prec(&self.tok.tok) {
             if prec < min {
                 break;
@@ -215,6 +246,7 @@ impl<'a> Parser<'a> {
                     let Tok::Ident(name) = self.bump().tok else {
                         unreachable!()
                     };
+                    let name = self.lexer.text_of(name);
                     e = match e {
                         Expr::Attr(prefix) if prefix.eq_ignore_ascii_case("my") => Expr::Scoped {
                             scope: ScopeKw::My,
@@ -242,7 +274,8 @@ impl<'a> Parser<'a> {
                 let Tok::Ident(name) = self.bump().tok else {
                     unreachable!()
                 };
-                if self.tok.tok == Tok::LParen {
+                let name = self.lexer.text_of(name);
+                if matches!(self.tok.tok, Tok::LParen) {
                     let args = self.arguments()?;
                     return match make_call(&name, args) {
                         Some(e) => Ok(e),
@@ -259,6 +292,7 @@ impl<'a> Parser<'a> {
                 let Tok::Ident(name) = self.bump().tok else {
                     unreachable!()
                 };
+                let name = self.lexer.text_of(name);
                 return Ok(Expr::Absolute(name));
             }
             Tok::LParen => {
@@ -278,6 +312,7 @@ impl<'a> Parser<'a> {
                 let Tok::Str(s) = self.bump().tok else {
                     unreachable!()
                 };
+                let s = self.lexer.text_of(s);
                 return Ok(Expr::Lit(Value::Str(s)));
             }
             _ => return self.err("an expression"),
@@ -289,7 +324,7 @@ impl<'a> Parser<'a> {
     fn arguments(&mut self) -> PResult<Vec<Expr>> {
         self.expect(Tok::LParen, "'('")?;
         let mut args = Vec::new();
-        let mut more = self.tok.tok != Tok::RParen;
+        let mut more = !matches!(self.tok.tok, Tok::RParen);
         while more {
             args.push(self.expression()?);
             // After a separator another argument must follow, as in the
@@ -310,7 +345,7 @@ impl<'a> Parser<'a> {
         self.enter()?;
         self.expect(Tok::LBrace, "'{'")?;
         let mut items = Vec::new();
-        let mut more = self.tok.tok != Tok::RBrace;
+        let mut more = !matches!(self.tok.tok, Tok::RBrace);
         while more {
             items.push(self.expression()?);
             match self.tok.tok {
@@ -330,7 +365,7 @@ impl<'a> Parser<'a> {
     pub fn classad(&mut self) -> PResult<ClassAd> {
         self.enter()?;
         self.expect(Tok::LBox, "'['")?;
-        let mut ad = ClassAd::new();
+        let mut attrs: Vec<(Arc<str>, Expr)> = Vec::with_capacity(16);
         let mut leading_semi = false;
         loop {
             match &self.tok.tok {
@@ -347,16 +382,17 @@ impl<'a> Parser<'a> {
                     let Tok::Ident(name) = self.bump().tok else {
                         unreachable!()
                     };
+                    let name = self.lexer.text_of(name);
                     self.expect(Tok::Assign, "'=' after the attribute name")?;
                     if self.depth == 1 {
                         self.links = 0;
                     }
                     let e = self.expression()?;
-                    ad.insert_named(name, e);
+                    attrs.push((name, e));
                     if !matches!(self.tok.tok, Tok::Semi | Tok::RBox) {
                         return self.err("';' or ']'");
                     }
-                    while self.tok.tok == Tok::Semi {
+                    while matches!(self.tok.tok, Tok::Semi) {
                         self.bump();
                     }
                     leading_semi = false;
@@ -366,7 +402,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         self.depth -= 1;
-        Ok(ad)
+        Ok(ClassAd::from_attrs(attrs))
     }
 }
 
@@ -460,6 +496,7 @@ pub fn parse_assignment(src: &str, dialect: Dialect) -> Result<(String, Expr), P
     let Tok::Ident(name) = p.bump().tok else {
         unreachable!()
     };
+    let name = p.lexer.text_of(name);
     let name = name.to_string();
     p.expect(Tok::Assign, "'=' after the attribute name")?;
     let e = p.expression()?;
