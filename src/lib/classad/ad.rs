@@ -64,7 +64,10 @@ impl Hash for CiStr {
 
 impl PartialEq for CiStr {
     fn eq(&self, other: &CiStr) -> bool {
-        self.0.eq_ignore_ascii_case(&other.0)
+        // Names are shared (see `intern`), so the same spelling is usually
+        // the same bytes in memory.
+        (std::ptr::eq(self.0.as_ptr(), other.0.as_ptr()) && self.0.len() == other.0.len())
+            || self.0.eq_ignore_ascii_case(&other.0)
     }
 }
 

@@ -443,7 +443,7 @@ impl<'a> Eval<'a> {
                     return Value::Error;
                 }
                 let b = self.eval(rhs, f);
-                logical(op, a, b)
+                logical(op, &a, &b)
             }
             BinOp::Or => {
                 if matches!(a.as_bool_equiv(), Some(true)) {
@@ -453,7 +453,7 @@ impl<'a> Eval<'a> {
                     return Value::Error;
                 }
                 let b = self.eval(rhs, f);
-                logical(op, a, b)
+                logical(op, &a, &b)
             }
             BinOp::Elvis => {
                 if a.is_undefined() {
@@ -467,7 +467,17 @@ impl<'a> Eval<'a> {
                 self.subscript(a, b)
             }
             _ => {
+                // A literal operand is compared where it lies, not cloned.
+                if let Some(b) = rhs.as_literal() {
+                    if let Some(v) = fast_compare(op, &a, b) {
+                        return v;
+                    }
+                    return operate(op, a, b.clone());
+                }
                 let b = self.eval(rhs, f);
+                if let Some(v) = fast_compare(op, &a, &b) {
+                    return v;
+                }
                 operate(op, a, b)
             }
         }
@@ -571,36 +581,91 @@ pub fn unary(op: UnOp, v: Value) -> Value {
     }
 }
 
-/// `&&` and `||` once the left side did not decide (libclassad `doLogical`).
-fn logical(op: BinOp, a: Value, b: Value) -> Value {
-    let norm = |v: Value| match v.as_bool_equiv() {
-        Some(b) => Value::Bool(b),
-        None => v,
+/// The comparisons matchmaking does all the time, decided without the
+/// general coercions: integers with integers, reals with numbers, strings
+/// with strings. `None` when the general path must decide.
+#[inline]
+fn fast_compare(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
+    if !matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Ne | BinOp::Eq | BinOp::Ge | BinOp::Gt
+    ) {
+        return None;
+    }
+    let ord = match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
+        (Value::Real(x), Value::Real(y)) => x.partial_cmp(y),
+        (Value::Int(x), Value::Real(y)) => (*x as f64).partial_cmp(y),
+        (Value::Real(x), Value::Int(y)) => x.partial_cmp(&(*y as f64)),
+        (Value::Str(x), Value::Str(y)) => {
+            if matches!(op, BinOp::Eq | BinOp::Ne) {
+                Some(if x.eq_ignore_ascii_case(y) {
+                    Ordering::Equal
+                } else {
+                    Ordering::Less
+                })
+            } else {
+                Some(cmp_ci(x, y))
+            }
+        }
+        _ => return None,
     };
-    let (a, b) = (norm(a), norm(b));
-    if !matches!(a, Value::Undefined | Value::Error | Value::Bool(_)) {
+    Some(Value::Bool(ordering_result(op, ord)))
+}
+
+/// A value as `&&` and `||` see it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tri {
+    True,
+    False,
+    Undefined,
+    Error,
+    /// Anything else: a type the logical operators refuse.
+    Other,
+}
+
+fn tri(v: &Value) -> Tri {
+    match v.as_bool_equiv() {
+        Some(true) => Tri::True,
+        Some(false) => Tri::False,
+        None => match v {
+            Value::Undefined => Tri::Undefined,
+            Value::Error => Tri::Error,
+            _ => Tri::Other,
+        },
+    }
+}
+
+/// `&&` and `||` once the left side did not decide (libclassad `doLogical`).
+fn logical(op: BinOp, a: &Value, b: &Value) -> Value {
+    use Tri::*;
+    let (x, y) = (tri(a), tri(b));
+    if x == Other || y == Other {
         return Value::Error;
     }
-    if !matches!(b, Value::Undefined | Value::Error | Value::Bool(_)) {
-        return Value::Error;
-    }
-    match op {
-        BinOp::Or => match (a, b) {
-            (Value::Bool(true), _) => Value::Bool(true),
-            (Value::Error, _) => Value::Error,
-            (Value::Bool(false), b) => b,
-            (_, Value::Bool(true)) => Value::Bool(true),
-            (_, Value::Bool(false)) => Value::Undefined,
-            (_, b) => b,
-        },
-        _ => match (a, b) {
-            (Value::Bool(false), _) => Value::Bool(false),
-            (Value::Error, _) => Value::Error,
-            (Value::Bool(true), b) => b,
-            (_, Value::Bool(false)) => Value::Bool(false),
-            (_, Value::Bool(true)) => Value::Undefined,
-            (_, b) => b,
-        },
+    let out = if op == BinOp::Or {
+        match (x, y) {
+            (True, _) | (_, True) if x != Error => True,
+            (Error, _) => Error,
+            (False, y) => y,
+            (_, False) => Undefined,
+            (_, y) => y,
+        }
+    } else {
+        match (x, y) {
+            (False, _) => False,
+            (Error, _) => Error,
+            (True, y) => y,
+            (_, False) => False,
+            (_, True) => Undefined,
+            (_, y) => y,
+        }
+    };
+    match out {
+        True => Value::Bool(true),
+        False => Value::Bool(false),
+        Undefined => Value::Undefined,
+        _ => Value::Error,
     }
 }
 
