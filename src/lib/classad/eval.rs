@@ -137,7 +137,8 @@ impl<'a> Eval<'a> {
         }
     }
 
-    fn other_side(&self, f: &Frame) -> Option<Frame> {
+    /// The other top-level ad of a match, for a top-level frame.
+    pub(crate) fn other_side(&self, f: &Frame) -> Option<Frame> {
         self.target?;
         match f {
             Frame::My => Some(Frame::Target),
@@ -411,6 +412,22 @@ impl<'a> Eval<'a> {
         }
     }
 
+    /// A name looked up in a frame's ad and the ads lexically around it
+    /// (libclassad's `LookupInScope` without the special names).
+    pub(crate) fn lookup_in_chain(&self, name: &str, f: &Frame) -> Option<(Expr, Frame)> {
+        let mut cur = f.clone();
+        loop {
+            if let Some(e) = self.frame_ad(&cur).lookup(name) {
+                return Some((e.clone(), cur));
+            }
+            let next = match &cur {
+                Frame::Nested(n) => n.parent.clone()?,
+                _ => return None,
+            };
+            cur = next;
+        }
+    }
+
     /// `value.name`.
     fn select(&mut self, base: Value, name: &str) -> Value {
         match base {
@@ -536,7 +553,8 @@ fn match_context() -> ClassAd {
     ad
 }
 
-fn root_of(f: &Frame) -> Frame {
+/// The outermost frame around `f`.
+pub(crate) fn root_of(f: &Frame) -> Frame {
     let mut cur = f.clone();
     loop {
         match &cur {

@@ -173,6 +173,20 @@ fn ad_printing_agrees_with_the_reference() {
                 failures.push(format!("{input:?} new:\n    want {want}\n    got  {got}"));
             }
         }
+        if let Some(want) = case["new_pretty"].as_str() {
+            let got = super::unparse::ad_to_pretty_string(&ad);
+            // Layout is compared exactly where attribute order cannot differ.
+            let same = if ad.len() <= 1 {
+                got == want
+            } else {
+                normalize(&got) == normalize(want)
+            };
+            if !same {
+                failures.push(format!(
+                    "{input:?} pretty:\n    want {want:?}\n    got  {got:?}"
+                ));
+            }
+        }
         if let Some(want) = case["old"].as_str() {
             let got = ad_to_old(&ad, false);
             if sorted_lines(&got) != sorted_lines(want) {

@@ -180,93 +180,193 @@ pub fn write_value(out: &mut String, v: &Value, syntax: Syntax) {
 }
 
 fn write_list(out: &mut String, items: &[Expr], syntax: Syntax) {
-    out.push_str("{ ");
-    for (i, e) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_expr(out, e, syntax);
-    }
-    out.push_str(" }");
+    Printer::flat(syntax).list(out, items);
 }
 
 /// `[ a = 1; b = 2 ]`.
 pub fn write_ad_inline(out: &mut String, ad: &ClassAd, syntax: Syntax) {
-    out.push_str("[ ");
-    for (i, (n, e)) in ad.iter().enumerate() {
-        if i > 0 {
-            out.push_str("; ");
-        }
-        write_name(out, n, syntax);
-        out.push_str(" = ");
-        write_expr(out, e, syntax);
-    }
-    out.push_str(" ]");
+    Printer::flat(syntax).ad(out, ad);
 }
 
 /// Writes an expression in the given syntax.
 pub fn write_expr(out: &mut String, e: &Expr, syntax: Syntax) {
-    match e {
-        Expr::Lit(v) => write_value(out, v, syntax),
-        Expr::Attr(n) => write_name(out, n, syntax),
-        Expr::Absolute(n) => {
-            out.push('.');
-            write_name(out, n, syntax);
+    Printer::flat(syntax).expr(out, e);
+}
+
+/// libclassad's `PrettyPrint` indentation: ads by 4, lists by 3, and the
+/// level grows twice per nesting, as in the reference.
+const PRETTY_AD_INDENT: usize = 4;
+const PRETTY_LIST_INDENT: usize = 3;
+
+/// The unparser: flat (one line), or pretty (nested lists and ads on
+/// indented lines, as `unparse()` and `PrettyPrint` lay them out).
+struct Printer {
+    syntax: Syntax,
+    pretty: bool,
+    indent: usize,
+}
+
+impl Printer {
+    fn flat(syntax: Syntax) -> Printer {
+        Printer {
+            syntax,
+            pretty: false,
+            indent: 0,
         }
-        Expr::Scoped { prefix, name, .. } => {
-            write_name(out, prefix, syntax);
-            out.push('.');
-            write_name(out, name, syntax);
-        }
-        Expr::Select(base, n) => {
-            write_expr(out, base, syntax);
-            out.push('.');
-            write_name(out, n, syntax);
-        }
-        Expr::Unary(op, inner) => {
-            out.push_str(op.text());
-            write_expr(out, inner, syntax);
-        }
-        Expr::Binary { op, lhs, rhs, .. } => match op {
-            super::ast::BinOp::Subscript => {
-                write_expr(out, lhs, syntax);
-                out.push('[');
-                write_expr(out, rhs, syntax);
-                out.push(']');
-            }
-            _ => {
-                write_expr(out, lhs, syntax);
-                // New syntax prints `=?=` as `is`; old syntax the other way.
-                out.push_str(op.text(syntax == Syntax::New));
-                write_expr(out, rhs, syntax);
-            }
-        },
-        Expr::Ternary(c, t, f) => {
-            write_expr(out, c, syntax);
-            out.push_str(" ? ");
-            write_expr(out, t, syntax);
-            out.push_str(" : ");
-            write_expr(out, f, syntax);
-        }
-        Expr::Paren(inner) => {
-            out.push('(');
-            write_expr(out, inner, syntax);
-            out.push(')');
-        }
-        Expr::Call(call) => {
-            out.push_str(&call.name);
-            out.push('(');
-            for (i, a) in call.args.iter().enumerate() {
+    }
+
+    fn newline(&self, out: &mut String) {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', self.indent));
+    }
+
+    fn list(&mut self, out: &mut String, items: &[Expr]) {
+        if !self.pretty {
+            out.push_str("{ ");
+            for (i, e) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                write_expr(out, a, syntax);
+                self.expr(out, e);
             }
-            out.push(')');
+            out.push_str(" }");
+            return;
         }
-        Expr::List(items) => write_list(out, items, syntax),
-        Expr::Ad(ad) => write_ad_inline(out, ad, syntax),
+        self.indent += PRETTY_LIST_INDENT;
+        self.newline(out);
+        out.push('{');
+        self.indent += PRETTY_LIST_INDENT;
+        for (i, item) in items.iter().enumerate() {
+            self.newline(out);
+            self.expr(out, item);
+            if i + 1 < items.len() {
+                out.push(',');
+            }
+        }
+        self.indent -= PRETTY_LIST_INDENT;
+        self.newline(out);
+        out.push('}');
+        self.indent -= PRETTY_LIST_INDENT;
     }
+
+    fn ad(&mut self, out: &mut String, ad: &ClassAd) {
+        if self.pretty {
+            self.indent += PRETTY_AD_INDENT;
+            self.newline(out);
+            out.push('[');
+            self.indent += PRETTY_AD_INDENT;
+        } else {
+            out.push_str("[ ");
+        }
+        for (i, (n, e)) in ad.iter().enumerate() {
+            if i > 0 {
+                out.push_str("; ");
+            }
+            if self.pretty {
+                self.newline(out);
+            }
+            write_name(out, n, self.syntax);
+            out.push_str(" = ");
+            self.expr(out, e);
+        }
+        if self.pretty {
+            self.indent -= PRETTY_AD_INDENT;
+            self.newline(out);
+            out.push(']');
+            self.indent -= PRETTY_AD_INDENT;
+        } else {
+            out.push_str(" ]");
+        }
+    }
+
+    fn expr(&mut self, out: &mut String, e: &Expr) {
+        let syntax = self.syntax;
+        match e {
+            Expr::Lit(v) => write_value(out, v, syntax),
+            Expr::Attr(n) => write_name(out, n, syntax),
+            Expr::Absolute(n) => {
+                out.push('.');
+                write_name(out, n, syntax);
+            }
+            Expr::Scoped { prefix, name, .. } => {
+                write_name(out, prefix, syntax);
+                out.push('.');
+                write_name(out, name, syntax);
+            }
+            Expr::Select(base, n) => {
+                self.expr(out, base);
+                out.push('.');
+                write_name(out, n, syntax);
+            }
+            Expr::Unary(op, inner) => {
+                out.push_str(op.text());
+                self.expr(out, inner);
+            }
+            Expr::Binary { op, lhs, rhs, .. } => match op {
+                super::ast::BinOp::Subscript => {
+                    self.expr(out, lhs);
+                    out.push('[');
+                    self.expr(out, rhs);
+                    out.push(']');
+                }
+                _ => {
+                    self.expr(out, lhs);
+                    // New syntax prints `=?=` as `is`; old syntax the other way.
+                    out.push_str(op.text(syntax == Syntax::New));
+                    self.expr(out, rhs);
+                }
+            },
+            Expr::Ternary(c, t, f) => {
+                self.expr(out, c);
+                out.push_str(" ? ");
+                self.expr(out, t);
+                out.push_str(" : ");
+                self.expr(out, f);
+            }
+            Expr::Paren(inner) => {
+                out.push('(');
+                self.expr(out, inner);
+                out.push(')');
+            }
+            Expr::Call(call) => {
+                out.push_str(&call.name);
+                out.push('(');
+                for (i, a) in call.args.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.expr(out, a);
+                }
+                out.push(')');
+            }
+            Expr::List(items) => self.list(out, items),
+            Expr::Ad(ad) => self.ad(out, ad),
+        }
+    }
+}
+
+/// An expression in new syntax, pretty-printed (what `unparse()` returns).
+pub fn expr_to_pretty_string(e: &Expr) -> String {
+    let mut s = String::new();
+    Printer {
+        syntax: Syntax::New,
+        pretty: true,
+        indent: 0,
+    }
+    .expr(&mut s, e);
+    s
+}
+
+/// An ad in new syntax, pretty-printed (libclassad's `PrettyPrint`).
+pub fn ad_to_pretty_string(ad: &ClassAd) -> String {
+    let mut s = String::new();
+    Printer {
+        syntax: Syntax::New,
+        pretty: true,
+        indent: 0,
+    }
+    .ad(&mut s, ad);
+    s
 }
 
 /// An expression in new syntax.

@@ -2,10 +2,10 @@
 //! that work on expressions rather than values: `eval`, `unparse`,
 //! `unresolved`, `debug`; also `random`.
 
-use super::super::ast::{BinOp, Expr, ScopeKw};
-use super::super::eval::{Eval, Frame, MAX_RECURSION};
+use super::super::ast::{Expr, ScopeKw};
+use super::super::eval::{root_of, Eval, Frame, MAX_RECURSION};
 use super::super::parser::parse_expr;
-use super::super::unparse::{expr_to_string, write_name, write_value, Syntax};
+use super::super::unparse::{expr_to_pretty_string, expr_to_string};
 use super::super::value::Value;
 use super::{cnum, regex, stringified_value, stringify_opt, to_int_value, to_real_value};
 
@@ -194,160 +194,9 @@ pub fn unparse(args: &[Expr], cx: &mut Eval<'_>, f: &Frame) -> Value {
     let name = expr_to_string(&args[0]);
     let mut out = String::new();
     if let Some(e) = cx.frame_ad(f).lookup(&name) {
-        let mut indent = 0;
-        pretty(&mut out, e, &mut indent);
+        out = expr_to_pretty_string(e);
     }
     Value::string(out)
-}
-
-/// libclassad's `PrettyPrint` of an expression (default indentation: 4 for
-/// ads, 3 for lists; the indentation level grows twice per level, as in the
-/// reference).
-pub fn pretty(out: &mut String, e: &Expr, indent: &mut usize) {
-    const AD_INDENT: usize = 4;
-    const LIST_INDENT: usize = 3;
-    let newline = |out: &mut String, n: usize| {
-        out.push('\n');
-        out.extend(std::iter::repeat_n(' ', n));
-    };
-    match e {
-        Expr::Lit(v) => write_value(out, v, Syntax::New),
-        Expr::Attr(n) => write_name(out, n, Syntax::New),
-        Expr::Absolute(n) => {
-            out.push('.');
-            write_name(out, n, Syntax::New);
-        }
-        Expr::Scoped { prefix, name, .. } => {
-            write_name(out, prefix, Syntax::New);
-            out.push('.');
-            write_name(out, name, Syntax::New);
-        }
-        Expr::Select(base, n) => {
-            pretty(out, base, indent);
-            out.push('.');
-            write_name(out, n, Syntax::New);
-        }
-        Expr::Unary(op, inner) => {
-            out.push_str(op.text());
-            pretty(out, inner, indent);
-        }
-        Expr::Binary {
-            op: BinOp::Subscript,
-            lhs,
-            rhs,
-            ..
-        } => {
-            pretty(out, lhs, indent);
-            out.push('[');
-            pretty(out, rhs, indent);
-            out.push(']');
-        }
-        Expr::Binary { op, lhs, rhs, .. } => {
-            pretty(out, lhs, indent);
-            out.push_str(op.text(true));
-            pretty(out, rhs, indent);
-        }
-        Expr::Ternary(c, t, e) => {
-            pretty(out, c, indent);
-            out.push_str(" ? ");
-            pretty(out, t, indent);
-            out.push_str(" : ");
-            pretty(out, e, indent);
-        }
-        Expr::Paren(inner) => {
-            out.push('(');
-            pretty(out, inner, indent);
-            out.push(')');
-        }
-        Expr::Call(call) => {
-            out.push_str(&call.name);
-            out.push('(');
-            for (i, a) in call.args.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                pretty(out, a, indent);
-            }
-            out.push(')');
-        }
-        Expr::List(items) => {
-            *indent += LIST_INDENT;
-            newline(out, *indent);
-            out.push('{');
-            *indent += LIST_INDENT;
-            for (i, item) in items.iter().enumerate() {
-                newline(out, *indent);
-                pretty(out, item, indent);
-                if i + 1 < items.len() {
-                    out.push(',');
-                }
-            }
-            *indent -= LIST_INDENT;
-            newline(out, *indent);
-            out.push('}');
-            *indent -= LIST_INDENT;
-        }
-        Expr::Ad(ad) => {
-            *indent += AD_INDENT;
-            newline(out, *indent);
-            out.push('[');
-            *indent += AD_INDENT;
-            let n = ad.len();
-            for (i, (name, e)) in ad.iter().enumerate() {
-                newline(out, *indent);
-                write_name(out, name, Syntax::New);
-                out.push_str(" = ");
-                pretty(out, e, indent);
-                if i + 1 < n {
-                    out.push_str("; ");
-                }
-            }
-            *indent -= AD_INDENT;
-            newline(out, *indent);
-            out.push(']');
-            *indent -= AD_INDENT;
-        }
-    }
-}
-
-/// Looks a name up in a frame's ad and the ads lexically around it
-/// (libclassad's `LookupInScope` without the special names).
-fn resolve_in_chain(cx: &Eval<'_>, name: &str, f: &Frame) -> Option<(Expr, Frame)> {
-    let mut cur = f.clone();
-    loop {
-        if let Some(e) = cx.frame_ad(&cur).lookup(name) {
-            return Some((e.clone(), cur));
-        }
-        let next = match &cur {
-            Frame::Nested(n) => n.parent.clone()?,
-            _ => return None,
-        };
-        cur = next;
-    }
-}
-
-/// The other top-level ad of a match, for old-ClassAd alternate lookups.
-fn other_side(cx: &Eval<'_>, f: &Frame) -> Option<Frame> {
-    if !cx.has_target() {
-        return None;
-    }
-    match f {
-        Frame::My => Some(Frame::Target),
-        Frame::Target => Some(Frame::My),
-        Frame::Nested(_) => None,
-    }
-}
-
-/// The outermost frame around `f`.
-fn root_of(f: &Frame) -> Frame {
-    let mut cur = f.clone();
-    while let Frame::Nested(n) = &cur {
-        match &n.parent {
-            Some(p) => cur = p.clone(),
-            None => break,
-        }
-    }
-    cur
 }
 
 /// Where an attribute-reference argument points (libclassad's `Deref`).
@@ -358,19 +207,20 @@ pub(super) fn deref(cx: &mut Eval<'_>, e: &Expr, f: &Frame) -> Option<(Expr, Fra
             scope: ScopeKw::My,
             name,
             ..
-        } => resolve_in_chain(cx, name, f)
-            .or_else(|| other_side(cx, f).and_then(|o| resolve_in_chain(cx, name, &o))),
+        } => cx
+            .lookup_in_chain(name, f)
+            .or_else(|| cx.other_side(f).and_then(|o| cx.lookup_in_chain(name, &o))),
         Expr::Scoped {
             scope: ScopeKw::Target,
             name,
             ..
         } => {
-            let t = other_side(cx, &root_of(f))?;
-            resolve_in_chain(cx, name, &t)
+            let t = cx.other_side(&root_of(f))?;
+            cx.lookup_in_chain(name, &t)
         }
-        Expr::Absolute(name) => resolve_in_chain(cx, name, &root_of(f)),
+        Expr::Absolute(name) => cx.lookup_in_chain(name, &root_of(f)),
         Expr::Select(base, name) => match cx.eval(base, f) {
-            Value::Ad(af) => resolve_in_chain(cx, name, &af),
+            Value::Ad(af) => cx.lookup_in_chain(name, &af),
             _ => None,
         },
         _ => None,
@@ -397,7 +247,7 @@ fn external_refs(
         refs: &mut Vec<String>,
         depth: u32,
     ) -> bool {
-        match resolve_in_chain(cx, name, start) {
+        match cx.lookup_in_chain(name, start) {
             Some((inner, ff)) => external_refs(cx, &inner, &ff, refs, depth + 1),
             None => {
                 refs.push(name.to_string());
@@ -418,7 +268,7 @@ fn external_refs(
             scope: ScopeKw::Target,
             prefix,
             name,
-        } => match other_side(cx, &root_of(f)) {
+        } => match cx.other_side(&root_of(f)) {
             Some(t) => follow(cx, name, &t, refs, depth),
             None => {
                 refs.push(format!("{prefix}.{name}"));
