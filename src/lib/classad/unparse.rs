@@ -551,55 +551,66 @@ fn xml_escape(out: &mut String, s: &str) {
     }
 }
 
-fn xml_expr(out: &mut String, e: &Expr) {
+/// String content as the XML sink writes it: new-syntax escapes, but no
+/// quote to escape, then the XML entities.
+fn xml_text(out: &mut String, s: &str) {
+    let mut quoted = String::new();
+    write_string(&mut quoted, s, '\0', Syntax::New);
+    xml_escape(out, &quoted[1..quoted.len() - 1]);
+}
+
+fn xml_value(out: &mut String, v: &Value, indent: usize) {
+    match v {
+        Value::Str(s) => {
+            out.push_str("<s>");
+            xml_text(out, s);
+            out.push_str("</s>");
+        }
+        Value::Int(i) => {
+            let _ = write!(out, "<i>{i}</i>");
+        }
+        Value::Real(r) => {
+            out.push_str("<r>");
+            if *r == 0.0 {
+                out.push_str(if r.is_sign_negative() { "-0.0" } else { "0.0" });
+            } else if r.is_nan() {
+                out.push_str("NaN");
+            } else if r.is_infinite() {
+                out.push_str(if *r < 0.0 { "-INF" } else { "INF" });
+            } else {
+                out.push_str(&fmt_e(*r, 15, true));
+            }
+            out.push_str("</r>");
+        }
+        Value::Bool(b) => {
+            let _ = write!(out, "<b v=\"{}\"/>", if *b { "t" } else { "f" });
+        }
+        Value::Undefined => out.push_str("<un/>"),
+        Value::Error => out.push_str("<er/>"),
+        Value::AbsTime(t) => {
+            let _ = write!(out, "<at>{}</at>", abstime_to_string(*t));
+        }
+        Value::RelTime(r) => {
+            let _ = write!(out, "<rt>{}</rt>", reltime_to_string(*r));
+        }
+        Value::List(l) => xml_list(out, &l.items, indent),
+        Value::Ad(f) => xml_ad(out, f.ad_snapshot().iter(), indent),
+    }
+}
+
+fn xml_list(out: &mut String, items: &[Expr], indent: usize) {
+    out.push_str("<l>");
+    for i in items {
+        xml_expr(out, i, indent);
+    }
+    out.push_str("</l>");
+}
+
+fn xml_expr(out: &mut String, e: &Expr, indent: usize) {
     match e {
-        Expr::Lit(v) => match v {
-            Value::Str(s) => {
-                out.push_str("<s>");
-                xml_escape(out, s);
-                out.push_str("</s>");
-            }
-            Value::Int(i) => {
-                let _ = write!(out, "<i>{i}</i>");
-            }
-            Value::Real(r) => {
-                let mut t = String::new();
-                write_real(&mut t, *r, Syntax::New);
-                let _ = write!(out, "<r>{t}</r>");
-            }
-            Value::Bool(b) => {
-                let _ = write!(out, "<b v=\"{}\"/>", if *b { "t" } else { "f" });
-            }
-            Value::Undefined => out.push_str("<un/>"),
-            Value::Error => out.push_str("<er/>"),
-            Value::AbsTime(t) => {
-                let _ = write!(out, "<at>{}</at>", abstime_to_string(*t));
-            }
-            Value::RelTime(r) => {
-                let _ = write!(out, "<rt>{}</rt>", reltime_to_string(*r));
-            }
-            other => {
-                out.push_str("<e>");
-                xml_escape(out, &value_to_string(other));
-                out.push_str("</e>");
-            }
-        },
-        Expr::List(items) => {
-            out.push_str("<l>");
-            for i in items.iter() {
-                xml_expr(out, i);
-            }
-            out.push_str("</l>");
-        }
-        Expr::Ad(ad) => {
-            out.push_str("<c>");
-            for (n, e) in ad.iter() {
-                let _ = write!(out, "<a n=\"{n}\">");
-                xml_expr(out, e);
-                out.push_str("</a>");
-            }
-            out.push_str("</c>");
-        }
+        Expr::Lit(v) => xml_value(out, v, indent),
+        Expr::List(items) => xml_list(out, items, indent),
+        Expr::Ad(ad) => xml_ad(out, ad.iter(), indent),
         other => {
             out.push_str("<e>");
             xml_escape(out, &expr_to_string(other));
@@ -608,15 +619,26 @@ fn xml_expr(out: &mut String, e: &Expr) {
     }
 }
 
-/// One ad in HTCondor's XML form (`<c>` ... `</c>`), attributes in the given order.
-pub fn xml_ad_attrs<'x>(out: &mut String, attrs: impl Iterator<Item = (&'x str, &'x Expr)>) {
+fn xml_ad<'x>(out: &mut String, attrs: impl Iterator<Item = (&'x str, &'x Expr)>, indent: usize) {
     out.push_str("<c>\n");
     for (n, e) in attrs {
-        let _ = write!(out, "    <a n=\"{n}\">");
-        xml_expr(out, e);
+        out.extend(std::iter::repeat_n(' ', indent + 4));
+        out.push_str("<a n=\"");
+        xml_text(out, n);
+        out.push_str("\">");
+        xml_expr(out, e, indent + 4);
         out.push_str("</a>\n");
     }
-    out.push_str("</c>\n");
+    out.extend(std::iter::repeat_n(' ', indent));
+    out.push_str("</c>");
+    if indent == 0 {
+        out.push('\n');
+    }
+}
+
+/// One ad in HTCondor's XML form (`<c>` ... `</c>`), attributes in the given order.
+pub fn xml_ad_attrs<'x>(out: &mut String, attrs: impl Iterator<Item = (&'x str, &'x Expr)>) {
+    xml_ad(out, attrs, 0);
 }
 
 /// The XML document header and footer `-xml` prints around the ads.
@@ -642,6 +664,23 @@ mod tests {
         assert_eq!(fmt_g(1000000.0, 6, false), "1e+06");
         assert_eq!(fmt_g(0.0001, 6, false), "0.0001");
         assert_eq!(fmt_g(0.00001, 6, false), "1e-05");
+    }
+
+    #[test]
+    fn xml_as_the_reference_sink_writes_it() {
+        let ad = crate::classad::parse_ad(
+            r#"[ S = "a<b\"c\n"; I = 7; R = 2.5; Z = 0.0; B = true; U = undefined; E = x + 1; L = { 1, "s" }; N = [ n = 1 ] ]"#,
+        )
+        .unwrap();
+        let mut out = String::new();
+        xml_ad_attrs(&mut out, ad.iter());
+        assert_eq!(
+            out,
+            "<c>\n    <a n=\"S\"><s>a&lt;b\"c\\n</s></a>\n    <a n=\"I\"><i>7</i></a>\n    \
+             <a n=\"R\"><r>2.500000000000000E+00</r></a>\n    <a n=\"Z\"><r>0.0</r></a>\n    \
+             <a n=\"B\"><b v=\"t\"/></a>\n    <a n=\"U\"><un/></a>\n    <a n=\"E\"><e>x + 1</e></a>\n    \
+             <a n=\"L\"><l><i>1</i><s>s</s></l></a>\n    <a n=\"N\"><c>\n        <a n=\"n\"><i>1</i></a>\n    </c></a>\n</c>\n"
+        );
     }
 
     #[test]
