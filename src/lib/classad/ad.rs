@@ -123,10 +123,13 @@ struct Body {
     index: Index,
 }
 
-/// A ClassAd.
+/// A ClassAd, optionally chained to a parent ad whose attributes show
+/// through where this ad has none of its own (HTCondor's cluster ad under
+/// each proc ad).
 #[derive(Clone, Default)]
 pub struct ClassAd {
     body: Arc<Body>,
+    chained: Option<Arc<ClassAd>>,
 }
 
 impl std::fmt::Debug for ClassAd {
@@ -140,12 +143,49 @@ impl ClassAd {
         ClassAd::default()
     }
 
+    /// The number of attributes, those of the chained parent included.
     pub fn len(&self) -> usize {
-        self.body.attrs.len()
+        match &self.chained {
+            None => self.body.attrs.len(),
+            Some(p) => {
+                self.body.attrs.len() + p.own_iter().filter(|(n, _)| !self.own_contains(n)).count()
+            }
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.body.attrs.is_empty()
+        self.body.attrs.is_empty() && self.chained.as_ref().is_none_or(|p| p.is_empty())
+    }
+
+    /// Chains this ad to a parent; lookups fall through to it. The parent's
+    /// own chain, if it has one, is not followed.
+    pub fn chain_to(&mut self, mut parent: ClassAd) {
+        parent.chained = None;
+        self.chained = Some(Arc::new(parent));
+    }
+
+    /// Removes the chain, returning the parent.
+    pub fn unchain(&mut self) -> Option<ClassAd> {
+        self.chained.take().map(Arc::unwrap_or_clone)
+    }
+
+    /// The chained parent, if any.
+    pub fn chained(&self) -> Option<&ClassAd> {
+        self.chained.as_deref()
+    }
+
+    /// This ad's own attributes, without the chained parent's.
+    pub fn own_iter(&self) -> impl Iterator<Item = (&str, &Expr)> + '_ {
+        self.body.attrs.iter().map(|(n, e)| (&**n, e))
+    }
+
+    /// The number of this ad's own attributes.
+    pub fn own_len(&self) -> usize {
+        self.body.attrs.len()
+    }
+
+    fn own_contains(&self, name: &str) -> bool {
+        self.body.index.contains_key(CiStr::new(name))
     }
 
     /// Inserts or replaces an attribute. A replaced attribute keeps its place
@@ -178,6 +218,7 @@ impl ClassAd {
         }
         ClassAd {
             body: Arc::new(body),
+            chained: None,
         }
     }
 
@@ -192,9 +233,14 @@ impl ClassAd {
         body.attrs.push((name, expr));
     }
 
-    /// Removes an attribute; returns whether it was there.
+    /// Removes an attribute; returns whether it was there. An attribute the
+    /// chained parent has is masked with `undefined` here, as HTCondor does.
     pub fn remove(&mut self, name: &str) -> bool {
-        if !self.contains(name) {
+        if self.chained.as_ref().is_some_and(|p| p.contains(name)) {
+            self.insert(name, Expr::Lit(super::value::Value::Undefined));
+            return true;
+        }
+        if !self.own_contains(name) {
             return false;
         }
         let body = Arc::make_mut(&mut self.body);
@@ -209,27 +255,34 @@ impl ClassAd {
     }
 
     pub fn lookup(&self, name: &str) -> Option<&Expr> {
-        self.body
-            .index
-            .get(CiStr::new(name))
-            .map(|&i| &self.body.attrs[i].1)
+        match self.body.index.get(CiStr::new(name)) {
+            Some(&i) => Some(&self.body.attrs[i].1),
+            None => self.chained.as_ref().and_then(|p| p.lookup(name)),
+        }
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.body.index.contains_key(CiStr::new(name))
+        self.own_contains(name) || self.chained.as_ref().is_some_and(|p| p.contains(name))
     }
 
     /// The name as the ad spells it.
     pub fn spelling(&self, name: &str) -> Option<&str> {
-        self.body
-            .index
-            .get(CiStr::new(name))
-            .map(|&i| &*self.body.attrs[i].0)
+        match self.body.index.get(CiStr::new(name)) {
+            Some(&i) => Some(&*self.body.attrs[i].0),
+            None => self.chained.as_ref().and_then(|p| p.spelling(name)),
+        }
     }
 
-    /// Attributes in insertion order.
+    /// Attributes in insertion order: the chained parent's (those this ad
+    /// does not override) first, then this ad's own. Chains are one level
+    /// deep, as HTCondor's proc-over-cluster ads are.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Expr)> + '_ {
-        self.body.attrs.iter().map(|(n, e)| (&**n, e))
+        let parent = self
+            .chained
+            .iter()
+            .flat_map(|p| p.own_iter())
+            .filter(|(n, _)| !self.own_contains(n));
+        parent.chain(self.own_iter())
     }
 
     /// Attributes sorted case-insensitively by name, as `-long` prints them.
@@ -249,6 +302,11 @@ impl ClassAd {
     /// Whether two handles share one body (cheap identity for scopes).
     pub fn ptr_eq(&self, other: &ClassAd) -> bool {
         Arc::ptr_eq(&self.body, &other.body)
+            && match (&self.chained, &other.chained) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
     }
 }
 
@@ -278,6 +336,28 @@ mod tests {
         assert!(ad.remove("Bar"));
         assert!(!ad.contains("bar"));
         assert!(ad.lookup("foo").is_some());
+    }
+
+    #[test]
+    fn chained_parent_shows_through() {
+        let mut cluster = ClassAd::new();
+        cluster.insert("Cmd", Expr::lit("/bin/true"));
+        cluster.insert("ProcId", Expr::lit(0));
+        let mut proc_ad = ClassAd::new();
+        proc_ad.insert("ProcId", Expr::lit(3));
+        proc_ad.chain_to(cluster);
+        assert_eq!(proc_ad.len(), 2);
+        assert!(proc_ad.lookup("cmd").is_some());
+        assert_eq!(proc_ad.own_len(), 1);
+        let names: Vec<&str> = proc_ad.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["Cmd", "ProcId"]);
+        assert_eq!(
+            crate::classad::unparse::value_to_string(&proc_ad.eval_attr("ProcId")),
+            "3"
+        );
+        assert!(proc_ad.remove("Cmd"));
+        assert!(proc_ad.eval_attr("Cmd").is_undefined());
+        assert_eq!(proc_ad.unchain().map(|c| c.own_len()), Some(2));
     }
 
     #[test]
