@@ -48,7 +48,7 @@ impl Hasher for Fx {
 const SLOTS: usize = 4096;
 
 thread_local! {
-    static CACHE: RefCell<Vec<Option<Arc<str>>>> = RefCell::new(vec![None; SLOTS]);
+    static CACHE: RefCell<[Option<Arc<str>>; SLOTS]> = const { RefCell::new([const { None }; SLOTS]) };
 }
 
 /// The shared `Arc<str>` for `s`.

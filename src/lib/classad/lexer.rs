@@ -164,7 +164,7 @@ pub enum Dialect {
 }
 
 /// A token and the byte offset where it starts.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Token {
     pub tok: Tok,
     pub pos: usize,
