@@ -5,4 +5,5 @@
 mod classad_eval;
 mod cli;
 mod common;
+mod config;
 mod generated;

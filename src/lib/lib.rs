@@ -6,5 +6,6 @@
 
 pub mod classad;
 pub mod cli;
+pub mod config;
 pub mod error;
 pub mod tools;

@@ -6,6 +6,7 @@
 //! over the registry, so a tool added here is documented and tested with the others.
 
 pub mod classad_eval;
+pub mod config_val;
 
 use std::ffi::OsString;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -18,7 +19,7 @@ use crate::cli::Invocation;
 use crate::error::{self, CommandError};
 
 /// Every tool condorlite provides.
-pub static TOOLS: &[Tool] = &[classad_eval::TOOL];
+pub static TOOLS: &[Tool] = &[classad_eval::TOOL, config_val::TOOL];
 
 /// What a tool does with its parsed command line: writes its results to `out` and its
 /// diagnostics to `err`.

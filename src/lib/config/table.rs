@@ -1,0 +1,237 @@
+//! The macro set: every knob the configuration sources defined, with its raw (unexpanded) value
+//! and where it was defined, plus the list of sources. HTCondor's `MACRO_SET`.
+//!
+//! Names are case-insensitive; an entry keeps the spelling of its first definition, as HTCondor's
+//! table does. Sources 0 to 3 are the pseudo-sources `<Detected>`, `<Default>`, `<Environment>`
+//! and `<Over>`; files (and metaknob pseudo-files) follow in the order they were first read.
+
+use std::collections::HashMap;
+
+/// An index into [`MacroSet::sources`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SourceId(pub u32);
+
+impl SourceId {
+    /// Values the library detected on this machine (`ARCH`, `DETECTED_CPUS`, ...).
+    pub const DETECTED: SourceId = SourceId(0);
+    /// The built-in default table.
+    pub const DEFAULT: SourceId = SourceId(1);
+    /// `_CONDOR_<NAME>` environment variables.
+    pub const ENVIRONMENT: SourceId = SourceId(2);
+    /// Values set by the program itself.
+    pub const OVER: SourceId = SourceId(3);
+}
+
+/// The names of the pseudo-sources, in [`SourceId`] order.
+pub const SPECIAL_SOURCES: [&str; 4] = ["<Detected>", "<Default>", "<Environment>", "<Over>"];
+
+/// Where inside a metaknob a definition came from (`use POLICY:DESKTOP+3`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetaOrigin {
+    pub category: &'static str,
+    pub template: &'static str,
+    /// The line of the template (counting from 0, blank and comment lines included).
+    pub offset: u32,
+}
+
+/// Where a definition came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub source: SourceId,
+    /// The line in the source file; `None` for pseudo-sources.
+    pub line: Option<u32>,
+    /// Set when the definition came from a metaknob that the line used.
+    pub meta: Option<MetaOrigin>,
+}
+
+impl Origin {
+    pub const fn special(source: SourceId) -> Origin {
+        Origin {
+            source,
+            line: None,
+            meta: None,
+        }
+    }
+}
+
+/// One knob of the set.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The spelling of the knob's first definition.
+    pub name: String,
+    /// The value as written, after self-references were expanded.
+    pub raw: String,
+    pub origin: Origin,
+    /// Defined with `@=tag` ... `@tag`, or a value holding newlines.
+    pub multi_line: bool,
+    /// The value is the knob's built-in default.
+    pub matches_default: bool,
+    /// Position of the last (re)definition, for ordering `-summary` output.
+    pub sequence: u64,
+}
+
+/// The knobs the configuration defined, and the sources they came from.
+#[derive(Clone, Debug)]
+pub struct MacroSet {
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    sources: Vec<String>,
+    sequence: u64,
+}
+
+impl Default for MacroSet {
+    fn default() -> Self {
+        MacroSet::new()
+    }
+}
+
+impl MacroSet {
+    pub fn new() -> MacroSet {
+        MacroSet {
+            entries: Vec::new(),
+            index: HashMap::new(),
+            sources: SPECIAL_SOURCES.iter().map(|s| s.to_string()).collect(),
+            sequence: 0,
+        }
+    }
+
+    /// Registers a source (a file, a command, a metaknob pseudo-file) and returns its id.
+    pub fn add_source(&mut self, name: &str) -> SourceId {
+        self.sources.push(name.to_owned());
+        SourceId((self.sources.len() - 1) as u32)
+    }
+
+    pub fn source_name(&self, id: SourceId) -> &str {
+        self.sources
+            .get(id.0 as usize)
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+
+    /// The entry called `name` (case-insensitive).
+    pub fn get(&self, name: &str) -> Option<&Entry> {
+        self.index
+            .get(&name.to_ascii_lowercase())
+            .map(|&i| &self.entries[i])
+    }
+
+    /// The entry called `prefix.name`.
+    pub fn get_prefixed(&self, prefix: &str, name: &str) -> Option<&Entry> {
+        let mut key = String::with_capacity(prefix.len() + 1 + name.len());
+        key.push_str(prefix);
+        key.push('.');
+        key.push_str(name);
+        key.make_ascii_lowercase();
+        self.index.get(&key).map(|&i| &self.entries[i])
+    }
+
+    /// Every entry, in the order the knobs were first defined.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Defines or redefines `name`. The caller has already expanded self-references.
+    pub fn insert(
+        &mut self,
+        name: &str,
+        raw: String,
+        origin: Origin,
+        here_doc: bool,
+        matches_default: bool,
+    ) {
+        self.sequence += 1;
+        let multi_line = here_doc || raw.contains('\n');
+        let key = name.to_ascii_lowercase();
+        let entry = Entry {
+            name: name.to_owned(),
+            raw,
+            origin,
+            multi_line,
+            matches_default,
+            sequence: self.sequence,
+        };
+        match self.index.get(&key) {
+            Some(&i) => {
+                let name = std::mem::take(&mut self.entries[i].name);
+                self.entries[i] = Entry { name, ..entry };
+            }
+            None => {
+                self.index.insert(key, self.entries.len());
+                self.entries.push(entry);
+            }
+        }
+    }
+
+    /// Removes `name` (used by `-unset` to preview a change); returns whether it was there.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let Some(i) = self.index.remove(&name.to_ascii_lowercase()) else {
+            return false;
+        };
+        self.entries.remove(i);
+        for index in self.index.values_mut() {
+            if *index > i {
+                *index -= 1;
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_case_insensitive_and_keep_first_spelling() {
+        let mut set = MacroSet::new();
+        set.insert(
+            "Foo",
+            "1".into(),
+            Origin::special(SourceId::OVER),
+            false,
+            false,
+        );
+        set.insert(
+            "FOO",
+            "2".into(),
+            Origin::special(SourceId::OVER),
+            false,
+            false,
+        );
+        assert_eq!(set.len(), 1);
+        let e = set.get("foo").unwrap();
+        assert_eq!((e.name.as_str(), e.raw.as_str()), ("Foo", "2"));
+        set.insert(
+            "negotiator.X",
+            "n".into(),
+            Origin::special(SourceId::OVER),
+            false,
+            false,
+        );
+        assert_eq!(set.get_prefixed("NEGOTIATOR", "x").unwrap().raw, "n");
+        assert!(set.remove("FOO"));
+        assert!(set.get("foo").is_none());
+        assert_eq!(set.get("NEGOTIATOR.x").unwrap().raw, "n");
+    }
+
+    #[test]
+    fn sources_start_with_the_pseudo_sources() {
+        let mut set = MacroSet::new();
+        assert_eq!(set.source_name(SourceId::ENVIRONMENT), "<Environment>");
+        let id = set.add_source("/etc/condor_config");
+        assert_eq!(id, SourceId(4));
+        assert_eq!(set.source_name(id), "/etc/condor_config");
+    }
+}
