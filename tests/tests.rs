@@ -6,4 +6,5 @@ mod classad_eval;
 mod cli;
 mod common;
 mod config;
+mod eventlog;
 mod generated;

@@ -8,4 +8,5 @@ pub mod classad;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod eventlog;
 pub mod tools;
