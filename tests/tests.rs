@@ -8,3 +8,4 @@ mod common;
 mod config;
 mod eventlog;
 mod generated;
+mod queue;

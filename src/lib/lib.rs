@@ -9,4 +9,5 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod eventlog;
+pub mod queue;
 pub mod tools;

@@ -1,0 +1,128 @@
+//! How the queue store fails: one error type, [`QueueError`], whose variants carry the job,
+//! cluster or file they are about, so that a tool can print one clear line.
+
+use std::path::PathBuf;
+
+use super::id::{AdKey, ClusterId, JobId};
+
+/// Why a queue operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    /// The spool directory could not be created or used.
+    #[error("cannot use the spool directory {path}: {source}")]
+    Spool {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+
+    /// The store could not be opened or set up (not a database, permissions, ...).
+    #[error("cannot open the job queue {path}: {source}")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+
+    /// The store was written by a newer condorlite, whose schema this one does not know.
+    #[error(
+        "the job queue {path} has schema version {found}, newer than this condorlite \
+         understands ({supported}); use a newer condorlite"
+    )]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+
+    /// Another process held the store locked for longer than the busy timeout.
+    #[error("the job queue {path} stayed locked by another process for too long")]
+    Busy { path: PathBuf },
+
+    /// Any other failure of the database underneath.
+    #[error("job queue {path}: {source}")]
+    Store {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+
+    #[error("job {0} not found")]
+    JobNotFound(JobId),
+
+    #[error("cluster {0} not found")]
+    ClusterNotFound(ClusterId),
+
+    /// A stored ad no longer parses: the store was damaged or written by something else.
+    #[error("{key}: the stored ad is damaged: {message}")]
+    DamagedAd { key: AdKey, message: String },
+
+    /// An attribute the store manages itself (`ClusterId`, `ProcId`) was set to another value
+    /// or deleted; HTCondor's schedd refuses the same.
+    #[error("{key}: setting {attr} to a new value is not permitted")]
+    ProtectedAttribute { key: AdKey, attr: &'static str },
+
+    /// An attribute the store indexes was given a value of the wrong kind (`JobStatus` must be
+    /// an integer, `Owner` a string, ...).
+    #[error("{key}: {attr} must be {expected}")]
+    BadAttributeValue {
+        key: AdKey,
+        attr: &'static str,
+        expected: &'static str,
+    },
+
+    /// An attribute name that no ClassAd can hold.
+    #[error("{key}: invalid attribute name '{name}'")]
+    BadAttributeName { key: AdKey, name: String },
+
+    /// The JobStatus change is one HTCondor forbids (a removed job may only be held or
+    /// removed again).
+    #[error("changing JobStatus of removed job {job} to {to} is invalid")]
+    RemovedJobStatus { job: JobId, to: i64 },
+
+    /// Only completed or removed jobs leave the queue for the history.
+    #[error("job {job} is neither completed nor removed (JobStatus {status}): it cannot leave the queue")]
+    NotFinished { job: JobId, status: i64 },
+
+    /// A submit must queue at least one proc.
+    #[error("cluster {0}: a submit must queue at least one job")]
+    EmptySubmit(ClusterId),
+
+    /// Procs were added to a cluster that is not being submitted in this transaction.
+    #[error("cluster {0} was not created in this transaction")]
+    NotNewCluster(ClusterId),
+
+    /// Cluster ids are 32-bit, as HTCondor's are.
+    #[error("no cluster ids are left (the next would be {0})")]
+    ClusterIdsExhausted(i64),
+}
+
+impl QueueError {
+    /// Wraps a database error, telling a lock timeout apart from other failures.
+    pub(crate) fn store(path: &std::path::Path, source: rusqlite::Error) -> Self {
+        if let rusqlite::Error::SqliteFailure(e, _) = &source {
+            if matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            ) {
+                return QueueError::Busy {
+                    path: path.to_owned(),
+                };
+            }
+        }
+        QueueError::Store {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// A job-id argument that HTCondor's job-action tools (`condor_rm`, `condor_hold`,
+/// `condor_release`, ...) refuse. The messages are theirs, word for word (rm.cpp `procArg`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JobIdError {
+    #[error("Invalid cluster # from {0}.")]
+    InvalidCluster(String),
+    #[error("Invalid proc # from {0}.")]
+    InvalidProc(String),
+    /// HTCondor prints this as a warning and goes on with the other arguments.
+    #[error("Warning: unrecognized \"{0}\" skipped.")]
+    Unrecognized(String),
+}

@@ -1,0 +1,288 @@
+//! The job queue store: HTCondor's schedd job queue (clusters, procs, their ClassAds and
+//! states, the next cluster id) and its history, kept in the spool directory, and the only
+//! code that knows how they are stored.
+//!
+//! The store is one SQLite database (`job_queue.db` in the spool directory) in WAL mode,
+//! opened by every tool and by the daemon at once: readers never wait for writers, writers
+//! queue behind one another (a busy timeout, not an error), and every change is one
+//! transaction, committed durably before it is acknowledged. See `schema.rs` for the tables,
+//! `codec.rs` for how ads are stored, `pushdown.rs` for how constraints become SQL, `txn.rs`
+//! for the schedd's rules the writes follow, and `query.rs` for reading.
+//!
+//! Crashes: a process killed anywhere, even inside a commit, leaves the store as it was just
+//! before or just after its transaction; the next open recovers the WAL (SQLite's own repair
+//! step). Setting a new store up is done under a lock file (`job_queue.lock`), so that
+//! processes opening a new spool at once do not trip over each other. [`Queue::repair`] is
+//! the fuller check a daemon runs when it starts.
+//!
+//! ```no_run
+//! use condorlite::classad::{parse_ad, parse_expr};
+//! use condorlite::queue::{JobIdSpec, JobQuery, JobStatus, Queue};
+//!
+//! # fn main() -> Result<(), condorlite::queue::QueueError> {
+//! let mut queue = Queue::open("/tmp/pool/spool")?;
+//! let cluster = parse_ad(r#"[ Owner = "alice"; Cmd = "/bin/sleep"; JobStatus = 1 ]"#).unwrap();
+//! let procs = (0..3).map(|i| parse_ad(&format!(r#"[ Args = "{i}" ]"#)).unwrap());
+//! let id = queue.submit(cluster, procs)?;
+//!
+//! queue.transaction(|tx| {
+//!     for job in tx.job_ids(&JobQuery::ids([JobIdSpec::Cluster(id)]))? {
+//!         tx.set_status(job, JobStatus::Held)?;
+//!     }
+//!     Ok::<_, condorlite::queue::QueueError>(())
+//! })?;
+//!
+//! let held = JobQuery::all().with_constraint(parse_expr("JobStatus == 5").unwrap());
+//! for job in queue.jobs(&held)? {
+//!     let job = job?;
+//!     println!("{} {:?}", job.id(), job.ad()?.eval_attr("Args"));
+//! }
+//! # Ok(()) }
+//! ```
+
+mod codec;
+mod error;
+mod id;
+mod pushdown;
+mod query;
+mod schema;
+mod status;
+mod txn;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use crate::classad::ClassAd;
+
+pub use codec::{FORCED_CLUSTER_ATTRS, TOTAL_SUBMIT_PROCS};
+pub use error::{JobIdError, QueueError};
+pub use id::{str_is_proc_id, AdKey, ClusterId, JobId, JobIdSpec};
+pub use query::{
+    constraint_holds, ClusterEntry, HistoryEntry, HistoryIter, HistoryOrder, HistoryQuery, Job,
+    JobIter, JobQuery,
+};
+pub use schema::{RepairReport, CURRENT as SCHEMA_VERSION};
+pub use status::JobStatus;
+pub use txn::{LeftQueue, Transaction};
+
+use query::sql_err;
+
+/// The store's file in the spool directory.
+pub const QUEUE_FILE: &str = "job_queue.db";
+
+/// The file `open` locks while it sets the store up.
+pub const LOCK_FILE: &str = "job_queue.lock";
+
+/// How long a writer waits for another process's transaction before giving up. Long enough
+/// for a 100,000-job submit by someone else to finish.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Where the time of a transaction comes from (seconds since the epoch).
+pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+fn system_clock() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// An open job queue.
+pub struct Queue {
+    conn: Connection,
+    path: PathBuf,
+    clock: Clock,
+}
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Queue").field("path", &self.path).finish()
+    }
+}
+
+impl Queue {
+    /// Opens the queue in `spool_dir` (created if missing), setting the store up or
+    /// migrating it to this build's schema as needed.
+    pub fn open(spool_dir: impl AsRef<Path>) -> Result<Queue, QueueError> {
+        Queue::open_with_timeout(spool_dir, DEFAULT_BUSY_TIMEOUT)
+    }
+
+    /// As [`Queue::open`], with another busy timeout.
+    pub fn open_with_timeout(
+        spool_dir: impl AsRef<Path>,
+        busy_timeout: Duration,
+    ) -> Result<Queue, QueueError> {
+        let dir = spool_dir.as_ref();
+        std::fs::create_dir_all(dir).map_err(|source| QueueError::Spool {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let path = dir.join(QUEUE_FILE);
+        let open_err = |source| QueueError::Open {
+            path: path.clone(),
+            source,
+        };
+        // Setting a store up (the switch to WAL, the migrations) is done under a lock file:
+        // SQLite answers "database is locked" at once, without waiting, to a process that
+        // switches a new file to WAL while another does the same.
+        let lock_path = dir.join(LOCK_FILE);
+        let lock = std::fs::File::options()
+            .create(true)
+            .write(true)
+            .truncate(false)
+            .open(&lock_path)
+            .and_then(|f| f.lock().map(|()| f))
+            .map_err(|source| QueueError::Spool {
+                path: lock_path,
+                source,
+            })?;
+        let mut conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(open_err)?;
+        schema::configure(&conn, busy_timeout).map_err(|e| open_error(&path, e))?;
+        match schema::migrate(&mut conn).map_err(|e| open_error(&path, e))? {
+            schema::Migration::TooNew { found } => {
+                return Err(QueueError::TooNew {
+                    path,
+                    found,
+                    supported: schema::CURRENT,
+                })
+            }
+            schema::Migration::UpToDate | schema::Migration::Migrated { .. } => {}
+        }
+        drop(lock);
+        Ok(Queue {
+            conn,
+            path,
+            clock: Arc::new(system_clock),
+        })
+    }
+
+    /// The store's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Replaces the clock that stamps transactions (tests pin it).
+    pub fn set_clock(&mut self, clock: impl Fn() -> i64 + Send + Sync + 'static) {
+        self.clock = Arc::new(clock);
+    }
+
+    /// Runs `f` in one write transaction: everything it changes is committed (durably) when
+    /// it returns `Ok`, and nothing is when it returns `Err` or panics. Waits for other
+    /// writers up to the busy timeout.
+    pub fn transaction<T, E>(
+        &mut self,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<QueueError>,
+    {
+        let now = (self.clock)();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| E::from(QueueError::store(&self.path, e)))?;
+        let mut tx = Transaction::new(tx, &self.path, now);
+        let out = f(&mut tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Submits one cluster in its own transaction (see [`Transaction::submit`]).
+    pub fn submit(
+        &mut self,
+        cluster_ad: ClassAd,
+        procs: impl IntoIterator<Item = ClassAd>,
+    ) -> Result<ClusterId, QueueError> {
+        self.transaction(|tx| tx.submit(cluster_ad, procs))
+    }
+
+    /// One job, if it is in the queue.
+    pub fn job(&self, id: JobId) -> Result<Option<Job>, QueueError> {
+        query::job(&self.conn, &self.path, id)
+    }
+
+    /// The jobs a query selects, in job-id order, streamed from one consistent snapshot.
+    pub fn jobs(&self, q: &JobQuery) -> Result<JobIter<'_>, QueueError> {
+        JobIter::new(&self.conn, &self.path, q)
+    }
+
+    /// The ids of the jobs a query selects.
+    pub fn job_ids(&self, q: &JobQuery) -> Result<Vec<JobId>, QueueError> {
+        self.jobs(q)?.map(|j| j.map(|j| j.id())).collect()
+    }
+
+    /// How many of the selected jobs are in each state: `(JobStatus number, count)`, in
+    /// number order (`condor_q -totals`). Without a constraint no ad is parsed.
+    pub fn count_by_status(&self, q: &JobQuery) -> Result<Vec<(i64, u64)>, QueueError> {
+        query::count_by_status(&self.conn, &self.path, q)
+    }
+
+    /// A cluster ad, if the cluster is in the queue.
+    pub fn cluster_ad(&self, id: ClusterId) -> Result<Option<ClassAd>, QueueError> {
+        let Some(text) = query::cluster_text(&self.conn, &self.path, id)? else {
+            return Ok(None);
+        };
+        let entry = ClusterEntry::new(id, text);
+        entry.ad().cloned().map(Some)
+    }
+
+    /// The clusters in the queue, in id order.
+    pub fn cluster_ids(&self) -> Result<Vec<ClusterId>, QueueError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT cluster_id FROM clusters ORDER BY cluster_id")
+            .map_err(sql_err(&self.path))?;
+        let ids = stmt
+            .query_map([], |r| r.get(0).map(ClusterId))
+            .and_then(|rows| rows.collect());
+        ids.map_err(sql_err(&self.path))
+    }
+
+    /// The history entries a query selects, newest first or oldest first.
+    pub fn history(&self, q: &HistoryQuery) -> Result<HistoryIter<'_>, QueueError> {
+        HistoryIter::new(&self.conn, &self.path, q)
+    }
+
+    /// Keeps only the `keep` most recent history entries (HTCondor rotates its history file
+    /// by size; here the limit is a count). Returns how many were dropped.
+    pub fn trim_history(&mut self, keep: u64) -> Result<u64, QueueError> {
+        let dropped = self
+            .conn
+            .execute(
+                "DELETE FROM history WHERE seq <= (SELECT seq FROM history
+                     ORDER BY seq DESC LIMIT 1 OFFSET ?1)",
+                [keep as i64],
+            )
+            .map_err(sql_err(&self.path))?;
+        Ok(dropped as u64)
+    }
+
+    /// The full consistency check and repair the daemon runs when it starts (see
+    /// `schema::repair`); tools need not call it.
+    pub fn repair(&mut self) -> Result<RepairReport, QueueError> {
+        schema::repair(&mut self.conn).map_err(sql_err(&self.path))
+    }
+
+    /// The schema version of the open store.
+    pub fn schema_version(&self) -> Result<i64, QueueError> {
+        schema::user_version(&self.conn).map_err(sql_err(&self.path))
+    }
+}
+
+fn open_error(path: &Path, e: rusqlite::Error) -> QueueError {
+    match QueueError::store(path, e) {
+        QueueError::Store { path, source } => QueueError::Open { path, source },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,755 @@
+//! Tests of the store as a whole: submits, edits, status rules, history, queries, schema.
+//! (The parts have their own tests next to them; processes sharing a store are tested in
+//! tests/queue/.)
+
+use super::*;
+use crate::classad::{parse_ad, parse_expr, Expr, Value};
+
+fn queue() -> (tempfile::TempDir, Queue) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut q = Queue::open(dir.path()).unwrap();
+    q.set_clock(|| 1_700_000_000);
+    (dir, q)
+}
+
+fn ad(src: &str) -> ClassAd {
+    parse_ad(src).unwrap()
+}
+
+fn cluster_ad(owner: &str) -> ClassAd {
+    ad(&format!(
+        r#"[ Owner = "{owner}"; User = "{owner}@example.com"; Cmd = "/bin/sleep"; JobUniverse = 5;
+             JobStatus = 1; QDate = 1000; EnteredCurrentStatus = 1000;
+             Requirements = TARGET.Memory > 10 && TARGET.Arch == "X86_64" ]"#
+    ))
+}
+
+fn procs(n: usize) -> Vec<ClassAd> {
+    (0..n)
+        .map(|i| ad(&format!(r#"[ Args = "{i}" ]"#)))
+        .collect()
+}
+
+fn int(ad: &ClassAd, name: &str) -> Option<i64> {
+    ad.eval_attr(name).as_int()
+}
+
+fn string(ad: &ClassAd, name: &str) -> Option<String> {
+    ad.eval_attr(name).as_str().map(str::to_owned)
+}
+
+fn job_ad(q: &Queue, c: i32, p: i32) -> ClassAd {
+    q.job(JobId::new(c, p)).unwrap().unwrap().into_ad().unwrap()
+}
+
+fn ids(q: &Queue, query: &JobQuery) -> Vec<String> {
+    q.job_ids(query)
+        .unwrap()
+        .into_iter()
+        .map(|j| j.to_string())
+        .collect()
+}
+
+fn constraint(src: &str) -> JobQuery {
+    JobQuery::all().with_constraint(parse_expr(src).unwrap())
+}
+
+type R<T = ()> = Result<T, QueueError>;
+
+#[test]
+fn opening_sets_up_the_store_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = Queue::open(dir.path().join("spool")).unwrap();
+    assert_eq!(q.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(q.path(), dir.path().join("spool").join(QUEUE_FILE));
+    let mode: String = q
+        .conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let sync: i64 = q
+        .conn
+        .query_row("PRAGMA synchronous", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(sync, 2, "synchronous = FULL");
+    drop(q);
+    let q = Queue::open(dir.path().join("spool")).unwrap();
+    assert_eq!(q.schema_version().unwrap(), SCHEMA_VERSION);
+}
+
+#[test]
+fn a_newer_schema_is_refused_and_an_older_one_migrated() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Queue::open(dir.path()).unwrap());
+    let conn = rusqlite::Connection::open(dir.path().join(QUEUE_FILE)).unwrap();
+    conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+    drop(conn);
+    let err = Queue::open(dir.path()).unwrap_err();
+    assert!(
+        matches!(err, QueueError::TooNew { found, .. } if found == SCHEMA_VERSION + 1),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("newer than this condorlite"),
+        "{err}"
+    );
+
+    // Version 0 is an empty file: migrations run from there.
+    let dir = tempfile::tempdir().unwrap();
+    rusqlite::Connection::open(dir.path().join(QUEUE_FILE))
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 0")
+        .unwrap();
+    let mut conn = rusqlite::Connection::open(dir.path().join(QUEUE_FILE)).unwrap();
+    assert_eq!(
+        schema::migrate(&mut conn).unwrap(),
+        schema::Migration::Migrated { from: 0 }
+    );
+    assert_eq!(
+        schema::migrate(&mut conn).unwrap(),
+        schema::Migration::UpToDate
+    );
+}
+
+#[test]
+fn not_a_database_is_an_open_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(QUEUE_FILE), vec![b'x'; 4096]).unwrap();
+    let err = Queue::open(dir.path()).unwrap_err();
+    assert!(matches!(err, QueueError::Open { .. }), "{err:?}");
+    assert!(err.to_string().contains(QUEUE_FILE), "{err}");
+}
+
+#[test]
+fn submit_stores_the_cluster_ad_once_and_chains_procs_to_it() {
+    let (_dir, mut q) = queue();
+    let c = q.submit(cluster_ad("alice"), procs(3)).unwrap();
+    assert_eq!(c, ClusterId(1));
+
+    // The cluster ad: ClusterId and TotalSubmitProcs added, stored once.
+    let cluster = q.cluster_ad(c).unwrap().unwrap();
+    assert_eq!(int(&cluster, "ClusterId"), Some(1));
+    assert_eq!(int(&cluster, TOTAL_SUBMIT_PROCS), Some(3));
+    let stored: i64 = q
+        .conn
+        .query_row("SELECT count(*) FROM clusters", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, 1);
+
+    // Each job: its own attributes, chained to the cluster ad.
+    let job = job_ad(&q, 1, 2);
+    let own: Vec<&str> = job.own_iter().map(|(n, _)| n).collect();
+    assert_eq!(own, ["ProcId", "JobStatus", "Args"]);
+    assert!(job.chained().is_some());
+    assert_eq!(int(&job, "ClusterId"), Some(1));
+    assert_eq!(int(&job, "ProcId"), Some(2));
+    assert_eq!(int(&job, "JobStatus"), Some(1));
+    assert_eq!(string(&job, "Args").as_deref(), Some("2"));
+    assert_eq!(string(&job, "Owner").as_deref(), Some("alice"));
+    let mut job = job;
+    assert_eq!(job.unchain().map(|c| int(&c, "ClusterId")), Some(Some(1)));
+
+    let next = q.submit(cluster_ad("bob"), procs(1)).unwrap();
+    assert_eq!(next, ClusterId(2));
+}
+
+#[test]
+fn proc_ads_keep_only_what_differs_from_the_cluster() {
+    let (_dir, mut q) = queue();
+    let base = cluster_ad("alice");
+    // Full job ads, as a submit may hand them over: each the cluster ad plus its own values,
+    // and some attributes that belong to the cluster only.
+    let full: Vec<ClassAd> = (0..2)
+        .map(|i| {
+            let mut a = base.clone();
+            a.insert("Args", Expr::lit(format!("{i}")));
+            a.insert("Owner", Expr::lit("mallory"));
+            a.insert("ClusterId", Expr::lit(77));
+            a.insert("ProcId", Expr::lit(99));
+            a.insert("JobStatus", Expr::lit(5));
+            a
+        })
+        .collect();
+    q.submit(base, full).unwrap();
+    let job = job_ad(&q, 1, 1);
+    let own: Vec<&str> = job.own_iter().map(|(n, _)| n).collect();
+    assert_eq!(own, ["ProcId", "JobStatus", "Args"]);
+    assert_eq!(int(&job, "ProcId"), Some(1));
+    assert_eq!(int(&job, "ClusterId"), Some(1));
+    assert_eq!(int(&job, "JobStatus"), Some(5));
+    assert_eq!(string(&job, "Owner").as_deref(), Some("alice"));
+}
+
+#[test]
+fn a_failed_transaction_leaves_nothing() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(2)).unwrap();
+    let result: R = q.transaction(|tx| {
+        tx.submit(cluster_ad("alice"), procs(5))?;
+        tx.set_status(JobId::new(1, 0), JobStatus::Held)?;
+        tx.set_attr(ClusterId(1), "Foo", Expr::lit(1))?;
+        tx.set_status(JobId::new(9, 9), JobStatus::Held)
+    });
+    assert!(matches!(result, Err(QueueError::JobNotFound(j)) if j == JobId::new(9, 9)));
+    assert_eq!(ids(&q, &JobQuery::all()), ["1.0", "1.1"]);
+    assert_eq!(int(&job_ad(&q, 1, 0), "JobStatus"), Some(1));
+    assert!(job_ad(&q, 1, 0).lookup("Foo").is_none());
+    // The id the failed submit took was rolled back with it.
+    assert_eq!(q.submit(cluster_ad("a"), procs(1)).unwrap(), ClusterId(2));
+
+    // A panic rolls back too.
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = q.transaction(|tx| -> R {
+            tx.submit(cluster_ad("alice"), procs(5))?;
+            panic!("tool bug");
+        });
+    }));
+    assert!(caught.is_err());
+    assert_eq!(q.cluster_ids().unwrap(), [ClusterId(1), ClusterId(2)]);
+
+    // Tools' own error types work too.
+    #[derive(Debug)]
+    enum ToolError {
+        Queue(QueueError),
+        Refused,
+    }
+    impl From<QueueError> for ToolError {
+        fn from(e: QueueError) -> Self {
+            ToolError::Queue(e)
+        }
+    }
+    let r = q.transaction(|tx| {
+        tx.submit(cluster_ad("alice"), procs(1))?;
+        Err::<(), _>(ToolError::Refused)
+    });
+    assert!(matches!(r, Err(ToolError::Refused)));
+    let r = q.transaction(|tx| -> Result<(), ToolError> {
+        tx.set_status(JobId::new(5, 5), JobStatus::Held)?;
+        Ok(())
+    });
+    assert!(matches!(
+        r,
+        Err(ToolError::Queue(QueueError::JobNotFound(_)))
+    ));
+    assert_eq!(q.job_ids(&JobQuery::all()).unwrap().len(), 3);
+}
+
+#[test]
+fn an_empty_submit_is_refused() {
+    let (_dir, mut q) = queue();
+    let err = q.submit(cluster_ad("alice"), procs(0)).unwrap_err();
+    assert!(
+        matches!(err, QueueError::EmptySubmit(ClusterId(1))),
+        "{err}"
+    );
+    assert!(q.cluster_ids().unwrap().is_empty());
+}
+
+#[test]
+fn several_queue_statements_append_to_one_cluster() {
+    let (_dir, mut q) = queue();
+    let (c, first, second) = q
+        .transaction(|tx| -> R<_> {
+            let c = tx.new_cluster_id()?;
+            // The id is known before the ads are built ($(Cluster) in a submit file).
+            let mut cl = cluster_ad("alice");
+            cl.insert("Out", Expr::lit(format!("out.{}", c.0)));
+            let first = tx.submit_cluster(c, cl, procs(2))?;
+            let second = tx.add_procs(c, [ad("[ Args = \"x\"; Queue2 = true ]")])?;
+            Ok((c, first, second))
+        })
+        .unwrap();
+    assert_eq!((first, second), (0..2, 2..3));
+    assert_eq!(ids(&q, &JobQuery::all()), ["1.0", "1.1", "1.2"]);
+    assert_eq!(string(&job_ad(&q, 1, 2), "Out").as_deref(), Some("out.1"));
+    assert_eq!(
+        int(&q.cluster_ad(c).unwrap().unwrap(), TOTAL_SUBMIT_PROCS),
+        Some(3)
+    );
+    let err = q
+        .transaction(|tx| tx.add_procs(ClusterId(1), procs(1)))
+        .unwrap_err();
+    assert!(matches!(err, QueueError::NotNewCluster(ClusterId(1))));
+    let err = q
+        .transaction(|tx| tx.submit_cluster(ClusterId(7), cluster_ad("x"), procs(1)))
+        .unwrap_err();
+    assert!(matches!(err, QueueError::NotNewCluster(ClusterId(7))));
+}
+
+#[test]
+fn edits_at_cluster_and_proc_level() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(3)).unwrap();
+    q.transaction(|tx| -> R {
+        tx.set_attr(ClusterId(1), "JobPrio", parse_expr("10 + 1").unwrap())?;
+        tx.set_attr(JobId::new(1, 1), "JobPrio", Expr::lit(-5))?;
+        // Deleting from a proc what its cluster has masks it.
+        assert!(tx.delete_attr(JobId::new(1, 2), "Cmd")?);
+        assert!(!tx.delete_attr(JobId::new(1, 2), "NoSuchAttr")?);
+        assert!(tx.delete_attr(JobId::new(1, 0), "Args")?);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(int(&job_ad(&q, 1, 0), "JobPrio"), Some(11));
+    assert_eq!(int(&job_ad(&q, 1, 1), "JobPrio"), Some(-5));
+    assert_eq!(int(&job_ad(&q, 1, 2), "JobPrio"), Some(11));
+    assert!(job_ad(&q, 1, 2).eval_attr("Cmd").is_undefined());
+    assert_eq!(
+        string(&job_ad(&q, 1, 1), "Cmd").as_deref(),
+        Some("/bin/sleep")
+    );
+    assert!(job_ad(&q, 1, 0).lookup("Args").is_none());
+    let printed = crate::classad::unparse::expr_to_string(
+        q.cluster_ad(ClusterId(1))
+            .unwrap()
+            .unwrap()
+            .lookup("JobPrio")
+            .unwrap(),
+    );
+    assert_eq!(printed, "10 + 1");
+    q.transaction(|tx| tx.delete_attr(ClusterId(1), "JobPrio"))
+        .unwrap();
+    assert!(job_ad(&q, 1, 0).lookup("JobPrio").is_none());
+}
+
+#[test]
+fn protected_and_typed_attributes() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(2)).unwrap();
+    let err = |r: R| r.unwrap_err().to_string();
+    let j = JobId::new(1, 1);
+    assert_eq!(
+        err(q.transaction(|tx| tx.set_attr(j, "ProcId", Expr::lit(5)))),
+        "job 1.1: setting ProcId to a new value is not permitted"
+    );
+    assert_eq!(
+        err(q.transaction(|tx| tx.set_attr(ClusterId(1), "ClusterId", Expr::lit(5)))),
+        "cluster 1: setting ClusterId to a new value is not permitted"
+    );
+    // The same value is accepted and changes nothing.
+    q.transaction(|tx| {
+        tx.set_attr(j, "ProcId", Expr::lit(1))?;
+        tx.set_attr(j, "ClusterId", Expr::lit(1))
+    })
+    .unwrap();
+    assert_eq!(
+        err(q.transaction(|tx| tx.set_attr(j, "JobStatus", Expr::lit("held")))),
+        "job 1.1: JobStatus must be an integer"
+    );
+    assert_eq!(
+        err(q.transaction(|tx| tx.set_attr(ClusterId(1), "Owner", Expr::lit(3)))),
+        "cluster 1: Owner must be a string"
+    );
+    assert_eq!(
+        err(q.transaction(|tx| tx.set_attr(j, "QDate", parse_expr("time()").unwrap()))),
+        "job 1.1: QDate must be an integer or undefined"
+    );
+    assert_eq!(
+        err(q.transaction(|tx| tx.delete_attr(j, "JobStatus").map(|_| ()))),
+        "job 1.1: setting JobStatus to a new value is not permitted"
+    );
+    assert_eq!(
+        err(q.transaction(|tx| tx.set_attr(j, "", Expr::lit(1)))),
+        "job 1.1: invalid attribute name ''"
+    );
+    assert_eq!(
+        err(q.transaction(|tx| tx.set_attr(JobId::new(1, 7), "X", Expr::lit(1)))),
+        "job 1.7 not found"
+    );
+    assert_eq!(
+        err(q.transaction(|tx| tx.set_attr(ClusterId(4), "X", Expr::lit(1)))),
+        "cluster 4 not found"
+    );
+}
+
+#[test]
+fn owner_set_on_a_proc_goes_to_the_cluster_from_proc_0_only() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(2)).unwrap();
+    q.transaction(|tx| tx.set_attr(JobId::new(1, 1), "Owner", Expr::lit("eve")))
+        .unwrap();
+    assert_eq!(string(&job_ad(&q, 1, 1), "Owner").as_deref(), Some("alice"));
+    q.transaction(|tx| tx.set_attr(JobId::new(1, 0), "Owner", Expr::lit("bob")))
+        .unwrap();
+    assert_eq!(string(&job_ad(&q, 1, 1), "Owner").as_deref(), Some("bob"));
+    assert_eq!(
+        ids(&q, &JobQuery::ids([JobIdSpec::Owner("BOB".into())])).len(),
+        2
+    );
+    assert!(ids(&q, &constraint("Owner == \"alice\"")).is_empty());
+}
+
+#[test]
+fn status_changes_follow_the_schedds_rules() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(2)).unwrap();
+    let j = JobId::new(1, 0);
+    q.set_clock(|| 2000);
+    q.transaction(|tx| tx.set_status(j, JobStatus::Held))
+        .unwrap();
+    let a = job_ad(&q, 1, 0);
+    assert_eq!(int(&a, "JobStatus"), Some(5));
+    assert_eq!(int(&a, "LastJobStatus"), Some(1));
+    assert_eq!(int(&a, "EnteredCurrentStatus"), Some(2000));
+    // The other job still has the cluster's time.
+    assert_eq!(int(&job_ad(&q, 1, 1), "EnteredCurrentStatus"), Some(1000));
+
+    q.transaction(|tx| tx.set_status(j, JobStatus::Removed))
+        .unwrap();
+    // A removed job cannot come back...
+    let err = q
+        .transaction(|tx| tx.set_status(j, JobStatus::Idle))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "changing JobStatus of removed job 1.0 to 1 is invalid"
+    );
+    // ... but may be held, and then remembers to go back to removed.
+    q.transaction(|tx| tx.set_status(j, JobStatus::Held))
+        .unwrap();
+    let a = job_ad(&q, 1, 0);
+    assert_eq!(int(&a, "JobStatusOnRelease"), Some(3));
+    assert_eq!(int(&a, "LastJobStatus"), Some(3));
+    let err = q
+        .transaction(|tx| tx.set_attr(j, "JobStatus", Expr::lit(2)))
+        .unwrap_err();
+    assert!(matches!(err, QueueError::RemovedJobStatus { to: 2, .. }));
+    // set_attr applies the rules without touching EnteredCurrentStatus.
+    q.set_clock(|| 3000);
+    q.transaction(|tx| tx.set_attr(JobId::new(1, 1), "JobStatus", Expr::lit(2)))
+        .unwrap();
+    let b = job_ad(&q, 1, 1);
+    assert_eq!(int(&b, "JobStatus"), Some(2));
+    assert_eq!(int(&b, "EnteredCurrentStatus"), Some(1000));
+    assert_eq!(
+        q.job(JobId::new(1, 1)).unwrap().unwrap().status(),
+        Some(JobStatus::Running)
+    );
+}
+
+#[test]
+fn finished_jobs_move_to_the_history() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(3)).unwrap();
+    let j = |p| JobId::new(1, p);
+    let err = q.transaction(|tx| tx.move_to_history(j(0))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "job 1.0 is neither completed nor removed (JobStatus 1): it cannot leave the queue"
+    );
+    q.set_clock(|| 5000);
+    let outcome = q
+        .transaction(|tx| {
+            tx.set_status(j(0), JobStatus::Completed)?;
+            tx.set_status(j(1), JobStatus::Removed)?;
+            tx.set_attr(
+                j(2),
+                "LeaveJobInQueue",
+                parse_expr("JobStatus == 4").unwrap(),
+            )?;
+            tx.set_status(j(2), JobStatus::Completed)?;
+            Ok::<_, QueueError>([
+                tx.move_to_history(j(0))?,
+                tx.move_to_history(j(1))?,
+                tx.move_to_history(j(2))?,
+            ])
+        })
+        .unwrap();
+    assert_eq!(
+        outcome,
+        [LeftQueue::Moved, LeftQueue::Moved, LeftQueue::LeftInQueue]
+    );
+    assert_eq!(ids(&q, &JobQuery::all()), ["1.2"]);
+    assert_eq!(int(&job_ad(&q, 1, 2), "CompletionDate"), Some(5000));
+
+    let history: Vec<HistoryEntry> = q
+        .history(&HistoryQuery::all())
+        .unwrap()
+        .collect::<R<_>>()
+        .unwrap();
+    let hist_ids: Vec<String> = history.iter().map(|h| h.id().to_string()).collect();
+    assert_eq!(hist_ids, ["1.1", "1.0"], "newest first");
+    let done = history[1].ad().unwrap();
+    assert!(done.chained().is_none(), "history ads are flat");
+    assert_eq!(int(done, "ClusterId"), Some(1));
+    assert_eq!(int(done, "ProcId"), Some(0));
+    assert_eq!(int(done, "CompletionDate"), Some(5000));
+    assert_eq!(string(done, "Cmd").as_deref(), Some("/bin/sleep"));
+    assert_eq!(string(done, "Args").as_deref(), Some("0"));
+    let forwards = HistoryQuery::new(JobQuery::all(), HistoryOrder::OldestFirst);
+    let first = q.history(&forwards).unwrap().next().unwrap().unwrap();
+    assert_eq!(first.id(), j(0));
+    let removed = HistoryQuery::new(constraint("JobStatus == 3"), HistoryOrder::NewestFirst);
+    let found: Vec<JobId> = q
+        .history(&removed)
+        .unwrap()
+        .map(|h| h.unwrap().id())
+        .collect();
+    assert_eq!(found, [j(1)]);
+    let by_owner = HistoryQuery::new(
+        JobQuery::ids([JobIdSpec::Owner("Alice".into())]),
+        HistoryOrder::NewestFirst,
+    );
+    assert_eq!(q.history(&by_owner).unwrap().count(), 2);
+
+    // The cluster leaves with its last job; its id is never given again.
+    q.transaction(|tx| {
+        tx.set_attr(j(2), "LeaveJobInQueue", Expr::lit(false))?;
+        tx.move_to_history(j(2))
+    })
+    .unwrap();
+    assert!(q.cluster_ids().unwrap().is_empty());
+    assert_eq!(q.submit(cluster_ad("a"), procs(1)).unwrap(), ClusterId(2));
+    assert_eq!(q.trim_history(1).unwrap(), 2);
+    assert_eq!(q.history(&HistoryQuery::all()).unwrap().count(), 1);
+}
+
+#[test]
+fn queries_by_ids_owners_and_constraints() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(3)).unwrap();
+    q.submit(cluster_ad("bob"), procs(2)).unwrap();
+    q.submit(cluster_ad("alice"), procs(1)).unwrap();
+    q.transaction(|tx| tx.set_status(JobId::new(2, 1), JobStatus::Held))
+        .unwrap();
+    let spec = |s: &str| JobIdSpec::parse(s);
+    assert_eq!(ids(&q, &JobQuery::ids([spec("2")])), ["2.0", "2.1"]);
+    assert_eq!(
+        ids(&q, &JobQuery::ids([spec("1.2"), spec("3"), spec("2.0")])),
+        ["1.2", "2.0", "3.0"]
+    );
+    assert_eq!(ids(&q, &JobQuery::ids([spec("bob")])), ["2.0", "2.1"]);
+    assert!(ids(&q, &JobQuery::ids([spec("9"), spec("1.9"), spec("carol")])).is_empty());
+    assert_eq!(ids(&q, &constraint("JobStatus == 5")), ["2.1"]);
+    assert_eq!(
+        ids(&q, &constraint("Args == \"0\" && MY.Owner == \"ALICE\"")),
+        ["1.0", "3.0"]
+    );
+    // Ids and constraint together: the ids, then the constraint.
+    assert_eq!(
+        ids(
+            &q,
+            &JobQuery::ids([spec("alice")]).with_constraint(parse_expr("ProcId > 0").unwrap())
+        ),
+        ["1.1", "1.2"]
+    );
+    // Numbers other than 0 count as true, as HTCondor's EvalExprBool has it.
+    assert_eq!(ids(&q, &constraint("ProcId")).len(), 3);
+    assert!(ids(&q, &constraint("\"yes\"")).is_empty());
+    assert!(ids(&q, &constraint("undefined")).is_empty());
+    assert_eq!(
+        q.count_by_status(&JobQuery::all()).unwrap(),
+        [(1, 5), (5, 1)]
+    );
+    assert_eq!(
+        q.count_by_status(&constraint("Owner == \"bob\"")).unwrap(),
+        [(1, 1), (5, 1)]
+    );
+}
+
+#[test]
+fn a_stream_shares_each_cluster_ad_and_spans_pages() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(2500)).unwrap();
+    q.submit(cluster_ad("bob"), procs(10)).unwrap();
+    let jobs: Vec<Job> = q.jobs(&JobQuery::all()).unwrap().collect::<R<_>>().unwrap();
+    assert_eq!(jobs.len(), 2510);
+    assert!(jobs.windows(2).all(|w| w[0].id() < w[1].id()));
+    assert!(Arc::ptr_eq(jobs[0].cluster(), jobs[2499].cluster()));
+    assert!(!Arc::ptr_eq(jobs[0].cluster(), jobs[2500].cluster()));
+    assert_eq!(jobs[2500].cluster().id(), ClusterId(2));
+    assert_eq!(int(jobs[1234].ad().unwrap(), "ProcId"), Some(1234));
+}
+
+#[test]
+fn a_stream_reads_one_snapshot() {
+    let (dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(3000)).unwrap();
+    let mut other = Queue::open(dir.path()).unwrap();
+    let mut stream = q.jobs(&JobQuery::all()).unwrap();
+    let first = stream.next().unwrap().unwrap();
+    assert_eq!(first.id(), JobId::new(1, 0));
+    // Another process submits and edits while the stream is half read.
+    other.submit(cluster_ad("bob"), procs(5)).unwrap();
+    other
+        .transaction(|tx| tx.set_status(JobId::new(1, 2999), JobStatus::Held))
+        .unwrap();
+    let rest: Vec<Job> = stream.collect::<R<_>>().unwrap();
+    assert_eq!(rest.len(), 2999);
+    assert_eq!(rest.last().unwrap().status(), Some(JobStatus::Idle));
+    // A new stream sees the changes.
+    assert_eq!(q.jobs(&JobQuery::all()).unwrap().count(), 3005);
+}
+
+#[test]
+fn time_columns_follow_cluster_edits() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(3)).unwrap();
+    q.set_clock(|| 4000);
+    q.transaction(|tx| tx.set_status(JobId::new(1, 1), JobStatus::Held))
+        .unwrap();
+    let recent = constraint("EnteredCurrentStatus > 1500");
+    assert_eq!(ids(&q, &recent), ["1.1"]);
+    // Editing the cluster moves the procs that inherit the time, not the one that has its own.
+    q.transaction(|tx| tx.set_attr(ClusterId(1), "EnteredCurrentStatus", Expr::lit(3000)))
+        .unwrap();
+    assert_eq!(ids(&q, &recent), ["1.0", "1.1", "1.2"]);
+    assert_eq!(
+        ids(&q, &constraint("EnteredCurrentStatus == 4000")),
+        ["1.1"]
+    );
+    q.transaction(|tx| tx.delete_attr(ClusterId(1), "QDate"))
+        .unwrap();
+    assert!(ids(&q, &constraint("QDate > 0")).is_empty());
+    assert_eq!(ids(&q, &constraint("QDate =!= 5")).len(), 3);
+    q.transaction(|tx| tx.set_attr(JobId::new(1, 2), "QDate", Expr::lit(7)))
+        .unwrap();
+    assert_eq!(ids(&q, &constraint("QDate == 7")), ["1.2"]);
+    q.transaction(|tx| tx.set_attr(ClusterId(1), "QDate", Expr::lit(8)))
+        .unwrap();
+    assert_eq!(ids(&q, &constraint("QDate == 8")), ["1.0", "1.1"]);
+    // Deleting a proc's time that the cluster also has masks it with undefined.
+    q.transaction(|tx| tx.delete_attr(JobId::new(1, 0), "QDate"))
+        .unwrap();
+    assert_eq!(ids(&q, &constraint("QDate == 8")), ["1.1"]);
+    assert!(job_ad(&q, 1, 0).eval_attr("QDate").is_undefined());
+}
+
+#[test]
+fn pushed_down_and_evaluated_queries_agree() {
+    let (_dir, mut q) = queue();
+    for (owner, n) in [("alice", 40), ("Bob", 30), ("carol", 1)] {
+        q.submit(cluster_ad(owner), procs(n)).unwrap();
+    }
+    q.set_clock(|| 1500);
+    q.transaction(|tx| -> R {
+        for (i, status) in [JobStatus::Held, JobStatus::Running, JobStatus::Completed]
+            .into_iter()
+            .enumerate()
+        {
+            for p in (i as i32..40).step_by(7) {
+                tx.set_status(JobId::new(1, p), status)?;
+            }
+        }
+        tx.set_attr(JobId::new(2, 3), "QDate", Value::Undefined.into_lit())?;
+        tx.set_attr(ClusterId(3), "QDate", Expr::lit(99))?;
+        Ok(())
+    })
+    .unwrap();
+    let all: Vec<Job> = q.jobs(&JobQuery::all()).unwrap().collect::<R<_>>().unwrap();
+    for src in [
+        "ClusterId == 1",
+        "ClusterId != 1",
+        "ClusterId >= 2 && ProcId < 5",
+        "MY.ProcId == 3 || ClusterId == 3",
+        "(JobStatus == 5 || JobStatus == 2) && ProcId > 10",
+        "JobStatus =?= 5",
+        "JobStatus =!= 1",
+        "JobStatus == 5.0",
+        "5 == JobStatus",
+        "Owner == \"bob\"",
+        "Owner != \"ALICE\"",
+        "Owner =?= \"Bob\"",
+        "Owner =?= \"bob\"",
+        "Owner =!= \"bob\"",
+        "QDate == 1000",
+        "QDate =!= 1000",
+        "QDate < 100",
+        "EnteredCurrentStatus > 1000",
+        "EnteredCurrentStatus > 1000 && Args == \"8\"",
+        "ClusterId == 1 && (ProcId == 1 || Args == \"2\")",
+        "ClusterId == -1",
+        "ClusterId == \"1\"",
+        "TARGET.JobStatus == 5",
+        "Args == \"3\"",
+    ] {
+        let expr = parse_expr(src).unwrap();
+        let evaluated: Vec<JobId> = all
+            .iter()
+            .filter(|j| constraint_holds(&expr, j.ad().unwrap()))
+            .map(|j| j.id())
+            .collect();
+        let queried = q.job_ids(&JobQuery::all().with_constraint(expr)).unwrap();
+        assert_eq!(queried, evaluated, "{src}");
+    }
+}
+
+trait IntoLit {
+    fn into_lit(self) -> Expr;
+}
+
+impl IntoLit for Value {
+    fn into_lit(self) -> Expr {
+        Expr::Lit(self)
+    }
+}
+
+#[test]
+fn repair_finds_a_clean_store_clean_and_fixes_what_foreign_writes_break() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(2)).unwrap();
+    assert!(q.repair().unwrap().is_clean());
+    q.conn
+        .execute_batch("UPDATE meta SET value = 1 WHERE name = 'next_cluster_id'")
+        .unwrap();
+    let report = q.repair().unwrap();
+    assert!(report.next_cluster_id_fixed);
+    assert!(report.integrity_problems.is_empty());
+    q.conn.execute_batch("DELETE FROM procs").unwrap();
+    let report = q.repair().unwrap();
+    assert_eq!(report.empty_clusters_removed, 1);
+    assert!(!report.next_cluster_id_fixed);
+    assert!(q.repair().unwrap().is_clean());
+    assert_eq!(q.submit(cluster_ad("a"), procs(1)).unwrap(), ClusterId(2));
+}
+
+#[test]
+fn a_writer_waits_for_another_and_gives_up_after_the_timeout() {
+    let (dir, mut q) = queue();
+    let mut impatient =
+        Queue::open_with_timeout(dir.path(), std::time::Duration::from_millis(50)).unwrap();
+    q.transaction(|tx| -> R {
+        tx.submit(cluster_ad("alice"), procs(1))?;
+        let err = impatient.submit(cluster_ad("bob"), procs(1)).unwrap_err();
+        assert!(matches!(err, QueueError::Busy { .. }), "{err:?}");
+        // Readers are not blocked by the writer, and see the last commit.
+        assert_eq!(impatient.job_ids(&JobQuery::all()).unwrap().len(), 0);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        impatient.submit(cluster_ad("bob"), procs(1)).unwrap(),
+        ClusterId(2)
+    );
+}
+
+#[test]
+fn damaged_ads_are_reported_with_their_job() {
+    let (_dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(2)).unwrap();
+    q.conn
+        .execute("UPDATE procs SET ad = '[ x = ' WHERE proc_id = 1", [])
+        .unwrap();
+    let results: Vec<R<Job>> = q.jobs(&constraint("true")).unwrap().collect();
+    assert!(results[0].is_ok());
+    let err = results[1].as_ref().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("job 1.1: the stored ad is damaged"),
+        "{err}"
+    );
+    // Without a constraint the ad is read only when asked for.
+    let job = q.job(JobId::new(1, 1)).unwrap().unwrap();
+    assert_eq!(job.status(), Some(JobStatus::Idle));
+    assert!(job.ad().is_err());
+}
+
+#[test]
+fn queues_and_jobs_can_move_between_threads() {
+    fn send<T: Send>() {}
+    send::<Queue>();
+    send::<Job>();
+    send::<HistoryEntry>();
+    send::<QueueError>();
+}

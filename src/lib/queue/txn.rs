@@ -1,0 +1,679 @@
+//! Changing the queue: [`Transaction`], the one way to write, so that every change a tool
+//! makes (a whole submit, a hold of a thousand jobs, a job's move to the history) lands
+//! completely or not at all.
+//!
+//! The rules are the schedd's (src/condor_schedd.V6/qmgmt.cpp):
+//! - `NewCluster`: cluster ids come from a counter that only grows, never reused.
+//! - `NewProcFromAd`: a proc ad keeps only what differs from its cluster ad; `Owner`, `User`,
+//!   `ClusterId`, `JobUniverse`, `NTDomain`, `JobSetId`/`JobSetName` belong to the cluster ad,
+//!   `ProcId` and `JobStatus` to the proc ad (`aForcedSetAttrs`).
+//! - `SetAttribute`: `ClusterId`/`ProcId` cannot change; `Owner`/`User` set on proc 0 go to
+//!   the cluster ad and on other procs are ignored; a removed job's `JobStatus` may only
+//!   become held or removed again, `LastJobStatus` and `JobStatusOnRelease` are kept.
+//! - `DeleteAttribute` on a proc ad masks the cluster's value with `undefined`, as a chained
+//!   ClassAd's delete does.
+//! - `DestroyProc`: only completed or removed jobs leave the queue, `CompletionDate` is filled
+//!   in for completed ones, `LeaveJobInQueue` keeps them, and a cluster goes with its last job.
+//! - `SetSubmitTotalProcs`: a committed submit records `TotalSubmitProcs` in its cluster ad.
+//!
+//! Beyond the schedd, the store insists that the attributes it indexes hold literals of their
+//! kind (`JobStatus`, `QDate`, `EnteredCurrentStatus`: integers; `Owner`: a string; the two
+//! times may also be `undefined`), which keeps its columns exact (see `pushdown.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use rusqlite::{params, OptionalExtension};
+
+use crate::classad::ast::Expr;
+use crate::classad::intern::intern;
+use crate::classad::{ClassAd, Value};
+
+use super::codec::{self, int_literal, str_literal};
+use super::error::QueueError;
+use super::id::{AdKey, ClusterId, JobId};
+use super::query::{self, damaged, sql_err, Job, JobIter, JobQuery};
+use super::schema::{self, OWN_ENTERED_CURRENT_STATUS, OWN_QDATE};
+use super::status::JobStatus;
+
+type Result<T, E = QueueError> = std::result::Result<T, E>;
+
+/// What [`Transaction::move_to_history`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeftQueue {
+    /// The job is in the history and no longer in the queue.
+    Moved,
+    /// The job's `LeaveJobInQueue` is true: it stays (with its `CompletionDate` set).
+    LeftInQueue,
+}
+
+/// A cluster submitted in this transaction.
+struct NewCluster {
+    ad: ClassAd,
+    next_proc: i32,
+}
+
+/// One write transaction on the queue (`BEGIN IMMEDIATE`: it holds the write lock from the
+/// start, so two writers never deadlock upgrading a read lock). Made by
+/// [`super::Queue::transaction`], which commits it when the closure succeeds and rolls it
+/// back otherwise.
+pub struct Transaction<'q> {
+    tx: rusqlite::Transaction<'q>,
+    path: &'q Path,
+    now: i64,
+    reserved: BTreeSet<ClusterId>,
+    new_clusters: BTreeMap<ClusterId, NewCluster>,
+    /// The last cluster ad read or written, parsed: edits to many jobs of one cluster parse
+    /// it once.
+    cluster_cache: Option<(ClusterId, Arc<ClassAd>)>,
+}
+
+impl<'q> Transaction<'q> {
+    pub(crate) fn new(tx: rusqlite::Transaction<'q>, path: &'q Path, now: i64) -> Self {
+        Transaction {
+            tx,
+            path,
+            now,
+            reserved: BTreeSet::new(),
+            new_clusters: BTreeMap::new(),
+            cluster_cache: None,
+        }
+    }
+
+    /// The time of this transaction (seconds since the epoch): every change it makes is
+    /// stamped with the same time.
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
+    fn sql(&self) -> impl Fn(rusqlite::Error) -> QueueError + '_ {
+        sql_err(self.path)
+    }
+
+    // ---- submitting ----
+
+    /// Reserves the next cluster id (HTCondor's `NewCluster`), for a submit that needs its id
+    /// before it can build its ads (`$(Cluster)` in a submit file). A reserved id that no
+    /// submit uses is simply never used.
+    pub fn new_cluster_id(&mut self) -> Result<ClusterId> {
+        let stored = schema::next_cluster_id_stored(&self.tx).map_err(self.sql())?;
+        let needed = schema::next_cluster_id_needed(&self.tx).map_err(self.sql())?;
+        let id = stored.max(needed);
+        if id > i32::MAX as i64 {
+            return Err(QueueError::ClusterIdsExhausted(id));
+        }
+        schema::set_next_cluster_id(&self.tx, id + 1).map_err(self.sql())?;
+        let id = ClusterId(id as i32);
+        self.reserved.insert(id);
+        Ok(id)
+    }
+
+    /// Submits a cluster: reserves its id, stores `cluster_ad` once as the cluster ad (with
+    /// `ClusterId` set) and each of `procs` as a job with ProcIds 0, 1, ... Each proc ad may be
+    /// a full job ad or only what differs from the cluster ad: the store keeps only the
+    /// difference. Returns the cluster id.
+    pub fn submit(
+        &mut self,
+        cluster_ad: ClassAd,
+        procs: impl IntoIterator<Item = ClassAd>,
+    ) -> Result<ClusterId> {
+        let id = self.new_cluster_id()?;
+        self.submit_cluster(id, cluster_ad, procs)?;
+        Ok(id)
+    }
+
+    /// As [`Transaction::submit`], for an id from [`Transaction::new_cluster_id`]; returns the
+    /// ProcIds given.
+    pub fn submit_cluster(
+        &mut self,
+        id: ClusterId,
+        cluster_ad: ClassAd,
+        procs: impl IntoIterator<Item = ClassAd>,
+    ) -> Result<Range<i32>> {
+        if !self.reserved.remove(&id) {
+            return Err(QueueError::NotNewCluster(id));
+        }
+        let key = AdKey::Cluster(id);
+        let mut ad = ClassAd::new();
+        for (name, expr) in cluster_ad.iter() {
+            if name.eq_ignore_ascii_case(codec::PROC_ID)
+                || name.eq_ignore_ascii_case(codec::CLUSTER_ID)
+            {
+                continue;
+            }
+            check_value(key, name, expr)?;
+            ad.insert(name, expr.clone());
+        }
+        ad.insert_named(intern(codec::CLUSTER_ID), Expr::lit(id.0 as i64));
+        self.tx
+            .prepare_cached("INSERT INTO clusters (cluster_id, owner, ad) VALUES (?1, ?2, ?3)")
+            .and_then(|mut s| s.execute(params![id.0, owner_of(&ad), codec::encode_cluster(&ad)]))
+            .map_err(self.sql())?;
+        self.new_clusters
+            .insert(id, NewCluster { ad, next_proc: 0 });
+        self.add_procs(id, procs)
+    }
+
+    /// Adds more jobs to a cluster submitted in this transaction (a submit file with several
+    /// queue statements), numbering on from the last; returns the ProcIds given.
+    pub fn add_procs(
+        &mut self,
+        id: ClusterId,
+        procs: impl IntoIterator<Item = ClassAd>,
+    ) -> Result<Range<i32>> {
+        let Some(cluster) = self.new_clusters.get_mut(&id) else {
+            return Err(QueueError::NotNewCluster(id));
+        };
+        let first = cluster.next_proc;
+        let cluster_ad = &cluster.ad;
+        let inherited_status = cluster_ad
+            .lookup(codec::JOB_STATUS)
+            .and_then(int_literal)
+            .unwrap_or(JobStatus::Idle.code());
+        let mut insert = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO procs (cluster_id, proc_id, job_status, qdate,
+                     entered_current_status, own_mask, ad)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .map_err(sql_err(self.path))?;
+        let mut own: Vec<(Arc<str>, Expr)> = Vec::new();
+        for proc_ad in procs {
+            let proc = cluster.next_proc;
+            let key = AdKey::Job(JobId { cluster: id, proc });
+            let mut status = None;
+            for (name, expr) in proc_ad.iter() {
+                if name.eq_ignore_ascii_case(codec::PROC_ID) || codec::is_forced_cluster_attr(name)
+                {
+                    continue;
+                }
+                if name.eq_ignore_ascii_case(codec::JOB_STATUS) {
+                    status = Some(int_literal(expr).ok_or(QueueError::BadAttributeValue {
+                        key,
+                        attr: codec::JOB_STATUS,
+                        expected: "an integer",
+                    })?);
+                    continue;
+                }
+                if let Some(c) = cluster_ad.lookup(name) {
+                    if codec::same_expr(c, expr) {
+                        continue;
+                    }
+                }
+                check_value(key, name, expr)?;
+                own.push((intern(name), expr.clone()));
+            }
+            let own_ad = ClassAd::from_attrs(std::mem::take(&mut own));
+            let times = Times::of(&own_ad, cluster_ad);
+            insert
+                .execute(params![
+                    id.0,
+                    proc,
+                    status.unwrap_or(inherited_status),
+                    times.qdate,
+                    times.entered_current_status,
+                    times.own_mask,
+                    codec::encode_proc(&own_ad),
+                ])
+                .map_err(sql_err(self.path))?;
+            cluster.next_proc = proc.checked_add(1).expect("fewer than 2^31 procs");
+        }
+        Ok(first..cluster.next_proc)
+    }
+
+    /// What a commit adds to each new cluster: refuses empty submits, records
+    /// `TotalSubmitProcs`.
+    fn finish_submits(&mut self) -> Result<()> {
+        for (id, cluster) in std::mem::take(&mut self.new_clusters) {
+            if cluster.next_proc == 0 {
+                return Err(QueueError::EmptySubmit(id));
+            }
+            let mut ad = cluster.ad;
+            ad.insert_named(
+                intern(codec::TOTAL_SUBMIT_PROCS),
+                Expr::lit(cluster.next_proc as i64),
+            );
+            self.tx
+                .execute(
+                    "UPDATE clusters SET ad = ?1 WHERE cluster_id = ?2",
+                    params![codec::encode_cluster(&ad), id.0],
+                )
+                .map_err(self.sql())?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn commit(mut self) -> Result<()> {
+        self.finish_submits()?;
+        self.tx.commit().map_err(sql_err(self.path))
+    }
+
+    // ---- reading (sees this transaction's own changes) ----
+
+    /// One job, if it is in the queue.
+    pub fn job(&self, id: JobId) -> Result<Option<Job>> {
+        query::job(&self.tx, self.path, id)
+    }
+
+    /// The jobs a query selects, in job-id order. Collect what you need before changing
+    /// anything: the stream borrows the transaction.
+    pub fn jobs(&self, q: &JobQuery) -> Result<JobIter<'_>> {
+        JobIter::new(&self.tx, self.path, q)
+    }
+
+    /// The ids of the jobs a query selects.
+    pub fn job_ids(&self, q: &JobQuery) -> Result<Vec<JobId>> {
+        self.jobs(q)?.map(|j| j.map(|j| j.id())).collect()
+    }
+
+    /// A cluster ad, if the cluster is in the queue.
+    pub fn cluster_ad(&mut self, id: ClusterId) -> Result<Option<ClassAd>> {
+        match self.load_cluster(id) {
+            Ok(ad) => Ok(Some((*ad).clone())),
+            Err(QueueError::ClusterNotFound(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    // ---- editing ----
+
+    /// Sets an attribute of a cluster ad or a proc ad to an expression (`condor_qedit`; the
+    /// schedd's `SetAttribute`). Setting `JobStatus` applies the schedd's status rules but
+    /// leaves `EnteredCurrentStatus` alone, as the schedd does; [`Transaction::set_status`]
+    /// sets both.
+    pub fn set_attr(&mut self, key: impl Into<AdKey>, name: &str, value: Expr) -> Result<()> {
+        let key = key.into();
+        check_name(key, name)?;
+        match key {
+            AdKey::Cluster(id) => {
+                if name.eq_ignore_ascii_case(codec::CLUSTER_ID) {
+                    return same_id(key, codec::CLUSTER_ID, &value, id.0);
+                }
+                if name.eq_ignore_ascii_case(codec::PROC_ID) {
+                    return Err(QueueError::ProtectedAttribute {
+                        key,
+                        attr: codec::PROC_ID,
+                    });
+                }
+                check_value(key, name, &value)?;
+                let old = self.load_cluster(id)?;
+                let mut ad = (*old).clone();
+                ad.insert(name, value);
+                self.write_cluster(id, ad, &old)
+            }
+            AdKey::Job(job) => {
+                if name.eq_ignore_ascii_case(codec::PROC_ID) {
+                    return same_id(key, codec::PROC_ID, &value, job.proc);
+                }
+                if name.eq_ignore_ascii_case(codec::CLUSTER_ID) {
+                    self.load_proc(job)?;
+                    return same_id(key, codec::CLUSTER_ID, &value, job.cluster.0);
+                }
+                if is_owner_attr(name) {
+                    self.load_proc(job)?;
+                    return if job.proc == 0 {
+                        self.set_attr(job.cluster, name, value)
+                    } else {
+                        Ok(())
+                    };
+                }
+                if name.eq_ignore_ascii_case(codec::JOB_STATUS) {
+                    let new = int_literal(&value).ok_or(QueueError::BadAttributeValue {
+                        key,
+                        attr: codec::JOB_STATUS,
+                        expected: "an integer",
+                    })?;
+                    let (mut own, cluster) = self.load_proc(job)?;
+                    apply_status(job, &mut own, &cluster, new)?;
+                    return self.write_proc(job, &own, &cluster);
+                }
+                check_value(key, name, &value)?;
+                let (mut own, cluster) = self.load_proc(job)?;
+                own.insert(name, value);
+                self.write_proc(job, &own, &cluster)
+            }
+        }
+    }
+
+    /// Deletes an attribute from a cluster ad or a proc ad; returns whether the ad had it.
+    /// Deleting from a proc ad what its cluster ad also has sets it to `undefined` in the proc
+    /// ad, as HTCondor's chained ads do.
+    pub fn delete_attr(&mut self, key: impl Into<AdKey>, name: &str) -> Result<bool> {
+        let key = key.into();
+        match key {
+            AdKey::Cluster(id) => {
+                if name.eq_ignore_ascii_case(codec::CLUSTER_ID) {
+                    return Err(QueueError::ProtectedAttribute {
+                        key,
+                        attr: codec::CLUSTER_ID,
+                    });
+                }
+                let old = self.load_cluster(id)?;
+                let mut ad = (*old).clone();
+                if !ad.remove(name) {
+                    return Ok(false);
+                }
+                self.write_cluster(id, ad, &old)?;
+                Ok(true)
+            }
+            AdKey::Job(job) => {
+                for attr in [codec::PROC_ID, codec::CLUSTER_ID, codec::JOB_STATUS] {
+                    if name.eq_ignore_ascii_case(attr) {
+                        return Err(QueueError::ProtectedAttribute { key, attr });
+                    }
+                }
+                if is_owner_attr(name) {
+                    self.load_proc(job)?;
+                    return if job.proc == 0 {
+                        self.delete_attr(job.cluster, name)
+                    } else {
+                        Ok(false)
+                    };
+                }
+                let (own, cluster) = self.load_proc(job)?;
+                let mut chained = own;
+                chained.chain_to((*cluster).clone());
+                if !chained.remove(name) {
+                    return Ok(false);
+                }
+                chained.unchain();
+                self.write_proc(job, &chained, &cluster)?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// Changes a job's status as the schedd does when it holds, releases, removes, runs or
+    /// completes a job: the `JobStatus` rules of [`Transaction::set_attr`], and
+    /// `EnteredCurrentStatus` set to now.
+    pub fn set_status(&mut self, job: JobId, status: JobStatus) -> Result<()> {
+        let (mut own, cluster) = self.load_proc(job)?;
+        apply_status(job, &mut own, &cluster, status.code())?;
+        own.insert_named(intern(codec::ENTERED_CURRENT_STATUS), Expr::lit(self.now));
+        self.write_proc(job, &own, &cluster)
+    }
+
+    /// Moves a completed or removed job to the history (the schedd's `DestroyProc`): sets
+    /// `CompletionDate` of a completed job that has none, keeps the job if its
+    /// `LeaveJobInQueue` is true, and otherwise writes its whole ad to the history, deletes it
+    /// from the queue, and deletes its cluster with its last job.
+    pub fn move_to_history(&mut self, job: JobId) -> Result<LeftQueue> {
+        let (mut own, cluster) = self.load_proc(job)?;
+        let status = own
+            .lookup(codec::JOB_STATUS)
+            .and_then(int_literal)
+            .unwrap_or(0);
+        let mut ad = own.clone();
+        ad.chain_to((*cluster).clone());
+        if status == JobStatus::Completed.code() {
+            let completion = ad.eval_attr(codec::COMPLETION_DATE).as_number_int();
+            if completion.unwrap_or(0) == 0 {
+                own.insert_named(intern(codec::COMPLETION_DATE), Expr::lit(self.now));
+                ad.insert_named(intern(codec::COMPLETION_DATE), Expr::lit(self.now));
+                self.write_proc(job, &own, &cluster)?;
+            }
+        } else if status != JobStatus::Removed.code() {
+            return Err(QueueError::NotFinished { job, status });
+        }
+        if ad.eval_attr(codec::LEAVE_JOB_IN_QUEUE).as_bool_equiv() == Some(true) {
+            return Ok(LeftQueue::LeftInQueue);
+        }
+        let flat = ClassAd::from_attrs(ad.iter().map(|(n, e)| (intern(n), e.clone())).collect());
+        let int_of = |name: &str| flat.lookup(name).and_then(int_literal);
+        self.tx
+            .prepare_cached(
+                "INSERT INTO history (cluster_id, proc_id, owner, job_status, qdate,
+                     entered_current_status, completion_date, ad)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    job.cluster.0,
+                    job.proc,
+                    owner_of(&flat),
+                    status,
+                    int_of(codec::QDATE),
+                    int_of(codec::ENTERED_CURRENT_STATUS),
+                    int_of(codec::COMPLETION_DATE),
+                    codec::encode_flat(&flat),
+                ])
+            })
+            .map_err(self.sql())?;
+        self.tx
+            .prepare_cached("DELETE FROM procs WHERE cluster_id = ?1 AND proc_id = ?2")
+            .and_then(|mut s| s.execute([job.cluster.0, job.proc]))
+            .map_err(self.sql())?;
+        let left: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT 1 FROM procs WHERE cluster_id = ?1 LIMIT 1")
+            .and_then(|mut s| s.query_row([job.cluster.0], |r| r.get(0)).optional())
+            .map_err(self.sql())?;
+        if left.is_none() {
+            self.tx
+                .execute(
+                    "DELETE FROM clusters WHERE cluster_id = ?1",
+                    [job.cluster.0],
+                )
+                .map_err(self.sql())?;
+            self.cluster_cache = None;
+        }
+        Ok(LeftQueue::Moved)
+    }
+
+    // ---- rows ----
+
+    fn load_cluster(&mut self, id: ClusterId) -> Result<Arc<ClassAd>> {
+        if let Some((cached, ad)) = &self.cluster_cache {
+            if *cached == id {
+                return Ok(ad.clone());
+            }
+        }
+        let text =
+            query::cluster_text(&self.tx, self.path, id)?.ok_or(QueueError::ClusterNotFound(id))?;
+        let ad = Arc::new(
+            codec::decode_cluster(&text, id.0).map_err(|e| damaged(AdKey::Cluster(id), e))?,
+        );
+        self.cluster_cache = Some((id, ad.clone()));
+        Ok(ad)
+    }
+
+    /// A proc ad's own attributes (with `ProcId` and `JobStatus`), and its cluster ad.
+    fn load_proc(&mut self, job: JobId) -> Result<(ClassAd, Arc<ClassAd>)> {
+        let row: Option<(i64, String)> = self
+            .tx
+            .prepare_cached(
+                "SELECT job_status, ad FROM procs WHERE cluster_id = ?1 AND proc_id = ?2",
+            )
+            .and_then(|mut s| {
+                s.query_row([job.cluster.0, job.proc], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
+            .map_err(self.sql())?;
+        let (status, text) = row.ok_or(QueueError::JobNotFound(job))?;
+        let own =
+            codec::decode_proc(&text, job.proc, status).map_err(|e| damaged(AdKey::Job(job), e))?;
+        let cluster = self.load_cluster(job.cluster)?;
+        Ok((own, cluster))
+    }
+
+    fn write_proc(&mut self, job: JobId, own: &ClassAd, cluster: &ClassAd) -> Result<()> {
+        let status = own.lookup(codec::JOB_STATUS).and_then(int_literal).ok_or(
+            QueueError::BadAttributeValue {
+                key: AdKey::Job(job),
+                attr: codec::JOB_STATUS,
+                expected: "an integer",
+            },
+        )?;
+        let times = Times::of(own, cluster);
+        self.tx
+            .prepare_cached(
+                "UPDATE procs SET job_status = ?1, qdate = ?2, entered_current_status = ?3,
+                     own_mask = ?4, ad = ?5
+                 WHERE cluster_id = ?6 AND proc_id = ?7",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    status,
+                    times.qdate,
+                    times.entered_current_status,
+                    times.own_mask,
+                    codec::encode_proc(own),
+                    job.cluster.0,
+                    job.proc,
+                ])
+            })
+            .map_err(self.sql())?;
+        Ok(())
+    }
+
+    fn write_cluster(&mut self, id: ClusterId, ad: ClassAd, old: &ClassAd) -> Result<()> {
+        self.tx
+            .prepare_cached("UPDATE clusters SET owner = ?1, ad = ?2 WHERE cluster_id = ?3")
+            .and_then(|mut s| s.execute(params![owner_of(&ad), codec::encode_cluster(&ad), id.0]))
+            .map_err(self.sql())?;
+        // Procs that inherit a time from the cluster follow it.
+        for (attr, column, bit) in [
+            (codec::QDATE, "qdate", OWN_QDATE),
+            (
+                codec::ENTERED_CURRENT_STATUS,
+                "entered_current_status",
+                OWN_ENTERED_CURRENT_STATUS,
+            ),
+        ] {
+            let new = ad.lookup(attr).and_then(int_literal);
+            if new != old.lookup(attr).and_then(int_literal) {
+                self.tx
+                    .execute(
+                        &format!(
+                            "UPDATE procs SET {column} = ?1
+                             WHERE cluster_id = ?2 AND own_mask & {bit} = 0"
+                        ),
+                        params![new, id.0],
+                    )
+                    .map_err(self.sql())?;
+            }
+        }
+        if let Some(new_cluster) = self.new_clusters.get_mut(&id) {
+            new_cluster.ad = ad.clone();
+        }
+        self.cluster_cache = Some((id, Arc::new(ad)));
+        Ok(())
+    }
+}
+
+/// The effective `QDate` and `EnteredCurrentStatus` of a job, and which its proc ad sets.
+struct Times {
+    qdate: Option<i64>,
+    entered_current_status: Option<i64>,
+    own_mask: i64,
+}
+
+impl Times {
+    fn of(own: &ClassAd, cluster: &ClassAd) -> Times {
+        let mut own_mask = 0;
+        let mut value = |attr: &str, bit: i64| match own.lookup(attr) {
+            Some(e) => {
+                own_mask |= bit;
+                int_literal(e)
+            }
+            None => cluster.lookup(attr).and_then(int_literal),
+        };
+        let qdate = value(codec::QDATE, OWN_QDATE);
+        let entered_current_status =
+            value(codec::ENTERED_CURRENT_STATUS, OWN_ENTERED_CURRENT_STATUS);
+        Times {
+            qdate,
+            entered_current_status,
+            own_mask,
+        }
+    }
+}
+
+/// The schedd's `JobStatus` rules for an existing job (qmgmt.cpp `SetAttribute`).
+fn apply_status(job: JobId, own: &mut ClassAd, cluster: &ClassAd, new: i64) -> Result<()> {
+    const HELD: i64 = JobStatus::Held as i64;
+    const REMOVED: i64 = JobStatus::Removed as i64;
+    let curr = own
+        .lookup(codec::JOB_STATUS)
+        .and_then(int_literal)
+        .unwrap_or(0);
+    let mut chained = own.clone();
+    chained.chain_to(cluster.clone());
+    let int_attr = |name: &str| chained.eval_attr(name).as_number_int().unwrap_or(0);
+    let last = int_attr(codec::LAST_JOB_STATUS);
+    let release = int_attr(codec::JOB_STATUS_ON_RELEASE);
+    if new != HELD && new != REMOVED && (curr == REMOVED || last == REMOVED || release == REMOVED) {
+        return Err(QueueError::RemovedJobStatus { job, to: new });
+    }
+    if curr == REMOVED && new == HELD && release != REMOVED {
+        own.insert_named(intern(codec::JOB_STATUS_ON_RELEASE), Expr::lit(REMOVED));
+    }
+    if new != curr && curr > 0 {
+        own.insert_named(intern(codec::LAST_JOB_STATUS), Expr::lit(curr));
+    }
+    own.insert_named(intern(codec::JOB_STATUS), Expr::lit(new));
+    Ok(())
+}
+
+fn is_owner_attr(name: &str) -> bool {
+    name.eq_ignore_ascii_case(codec::OWNER) || name.eq_ignore_ascii_case(codec::USER)
+}
+
+fn check_name(key: AdKey, name: &str) -> Result<()> {
+    if codec::valid_attr_name(name) {
+        Ok(())
+    } else {
+        Err(QueueError::BadAttributeName {
+            key,
+            name: name.to_owned(),
+        })
+    }
+}
+
+/// Setting an id attribute to its own value is allowed (and changes nothing).
+fn same_id(key: AdKey, attr: &'static str, value: &Expr, id: i32) -> Result<()> {
+    if int_literal(value) == Some(id as i64) {
+        Ok(())
+    } else {
+        Err(QueueError::ProtectedAttribute { key, attr })
+    }
+}
+
+/// The kinds of value the indexed attributes may hold.
+fn check_value(key: AdKey, name: &str, value: &Expr) -> Result<()> {
+    let bad = |attr, expected| {
+        Err(QueueError::BadAttributeValue {
+            key,
+            attr,
+            expected,
+        })
+    };
+    if name.eq_ignore_ascii_case(codec::OWNER) {
+        if str_literal(value).is_none() {
+            return bad(codec::OWNER, "a string");
+        }
+    } else if name.eq_ignore_ascii_case(codec::JOB_STATUS) {
+        if int_literal(value).is_none() {
+            return bad(codec::JOB_STATUS, "an integer");
+        }
+    } else {
+        for attr in [codec::QDATE, codec::ENTERED_CURRENT_STATUS] {
+            if name.eq_ignore_ascii_case(attr)
+                && int_literal(value).is_none()
+                && !matches!(value, Expr::Lit(Value::Undefined))
+            {
+                return bad(attr, "an integer or undefined");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn owner_of(ad: &ClassAd) -> Option<String> {
+    ad.lookup(codec::OWNER)
+        .and_then(str_literal)
+        .map(|s| s.to_string())
+}
