@@ -9,3 +9,4 @@ mod config;
 mod eventlog;
 mod generated;
 mod queue;
+mod submit;

@@ -10,4 +10,5 @@ pub mod config;
 pub mod error;
 pub mod eventlog;
 pub mod queue;
+pub mod submit;
 pub mod tools;

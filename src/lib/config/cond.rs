@@ -7,7 +7,7 @@
 //! `>`, `<` (no OP means `==`). Macros are expanded first; a condition that expands to nothing is
 //! false. Anything else, `&&` and `||` included, is an error.
 
-use super::expand::{ExpandError, Scope};
+use super::expand::{ExpandError, Expander, MacroSource};
 use super::metaknobs;
 use super::reader::is_space;
 
@@ -224,11 +224,14 @@ fn compare_version(text: &str) -> Option<std::cmp::Ordering> {
 }
 
 /// Evaluates one condition: `Ok(value)`, or `Err(reason)` when it is not a valid condition.
-pub fn evaluate(expr: &str, scope: &Scope<'_>) -> Result<Result<bool, String>, ExpandError> {
+pub fn evaluate<S: MacroSource + ?Sized>(
+    expr: &str,
+    scope: &S,
+) -> Result<Result<bool, String>, ExpandError> {
     let mut text = expr.to_owned();
     let expanded = expr.contains('$');
     if expanded {
-        text = scope.expand(expr)?;
+        text = Expander::new(scope).expand(expr)?;
         let len = text.trim_end_matches(is_space).len();
         text.truncate(len);
     }
@@ -246,7 +249,7 @@ pub fn evaluate(expr: &str, scope: &Scope<'_>) -> Result<Result<bool, String>, E
     Ok(value.map(|v| v != inverted))
 }
 
-fn evaluate_simple(expr: &str, scope: &Scope<'_>) -> Result<bool, String> {
+fn evaluate_simple<S: MacroSource + ?Sized>(expr: &str, scope: &S) -> Result<bool, String> {
     let shape = shape(expr, true);
     match shape {
         Shape::Number => return Ok(atof(expr) != 0.0),
@@ -437,7 +440,11 @@ impl IfStack {
     }
 
     /// Handles `line` if it is an `if`, `elif`, `else` or `endif`.
-    pub fn line(&mut self, line: &str, scope: &Scope<'_>) -> Result<IfLine, ExpandError> {
+    pub fn line<S: MacroSource + ?Sized>(
+        &mut self,
+        line: &str,
+        scope: &S,
+    ) -> Result<IfLine, ExpandError> {
         if let Some(expr) = keyword(line, "if") {
             let mut b = self.enabled();
             if b {
@@ -503,7 +510,7 @@ impl IfStack {
 mod tests {
     use super::*;
     use crate::config::defaults::Defaults;
-    use crate::config::expand::Context;
+    use crate::config::expand::{Context, Scope};
     use crate::config::load::Environment;
     use crate::config::table::{MacroSet, Origin, SourceId};
 

@@ -271,6 +271,27 @@ struct Span {
     end: usize,
 }
 
+/// Where expansion finds the values of names: HTCondor's `MACRO_SET` and `MACRO_EVAL_CONTEXT`
+/// as `lookup_macro` and `expand_macro` see them. The configuration ([`Scope`]) and the
+/// submit language (`crate::submit`) each provide one.
+pub trait MacroSource {
+    /// The raw (unexpanded) value of `name`, as `lookup_macro` finds it.
+    fn lookup(&self, name: &str) -> Option<&str>;
+
+    /// An environment variable, for `$ENV()`.
+    fn env_var(&self, name: &str) -> Option<&str>;
+
+    /// The directory that `$Ff()` makes relative paths absolute against (the context's `cwd`).
+    fn cwd(&self) -> Option<&str> {
+        None
+    }
+
+    /// The name a self-reference may also be written as: `X` inside `SUBSYS.X = $(X) more`.
+    fn self_alias<'n>(&self, _name: &'n str) -> Option<&'n str> {
+        None
+    }
+}
+
 impl<'a> Scope<'a> {
     /// The raw value of `name` as HTCondor's `lookup_macro` finds it: `<local>.NAME`, then
     /// `<subsys>.NAME`, then `NAME`, each in the configuration and then in the defaults.
@@ -291,12 +312,60 @@ impl<'a> Scope<'a> {
 
     /// Expands every macro of `text`.
     pub fn expand(&self, text: &str) -> Result<String, ExpandError> {
-        self.expand_within(text, None, 0)
+        Expander::new(self).expand(text)
     }
 
     /// The expanded value of knob `name` (`None` when it is not defined anywhere).
     pub fn expand_knob(&self, name: &str) -> Result<Option<String>, ExpandError> {
-        match self.lookup(name) {
+        Expander::new(self).expand_knob(name)
+    }
+
+    /// Expands only references to `name` itself (`X = $(X) more`); see [`Expander::expand_self`].
+    pub fn expand_self(&self, text: &str, name: &str) -> Result<String, ExpandError> {
+        Expander::new(self).expand_self(text, name)
+    }
+}
+
+impl MacroSource for Scope<'_> {
+    fn lookup(&self, name: &str) -> Option<&str> {
+        Scope::lookup(self, name)
+    }
+
+    fn env_var(&self, name: &str) -> Option<&str> {
+        self.env.get(name)
+    }
+
+    fn self_alias<'n>(&self, name: &'n str) -> Option<&'n str> {
+        for prefix in [self.ctx.localname, self.ctx.subsys].into_iter().flatten() {
+            if name.len() > prefix.len() + 1
+                && name.as_bytes()[prefix.len()] == b'.'
+                && name[..prefix.len()].eq_ignore_ascii_case(prefix)
+            {
+                return Some(&name[prefix.len() + 1..]);
+            }
+        }
+        None
+    }
+}
+
+/// Macro expansion over a [`MacroSource`].
+pub struct Expander<'s, S: MacroSource + ?Sized> {
+    src: &'s S,
+}
+
+impl<'s, S: MacroSource + ?Sized> Expander<'s, S> {
+    pub fn new(src: &'s S) -> Self {
+        Expander { src }
+    }
+
+    /// Expands every macro of `text`.
+    pub fn expand(&self, text: &str) -> Result<String, ExpandError> {
+        self.expand_within(text, None, 0)
+    }
+
+    /// The expanded value of macro `name` (`None` when it is not defined anywhere).
+    pub fn expand_knob(&self, name: &str) -> Result<Option<String>, ExpandError> {
+        match self.src.lookup(name) {
             None => Ok(None),
             Some(raw) => self.expand_within(raw, Some(name), 0).map(Some),
         }
@@ -333,17 +402,27 @@ impl<'a> Scope<'a> {
             }
             spans.retain(|sp| sp.end > found.start || sp.start > found.start);
             let (value, from_knob) = self.evaluate(&s, &found, depth)?;
-            if let Some(name) = &from_knob {
-                let key = name.to_ascii_lowercase();
-                if spans
-                    .iter()
-                    .any(|sp| sp.start <= found.start && found.start < sp.end && sp.name == key)
-                {
+            // The knob a plain `$(NAME)` took its value from (to catch a value that uses itself).
+            let knob = from_knob.then(|| {
+                let body = found.body(&s);
+                body.split_once(':').map_or(body, |(n, _)| n)
+            });
+            if let Some(name) = knob {
+                if spans.iter().any(|sp| {
+                    sp.start <= found.start
+                        && found.start < sp.end
+                        && sp.name.eq_ignore_ascii_case(name)
+                }) {
                     return err(format!(
                         "macro expansion loop: $({name}) is used in its own value"
                     ));
                 }
             }
+            // Only a value holding `$` can hold a later macro: track where the others came
+            // from only then.
+            let knob = knob
+                .filter(|_| value.contains('$'))
+                .map(|n| n.to_ascii_lowercase());
             let old_len = found.end - found.start;
             let delta = value.len() as isize - old_len as isize;
             for sp in &mut spans {
@@ -359,10 +438,10 @@ impl<'a> Scope<'a> {
                     sp.end = found.start + value.len();
                 }
             }
-            if let Some(name) = from_knob {
+            if let Some(name) = knob {
                 if !value.is_empty() {
                     spans.push(Span {
-                        name: name.to_ascii_lowercase(),
+                        name,
                         start: found.start,
                         end: found.start + value.len(),
                     });
@@ -387,16 +466,7 @@ impl<'a> Scope<'a> {
         if !text.contains('$') {
             return Ok(text.to_owned());
         }
-        let mut selfless = None;
-        for prefix in [self.ctx.localname, self.ctx.subsys].into_iter().flatten() {
-            if name.len() > prefix.len() + 1
-                && name.as_bytes()[prefix.len()] == b'.'
-                && name[..prefix.len()].eq_ignore_ascii_case(prefix)
-            {
-                selfless = Some(&name[prefix.len() + 1..]);
-                break;
-            }
-        }
+        let selfless = self.src.self_alias(name);
         let is_self = |func: Func, body: &str| -> bool {
             if func != Func::Normal && func != Func::Filename {
                 return false;
@@ -427,7 +497,7 @@ impl<'a> Scope<'a> {
     /// Looks `arg` up as a knob, falling back to the text itself, and expands the result (how
     /// the functions read their arguments).
     fn knob_or_text(&self, arg: &str, depth: u32) -> Result<String, ExpandError> {
-        let value = self.lookup(arg).unwrap_or(arg);
+        let value = self.src.lookup(arg).unwrap_or(arg);
         self.expand_within(value, None, depth + 1)
     }
 
@@ -438,7 +508,8 @@ impl<'a> Scope<'a> {
         s: &str,
         found: &Found,
         depth: u32,
-    ) -> Result<(String, Option<String>), ExpandError> {
+    ) -> Result<(std::borrow::Cow<'s, str>, bool), ExpandError> {
+        use std::borrow::Cow;
         let body = found.body(s);
         let value = match found.func {
             Func::Normal => {
@@ -446,10 +517,10 @@ impl<'a> Scope<'a> {
                     Some((name, default)) => (name, Some(default)),
                     None => (body, None),
                 };
-                return Ok(match (self.lookup(name), default) {
-                    (Some(v), _) if !v.is_empty() => (v.to_owned(), Some(name.to_owned())),
-                    (_, Some(default)) => (default.to_owned(), None),
-                    (Some(_), None) | (None, None) => (String::new(), None),
+                return Ok(match (self.src.lookup(name), default) {
+                    (Some(v), _) if !v.is_empty() => (Cow::Borrowed(v), true),
+                    (_, Some(default)) => (Cow::Owned(default.to_owned()), false),
+                    (Some(_), None) | (None, None) => (Cow::Borrowed(""), false),
                 });
             }
             Func::Env => {
@@ -457,7 +528,7 @@ impl<'a> Scope<'a> {
                     Some((name, default)) => (name, Some(default)),
                     None => (body, None),
                 };
-                match self.env.get(name) {
+                match self.src.env_var(name) {
                     Some(v) => v.to_owned(),
                     None => default.unwrap_or("UNDEFINED").to_owned(),
                 }
@@ -470,18 +541,18 @@ impl<'a> Scope<'a> {
             Func::Str => self.string(body, depth)?,
             Func::Eval => self.eval(body, depth)?,
             Func::Basename | Func::Dirname | Func::Filename => {
-                let value = self.lookup(body).unwrap_or(body);
+                let value = self.src.lookup(body).unwrap_or(body);
                 let value = self.expand_within(value, None, depth + 1)?;
-                filename_parts(found.func, found.func_name(s), &value)
+                filename_parts(found.func, found.func_name(s), &value, self.src.cwd())
             }
         };
-        Ok((value, None))
+        Ok((Cow::Owned(value), false))
     }
 
     fn random_choice(&self, body: &str, depth: u32) -> Result<String, ExpandError> {
         let mut entries = tokens(body, ",");
         if entries.len() == 1 {
-            if let Some(list) = self.lookup(&entries[0]) {
+            if let Some(list) = self.src.lookup(&entries[0]) {
                 let list = self.expand_within(list, None, depth + 1)?;
                 entries = tokens(&list, DEFAULT_DELIMS);
             }
@@ -507,7 +578,7 @@ impl<'a> Scope<'a> {
             _ => return err(format!("$CHOICE() macro: {index_text} is invalid index!")),
         };
         let items = if entries.len() == 2 {
-            let Some(list) = self.lookup(&entries[1]) else {
+            let Some(list) = self.src.lookup(&entries[1]) else {
                 return err(format!(
                     "$CHOICE() macro: no list named \"{}\"!",
                     entries[1]
@@ -552,7 +623,7 @@ impl<'a> Scope<'a> {
                 }
             }
         };
-        let Some(value) = self.lookup(name) else {
+        let Some(value) = self.src.lookup(name) else {
             return Ok(String::new());
         };
         let value = self.expand_within(value, None, depth + 1)?;
@@ -644,7 +715,7 @@ impl<'a> Scope<'a> {
     }
 
     fn eval(&self, body: &str, depth: u32) -> Result<String, ExpandError> {
-        let raw = self.lookup(body).unwrap_or(body);
+        let raw = self.src.lookup(body).unwrap_or(body);
         let expanded = raw.contains('$');
         let text = self.expand_within(raw, None, depth + 1)?;
         Ok(match evaluate_text(&text) {
@@ -807,10 +878,10 @@ fn strtol_prefix(s: &str) -> Option<i64> {
 }
 
 /// `$Fpnxdqabfwu(path)`, `$BASENAME(path)` and `$DIRNAME(path)`: parts of a file name.
-fn filename_parts(func: Func, func_name: &str, value: &str) -> String {
+fn filename_parts(func: Func, func_name: &str, value: &str, cwd: Option<&str>) -> String {
     let mut parts = 0u32;
     let mut num_dirs = 0usize;
-    let (mut quoted, mut bare, mut arg_quote) = (false, false, false);
+    let (mut quoted, mut bare, mut arg_quote, mut full_path) = (false, false, false, false);
     let mut to_path_char: Option<u8> = None;
     match func {
         Func::Basename => parts = 1 | 2,
@@ -830,7 +901,8 @@ fn filename_parts(func: Func, func_name: &str, value: &str) -> String {
                     b'w' => to_path_char = Some(b'\\'),
                     b'u' => to_path_char = Some(b'/'),
                     b'q' => quoted = true,
-                    _ => {} // f: full path; configuration has no current directory
+                    b'f' => full_path = true,
+                    _ => {}
                 }
             }
         }
@@ -856,7 +928,25 @@ fn filename_parts(func: Func, func_name: &str, value: &str) -> String {
     if let Some(c) = quote {
         buf.push(c);
     }
-    buf.extend_from_slice(v);
+    // `f`: a relative path is made absolute against the context's directory
+    // (`strdup_full_path_quoted`); configuration has none, so only the submit language does this.
+    match cwd.filter(|d| full_path && !d.is_empty() && v.first() != Some(&b'/')) {
+        Some(dir) => {
+            let dir = dir.as_bytes();
+            let delim = to_path_char.unwrap_or(b'/');
+            let trim = dir.last() == Some(&b'/') || Some(*dir.last().unwrap_or(&0)) == to_path_char;
+            buf.extend_from_slice(if trim { &dir[..dir.len() - 1] } else { dir });
+            buf.push(delim);
+            let rel = if v.len() > 2 && v[0] == b'.' && (v[1] == b'/' || Some(v[1]) == to_path_char)
+            {
+                &v[2..]
+            } else {
+                v
+            };
+            buf.extend_from_slice(rel);
+        }
+        None => buf.extend_from_slice(v),
+    }
     if let Some(c) = quote {
         buf.push(c);
     }
