@@ -8,5 +8,7 @@ mod common;
 mod config;
 mod eventlog;
 mod generated;
+mod negotiator;
 mod queue;
 mod submit;
+mod userprio;

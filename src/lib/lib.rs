@@ -4,11 +4,13 @@
 //! [`tools::main`], which looks the tool up in the registry ([`tools::TOOLS`]), parses its command
 //! line ([`cli`]), runs it, and maps its result to an exit status ([`error`]).
 
+pub mod accountant;
 pub mod classad;
 pub mod cli;
 pub mod config;
 pub mod error;
 pub mod eventlog;
+pub mod negotiator;
 pub mod queue;
 pub mod submit;
 pub mod tools;

@@ -7,6 +7,7 @@
 
 pub mod classad_eval;
 pub mod config_val;
+pub mod userprio;
 
 use std::ffi::OsString;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -19,7 +20,7 @@ use crate::cli::Invocation;
 use crate::error::{self, CommandError};
 
 /// Every tool condorlite provides.
-pub static TOOLS: &[Tool] = &[classad_eval::TOOL, config_val::TOOL];
+pub static TOOLS: &[Tool] = &[classad_eval::TOOL, config_val::TOOL, userprio::TOOL];
 
 /// What a tool does with its parsed command line: writes its results to `out` and its
 /// diagnostics to `err`.

@@ -1,0 +1,350 @@
+//! The negotiator: matchmaking of idle jobs to slots under fair share, as HTCondor's
+//! condor_negotiator does it (src/condor_negotiator.V6/matchmaker.cpp, GroupEntry.cpp), with the
+//! schedd's side of the negotiation protocol played in-process.
+//!
+//! A cycle is a pure function of its inputs: the idle jobs and the slot ads ([`CycleInput`]),
+//! the accountant's state, the configuration and the time. [`negotiate`] returns the matches
+//! (with the preemptions they cause), the rejections, the accountant's new state and the
+//! cycle's statistics ([`CycleOutcome`]); the caller carries the matches out (claims the slots,
+//! starts the jobs, vacates the preempted ones) and commits the new accountant state.
+//! [`Negotiator`] is the same cycle for a long-running daemon: it keeps what it may reuse
+//! between cycles (autocluster assignments, slot-ad analysis) and the statistics history the
+//! negotiator ad publishes; its results are the same as [`negotiate`]'s.
+//!
+//! ```
+//! use condorlite::accountant::{AccountantConfig, AccountantState};
+//! use condorlite::classad::parse_ad;
+//! use condorlite::negotiator::{negotiate, CycleInput, IdleJob, JobId, NegotiatorConfig};
+//!
+//! let slot = parse_ad(r#"[Name = "slot1@host"; State = "Unclaimed"; Cpus = 1; Memory = 1024;
+//!                         Requirements = TARGET.RequestMemory <= Memory]"#).unwrap();
+//! let job = parse_ad(r#"[Owner = "alice"; RequestMemory = 512;
+//!                        Requirements = TARGET.Memory >= RequestMemory]"#).unwrap();
+//! let jobs = [IdleJob::new(JobId::new(1, 0), job, "example.org")];
+//! let slots = [slot];
+//! let input = CycleInput { jobs: &jobs, slots: &slots };
+//! let out = negotiate(&input, &AccountantState::new(), &AccountantConfig::default(),
+//!                     &NegotiatorConfig::default(), 1_700_000_000);
+//! assert_eq!(out.matches.len(), 1);
+//! assert_eq!(out.matches[0].submitter.as_ref(), "alice@example.org");
+//! assert_eq!(out.accountant.resources_used("alice@example.org"), 1);
+//! ```
+//!
+//! Where condorlite differs from HTCondor 24:
+//! - Every partitionable slot is consumed negotiator-side (several jobs per slot per cycle), by
+//!   its `Consumption<Resource>` expressions or else `MODIFY_REQUEST_EXPR_*`: there is no
+//!   schedd-side splitting of a whole matched partitionable slot.
+//! - `RemoteUserResourcesInUse` and friends are the values when the cycle started, not live
+//!   values; ties between equally good slots go to the one listed first, and between equally
+//!   prioritised submitters to the name that sorts first (HTCondor: `LastHeardFrom % 1009`).
+//! - Slots in the `Matched` state are not offered again; time limits
+//!   (`NEGOTIATOR_MAX_TIME_PER_*`) do not apply (a cycle must be a function of its inputs);
+//!   round-robin history for group-quota remainders starts afresh each cycle.
+//! - A slot without `Requirements` matches by its `START` expression, and one with neither
+//!   matches any job whose own Requirements hold.
+
+pub mod autocluster;
+pub mod config;
+mod cycle;
+pub mod eval;
+pub mod job;
+pub mod quota;
+pub mod refs;
+pub mod slots;
+pub mod stats;
+
+use std::sync::Arc;
+
+use crate::accountant::{AccountantConfig, AccountantState};
+use crate::classad::{ClassAd, Expr};
+pub use autocluster::Autoclusters;
+pub use config::NegotiatorConfig;
+pub use job::{submitter_name, IdleJob, JobId, JobPrio};
+pub use stats::CycleStats;
+
+/// What a cycle negotiates over.
+#[derive(Clone, Copy, Debug)]
+pub struct CycleInput<'a> {
+    /// The idle jobs (any order).
+    pub jobs: &'a [IdleJob],
+    /// Every slot ad: unclaimed, claimed (with `State`, `RemoteUser`/`AccountingGroup`,
+    /// `CurrentRank`, ...), partitionable and dynamic.
+    pub slots: &'a [ClassAd],
+}
+
+/// Why a claimed slot is taken from the job running on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreemptReason {
+    /// The slot's `RANK` prefers the new job.
+    Rank,
+    /// The new job's submitter has the better priority (and `PREEMPTION_REQUIREMENTS` held).
+    UserPriority,
+}
+
+/// A job matched to a slot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Match {
+    pub job: JobId,
+    pub submitter: Arc<str>,
+    /// The slot's index in [`CycleInput::slots`].
+    pub slot: usize,
+    pub slot_name: String,
+    /// What the match is charged: the slot's weight, or for a partitionable slot the weight it
+    /// lost.
+    pub cost: f64,
+    /// The job's autocluster (numbers are only meaningful within one cycle).
+    pub autocluster: u32,
+    /// For a partitionable slot: what the job takes of each resource (`Cpus`, `Memory`, ...),
+    /// the size of the dynamic slot to carve.
+    pub consumption: Vec<(String, f64)>,
+    /// Set when the slot was claimed: the running job is preempted.
+    pub preempting: Option<PreemptReason>,
+    /// The concurrency limits the match holds (lower-cased), as `MatchedConcurrencyLimits`.
+    pub concurrency_limits: Option<String>,
+    /// The accounting group the job was negotiated in (`<none>` without groups).
+    pub group: String,
+}
+
+/// A running job to be vacated for a match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preemption {
+    pub slot: usize,
+    pub slot_name: String,
+    /// The customer whose job is preempted.
+    pub victim: String,
+    /// The job that gets the slot.
+    pub by: JobId,
+    pub by_submitter: String,
+    pub reason: PreemptReason,
+}
+
+/// Why a request (a job, standing for the rest of its autocluster) got no slot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RejectReason {
+    NoMatch,
+    SubmitterLimit,
+    ConcurrencyLimit(Vec<String>),
+    PreemptionRequirements,
+    InsufficientPriority,
+}
+
+impl std::fmt::Display for RejectReason {
+    /// HTCondor's rejection texts (the job's `LastRejMatchReason`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RejectReason::NoMatch => f.write_str("no match found"),
+            RejectReason::SubmitterLimit => f.write_str("submitter limit exceeded"),
+            RejectReason::ConcurrencyLimit(l) => {
+                write!(f, "concurrency limit {} reached", l.join(", "))
+            }
+            RejectReason::PreemptionRequirements => f.write_str("PREEMPTION_REQUIREMENTS == False"),
+            RejectReason::InsufficientPriority => f.write_str("insufficient priority"),
+        }
+    }
+}
+
+/// A rejected request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejection {
+    pub job: JobId,
+    pub submitter: String,
+    pub autocluster: u32,
+    pub reason: RejectReason,
+}
+
+/// A submitter's share in the first spin of its pie.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubmitterReport {
+    pub name: String,
+    pub group: String,
+    /// The effective priority it was negotiated with.
+    pub priority: f64,
+    /// Its share of the pie (`SubmitterShare`).
+    pub share: f64,
+    /// Share times the pie (`SubmitterLimit`).
+    pub limit: f64,
+}
+
+/// A group's quota numbers in the last allocation round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupReport {
+    pub name: String,
+    pub config_quota: f64,
+    pub static_quota: bool,
+    /// The quota computed from the pool (`EffectiveQuota`).
+    pub quota: f64,
+    pub subtree_quota: f64,
+    /// Quota plus surplus allocated.
+    pub allocated: f64,
+    /// Demand (`Requested`).
+    pub requested: f64,
+    pub usage: f64,
+    pub sort_key: f64,
+    pub accept_surplus: bool,
+    pub autoregroup: bool,
+}
+
+/// What a cycle decided.
+#[derive(Clone, Debug, Default)]
+pub struct CycleOutcome {
+    pub matches: Vec<Match>,
+    pub preemptions: Vec<Preemption>,
+    pub rejections: Vec<Rejection>,
+    /// The accountant's state with the cycle's priority update and matches.
+    pub accountant: AccountantState,
+    pub stats: CycleStats,
+    /// With accounting groups: each group's quota numbers.
+    pub groups: Vec<GroupReport>,
+    pub submitters: Vec<SubmitterReport>,
+    /// Partitionable slots as the cycle left them (resources consumed), by input index.
+    pub slot_ads: Vec<(usize, ClassAd)>,
+}
+
+/// Runs one negotiation cycle (see the module documentation).
+pub fn negotiate(
+    input: &CycleInput<'_>,
+    accountant: &AccountantState,
+    accountant_config: &AccountantConfig,
+    config: &NegotiatorConfig,
+    now: i64,
+) -> CycleOutcome {
+    let mut acs = Autoclusters::new();
+    let mut slots = eval::SlotCache::default();
+    cycle::run(
+        input,
+        accountant,
+        accountant_config,
+        config,
+        now,
+        cycle::Caches {
+            autoclusters: &mut acs,
+            slots: &mut slots,
+            classing: true,
+        },
+    )
+}
+
+/// [`negotiate`] evaluating every (autocluster, slot) pair: the reference the class-based
+/// evaluation is tested against.
+pub fn negotiate_unclassed(
+    input: &CycleInput<'_>,
+    accountant: &AccountantState,
+    accountant_config: &AccountantConfig,
+    config: &NegotiatorConfig,
+    now: i64,
+) -> CycleOutcome {
+    let mut acs = Autoclusters::new();
+    let mut slots = eval::SlotCache::default();
+    cycle::run(
+        input,
+        accountant,
+        accountant_config,
+        config,
+        now,
+        cycle::Caches {
+            autoclusters: &mut acs,
+            slots: &mut slots,
+            classing: false,
+        },
+    )
+}
+
+/// The negotiator of a long-running daemon: cycles with what can be kept between them.
+pub struct Negotiator {
+    config: NegotiatorConfig,
+    accountant_config: AccountantConfig,
+    autoclusters: Autoclusters,
+    slots: eval::SlotCache,
+    history: Vec<CycleStats>,
+}
+
+impl std::fmt::Debug for Negotiator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Negotiator")
+            .field("config", &self.config)
+            .field("autoclusters", &self.autoclusters)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Negotiator {
+    pub fn new(config: NegotiatorConfig, accountant_config: AccountantConfig) -> Negotiator {
+        Negotiator {
+            config,
+            accountant_config,
+            autoclusters: Autoclusters::new(),
+            slots: eval::SlotCache::default(),
+            history: Vec::new(),
+        }
+    }
+
+    pub fn config(&self) -> &NegotiatorConfig {
+        &self.config
+    }
+
+    pub fn accountant_config(&self) -> &AccountantConfig {
+        &self.accountant_config
+    }
+
+    /// Takes a new configuration (`condor_reconfig`): what was kept between cycles is dropped.
+    pub fn reconfigure(&mut self, config: NegotiatorConfig, accountant_config: AccountantConfig) {
+        self.config = config;
+        self.accountant_config = accountant_config;
+        self.autoclusters = Autoclusters::new();
+        self.slots = eval::SlotCache::default();
+    }
+
+    /// Reads both configurations.
+    pub fn from_config(
+        config: &crate::config::Config,
+    ) -> Result<Negotiator, crate::config::ConfigError> {
+        Ok(Negotiator::new(
+            NegotiatorConfig::from_config(config)?,
+            AccountantConfig::from_config(config)?,
+        ))
+    }
+
+    /// Runs a cycle (the same result as [`negotiate`]).
+    pub fn cycle(
+        &mut self,
+        input: &CycleInput<'_>,
+        accountant: &AccountantState,
+        now: i64,
+    ) -> CycleOutcome {
+        let out = cycle::run(
+            input,
+            accountant,
+            &self.accountant_config,
+            &self.config,
+            now,
+            cycle::Caches {
+                autoclusters: &mut self.autoclusters,
+                slots: &mut self.slots,
+                classing: true,
+            },
+        );
+        self.history.insert(0, out.stats.clone());
+        self.history.truncate(self.config.cycle_stats_length.max(1));
+        out
+    }
+
+    /// The statistics of recent cycles, the most recent first.
+    pub fn history(&self) -> &[CycleStats] {
+        &self.history
+    }
+
+    /// The negotiator ad's cycle statistics (`LastNegotiationCycle*0`, `*1`, ...).
+    pub fn publish_stats(&self, ad: &mut ClassAd) {
+        let n = self.config.cycle_stats_length.min(self.history.len());
+        CycleStats::publish(&self.history[..n], ad);
+    }
+
+    /// A negotiator ad: `MyType`, `Name` and the cycle statistics.
+    pub fn negotiator_ad(&self, name: &str) -> ClassAd {
+        let mut ad = ClassAd::new();
+        ad.insert("MyType", Expr::lit("Negotiator"));
+        ad.insert("Name", Expr::lit(name));
+        self.publish_stats(&mut ad);
+        ad
+    }
+}
