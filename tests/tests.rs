@@ -5,10 +5,15 @@
 mod classad_eval;
 mod cli;
 mod common;
+mod condor_submit;
 mod config;
 mod eventlog;
 mod generated;
+mod history;
 mod negotiator;
+mod q;
+mod qedit;
 mod queue;
+mod rm;
 mod submit;
 mod userprio;

@@ -7,10 +7,12 @@
 pub mod accountant;
 pub mod classad;
 pub mod cli;
+pub mod client;
 pub mod config;
 pub mod error;
 pub mod eventlog;
 pub mod negotiator;
+pub mod output;
 pub mod queue;
 pub mod submit;
 pub mod tools;

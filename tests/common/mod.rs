@@ -10,6 +10,9 @@ use std::process::Command;
 
 use tempfile::TempDir;
 
+#[allow(dead_code)]
+pub mod jobs;
+
 pub struct TestEnvironment {
     _temp: TempDir,
     root: PathBuf,

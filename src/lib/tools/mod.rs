@@ -7,6 +7,12 @@
 
 pub mod classad_eval;
 pub mod config_val;
+pub mod history;
+pub mod options;
+pub mod q;
+pub mod qedit;
+pub mod rm;
+pub mod submit;
 pub mod userprio;
 
 use std::ffi::OsString;
@@ -20,7 +26,18 @@ use crate::cli::Invocation;
 use crate::error::{self, CommandError};
 
 /// Every tool condorlite provides.
-pub static TOOLS: &[Tool] = &[classad_eval::TOOL, config_val::TOOL, userprio::TOOL];
+pub static TOOLS: &[Tool] = &[
+    classad_eval::TOOL,
+    config_val::TOOL,
+    q::TOOL,
+    rm::RM,
+    rm::HOLD,
+    rm::RELEASE,
+    qedit::TOOL,
+    history::TOOL,
+    submit::TOOL,
+    userprio::TOOL,
+];
 
 /// What a tool does with its parsed command line: writes its results to `out` and its
 /// diagnostics to `err`.

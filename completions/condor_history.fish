@@ -1,0 +1,19 @@
+complete -c condor_history -l constraint -d 'Only jobs for which the ClassAd expression is true' -r
+complete -c condor_history -l attributes -d 'Only these attributes (with -long, -json, -xml)' -r
+complete -c condor_history -l format -d 'Print ATTR with the printf-style FMT' -r
+complete -c condor_history -l limit -l match -d 'Show at most N jobs' -r
+complete -c condor_history -l scanlimit -d 'Look at no more than N jobs' -r
+complete -c condor_history -l since -d 'Stop at this job id, or at the first job for which EXPR is true' -r
+complete -c condor_history -l completedsince -d 'Stop at the first job that completed before TIME' -r
+complete -c condor_history -l long -d 'Print whole ads as `Name = value` lines (-long:json, ...)'
+complete -c condor_history -l json -d 'Print whole ads as a JSON list'
+complete -c condor_history -l jsonl -d 'Print whole ads as JSON, one per line'
+complete -c condor_history -l xml -d 'Print whole ads as XML'
+complete -c condor_history -l autoformat -l af -d 'Print the given attributes or expressions, one line per ad (-af:jlhVrTYtng,)'
+complete -c condor_history -l wide -d 'Do not truncate output to the terminal width (-wide:N: to N columns)'
+complete -c condor_history -l backwards -d 'Newest jobs first (the default)'
+complete -c condor_history -l forwards -l nobackwards -d 'Oldest jobs first'
+complete -c condor_history -l local -d 'Read the local history'
+complete -c condor_history -l schedd -d 'Read the schedd\'s history (the default)'
+complete -c condor_history -l debug -d 'Print debugging output on stderr'
+complete -c condor_history -l help -d 'Print help and exit'

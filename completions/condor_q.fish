@@ -1,0 +1,24 @@
+complete -c condor_q -l constraint -d 'Only jobs for which the ClassAd expression is true' -r
+complete -c condor_q -l attributes -d 'Only these attributes (with -long, -json, -xml)' -r
+complete -c condor_q -l format -d 'Print ATTR with the printf-style FMT' -r
+complete -c condor_q -l limit -d 'Show at most N jobs' -r
+complete -c condor_q -l long -d 'Print whole ads as `Name = value` lines (-long:json, ...)'
+complete -c condor_q -l json -d 'Print whole ads as a JSON list'
+complete -c condor_q -l jsonl -d 'Print whole ads as JSON, one per line'
+complete -c condor_q -l xml -d 'Print whole ads as XML'
+complete -c condor_q -l autoformat -l af -d 'Print the given attributes or expressions, one line per ad (-af:jlhVrTYtng,)'
+complete -c condor_q -l wide -d 'Do not truncate output to the terminal width (-wide:N: to N columns)'
+complete -c condor_q -l allusers -l all-users -d 'Show all users\' jobs'
+complete -c condor_q -l run -d 'Show running jobs, with the hosts they run on'
+complete -c condor_q -l hold -l held -d 'Show held jobs, with their hold reasons'
+complete -c condor_q -l idle -d 'Show idle jobs'
+complete -c condor_q -l cputime -d 'Show CPU time rather than wall-clock time'
+complete -c condor_q -l currentrun -d 'Show the time of the current run only'
+complete -c condor_q -l cumulative-time -d 'Show the time of all runs (the default)'
+complete -c condor_q -l debug -d 'Print debugging output on stderr'
+complete -c condor_q -l batch -l progress -d 'One line per batch of jobs (the default)'
+complete -c condor_q -l nobatch -d 'One line per job'
+complete -c condor_q -l totals -d 'Show only the totals'
+complete -c condor_q -l expert -d 'Shorter error messages'
+complete -c condor_q -l help -d 'Print help and exit'
+complete -c condor_q -l version -d 'Print the version and exit'

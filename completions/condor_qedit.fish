@@ -1,0 +1,7 @@
+complete -c condor_qedit -l constraint -d 'Edit jobs that match EXPR' -r
+complete -c condor_qedit -l owner -d 'Edit jobs owned by OWNER' -r
+complete -c condor_qedit -l jobids -d 'Edit jobs in the comma-separated ID-LIST' -r
+complete -c condor_qedit -l help -d 'Display this screen'
+complete -c condor_qedit -l debug -d 'Display debugging info to console'
+complete -c condor_qedit -l dry-run -d 'Display whether edit is allowed'
+complete -c condor_qedit -l forward -d 'Forward changes to shadow/gridmanager'

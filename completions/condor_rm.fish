@@ -1,0 +1,11 @@
+complete -c condor_rm -l constraint -d 'Act on all jobs matching the boolean expression' -r
+complete -c condor_rm -l reason -d 'Use the given RemoveReason' -r
+complete -c condor_rm -l subcode -d 'Set HoldReasonSubCode (condor_hold)' -r
+complete -c condor_rm -l debug -d 'Display debugging information while running'
+complete -c condor_rm -l long -d 'Display the full result ad'
+complete -c condor_rm -l totals -d 'Display success/failure totals'
+complete -c condor_rm -l all -d 'Act on all jobs (cannot be used with other constraints)'
+complete -c condor_rm -l held -l hold -d 'Act on held jobs only (may be combined with other constraints)'
+complete -c condor_rm -l forcex -d 'Force the immediate local removal of jobs in the X state (condor_rm)'
+complete -c condor_rm -l version -d 'Display version information and exit'
+complete -c condor_rm -l help -d 'Display this message and exit'

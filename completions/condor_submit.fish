@@ -1,0 +1,15 @@
+complete -c condor_submit -l dry-run -d 'Queue nothing; write the ClassAds that would be queued to FILE (- for stdout). -dry-run:full writes full ads, -dry-run:cluster=N numbers from N' -r
+complete -c condor_submit -l file -d 'Read the submit description from FILE' -r
+complete -c condor_submit -l remote -d 'Submit to the named schedd, spooling input files (only the local schedd exists)' -r
+complete -c condor_submit -l name -d 'Submit to the named schedd (only the local schedd exists)' -r
+complete -c condor_submit -l append -d 'A submit command applied before the queue statement (a queue statement replaces the file\'s)' -r
+complete -c condor_submit -l batch-name -d 'Set the batch name (JobBatchName), overriding batch_name in the file' -r
+complete -c condor_submit -l batch-id -d 'Set the batch id (JobBatchId)' -r
+complete -c condor_submit -l queue -d 'A queue statement\'s arguments: every following word that does not start with \'-\'' -r
+complete -c condor_submit -l maxjobs -d 'Fail, queueing nothing, if the submit would make more than N jobs' -r
+complete -c condor_submit -l verbose -d 'Print each job\'s ClassAd as it is queued'
+complete -c condor_submit -l terse -d 'Print only the job ids queued, as \'C.P - C.P\''
+complete -c condor_submit -l disable -d 'Skip file permission checks (condorlite never makes them)'
+complete -c condor_submit -l debug -d 'Accepted for compatibility; no debug output'
+complete -c condor_submit -l allow-crlf-script -d 'Only warn about a #! executable script with CRLF line endings'
+complete -c condor_submit -l help -d 'Print help and exit'

@@ -1,0 +1,450 @@
+//! Job actions: what the schedd does when `condor_rm`, `condor_hold` or `condor_release`
+//! asks it to act on jobs (`Scheduler::actOnJobs` in src/condor_schedd.V6/schedd.cpp).
+//!
+//! A request names its jobs by id or by constraint. Each job gets a result: acted on, not
+//! found, permission denied (another user's job, for a user who is not a queue superuser),
+//! bad status (releasing a job that is not held, ...), already done. All the changes of one
+//! request are one transaction, and when no job could be acted on nothing is changed. A
+//! constraint is narrowed to the jobs the action makes sense for, as the schedd narrows it
+//! (removing skips removed jobs, holding skips removed and completed ones, releasing takes
+//! held ones only).
+//!
+//! What each action changes is the schedd's: the new `JobStatus` and
+//! `EnteredCurrentStatus`, the reason (`HoldReason`, `ReleaseReason`, `RemoveReason`, with
+//! `(by user <name>)` appended), `HoldReasonCode` 1 and its subcode, the hold counters
+//! (`NumHolds`, `NumHoldsByReason`), and the reasons of the previous state moved to their
+//! `Last*` attributes. A removed job then leaves the queue for the history (unless its
+//! `LeaveJobInQueue` is true), and each job's event logs get the abort (009), hold (012) or
+//! release (013) event, after the transaction has committed.
+
+use std::sync::Arc;
+
+use crate::classad::intern::intern;
+use crate::classad::parser::parse_old_expr;
+use crate::classad::{ClassAd, Expr, Value};
+use crate::eventlog::{EventBody, JobAborted, JobHeld, JobReleased};
+use crate::output::render::{lookup_int, lookup_str, lookup_value};
+use crate::queue::{JobId, JobQuery, JobStatus, LeftQueue, Queue, QueueError, Transaction};
+
+use super::userlog::JobLogs;
+use super::Session;
+
+/// What to do (HTCondor's `JobAction`, with its numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Hold = 1,
+    Release = 2,
+    Remove = 3,
+    /// `condor_rm -forcex`: remove jobs already being removed, at once.
+    RemoveX = 4,
+}
+
+impl Action {
+    pub fn code(self) -> i64 {
+        self as i64
+    }
+
+    fn reason_attr(self) -> &'static str {
+        match self {
+            Action::Hold => "HoldReason",
+            Action::Release => "ReleaseReason",
+            Action::Remove | Action::RemoveX => "RemoveReason",
+        }
+    }
+
+    /// The clause the schedd ANDs with a constraint: only jobs this action applies to.
+    fn narrowing(self) -> &'static str {
+        match self {
+            Action::Remove => "JobStatus != 3",
+            Action::RemoveX => "(JobStatus == 3) || (JobStatus == 5 && JobStatusOnRelease =?= 3)",
+            Action::Hold => "JobStatus != 3 && JobStatus != 4",
+            Action::Release => "JobStatus == 5 && HoldReasonCode =!= 16",
+        }
+    }
+}
+
+/// The result for one job (HTCondor's `action_result_t`, with its numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionResult {
+    Error = 0,
+    Success = 1,
+    NotFound = 2,
+    BadStatus = 3,
+    AlreadyDone = 4,
+    PermissionDenied = 5,
+    LimitExceeded = 6,
+}
+
+/// The hold reason code of a hold by a user (`CONDOR_HOLD_CODE::UserRequest`).
+pub const HOLD_CODE_USER_REQUEST: i64 = 1;
+/// Held while input files are spooled (`SpoolingInput`): such jobs cannot be released.
+pub const HOLD_CODE_SPOOLING_INPUT: i64 = 16;
+
+/// Which jobs a request is about.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Ids(Vec<JobId>),
+    /// A constraint, as text (it is narrowed and parsed as the schedd does).
+    Constraint(String),
+}
+
+/// One request.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub action: Action,
+    pub target: Target,
+    /// The reason the tool gives (`via condor_rm` by default); empty for none.
+    pub reason: String,
+    /// `HoldReasonSubCode` of a hold.
+    pub subcode: i64,
+}
+
+/// What a request did.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// Each job's result, in the order the jobs were looked at (a job looked at twice is
+    /// listed twice).
+    pub results: Vec<(JobId, ActionResult)>,
+    /// How many jobs were acted on.
+    pub success: usize,
+    /// How many jobs the queue holds (all users').
+    pub total_job_ads: u64,
+    pub is_superuser: bool,
+}
+
+impl Outcome {
+    /// The (last) result recorded for a job, `Error` when none was.
+    pub fn result_of(&self, job: JobId) -> ActionResult {
+        self.results
+            .iter()
+            .rev()
+            .find(|(j, _)| *j == job)
+            .map_or(ActionResult::Error, |(_, r)| *r)
+    }
+
+    /// How many jobs got each result, indexed by the result's number.
+    pub fn totals(&self) -> [usize; 7] {
+        let mut t = [0; 7];
+        for (_, r) in &self.results {
+            t[*r as usize] += 1;
+        }
+        t
+    }
+}
+
+/// Why a request failed outright.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+    /// The constraint does not parse (the schedd cannot insert it into the request ad).
+    #[error("Can't insert constraint into ClassAd")]
+    BadConstraint(String),
+}
+
+/// How a transaction that did nothing is rolled back with its outcome.
+enum TxError {
+    Queue(QueueError),
+    NothingDone(Outcome),
+}
+
+impl From<QueueError> for TxError {
+    fn from(e: QueueError) -> Self {
+        TxError::Queue(e)
+    }
+}
+
+/// An event to log once the transaction has committed.
+struct PendingEvent {
+    job: JobId,
+    logs: JobLogs,
+    body: EventBody,
+}
+
+/// Acts on the jobs of a request, in one transaction; then logs the events.
+pub fn act_on_jobs(
+    session: &Session,
+    queue: &mut Queue,
+    request: &Request,
+) -> Result<Outcome, ActionError> {
+    let constraint = match &request.target {
+        Target::Constraint(text) => {
+            let narrowed = format!("({}) && ({text})", request.action.narrowing());
+            Some(parse_old_expr(&narrowed).map_err(|_| ActionError::BadConstraint(text.clone()))?)
+        }
+        Target::Ids(_) => None,
+    };
+    let reason = if request.reason.is_empty() {
+        String::new()
+    } else {
+        format!("{} (by user {})", request.reason, session.user)
+    };
+    let mut events = Vec::new();
+    let result = queue.transaction(|tx| {
+        let ids = match (&request.target, &constraint) {
+            (Target::Ids(ids), _) => ids.clone(),
+            (_, Some(c)) => tx.job_ids(&JobQuery::all().with_constraint(c.clone()))?,
+            _ => Vec::new(),
+        };
+        let mut outcome = Outcome {
+            is_superuser: session.user_is_superuser(),
+            ..Outcome::default()
+        };
+        for id in ids {
+            let r = act_on_job(session, tx, request, &reason, id, &mut events)?;
+            if r == ActionResult::Success {
+                outcome.success += 1;
+            }
+            outcome.results.push((id, r));
+        }
+        if outcome.success == 0 {
+            events.clear();
+            return Err(TxError::NothingDone(outcome));
+        }
+        Ok(outcome)
+    });
+    let mut outcome = match result {
+        Ok(o) => o,
+        Err(TxError::NothingDone(o)) => o,
+        Err(TxError::Queue(e)) => return Err(e.into()),
+    };
+    outcome.total_job_ads = queue
+        .count_by_status(&JobQuery::all())?
+        .iter()
+        .map(|(_, n)| n)
+        .sum();
+    for e in events {
+        e.logs
+            .write(e.job.cluster.0, e.job.proc, session.now, e.body);
+    }
+    Ok(outcome)
+}
+
+/// Acts on one job inside the transaction.
+fn act_on_job(
+    session: &Session,
+    tx: &mut Transaction<'_>,
+    request: &Request,
+    reason: &str,
+    id: JobId,
+    events: &mut Vec<PendingEvent>,
+) -> Result<ActionResult, QueueError> {
+    let Some(job) = tx.job(id)? else {
+        return Ok(ActionResult::NotFound);
+    };
+    let ad = job.into_ad()?;
+    let status = lookup_int(&ad, "JobStatus").unwrap_or(-1);
+    let owner = lookup_str(&ad, "Owner");
+    if !session.may_act_on(owner.as_deref()) {
+        return Ok(ActionResult::PermissionDenied);
+    }
+    let action = request.action;
+    let hold_code = lookup_int(&ad, "HoldReasonCode");
+    let mut new_status = JobStatus::Removed;
+    match action {
+        Action::Release => {
+            if status != JobStatus::Held.code() || hold_code == Some(HOLD_CODE_SPOOLING_INPUT) {
+                return Ok(ActionResult::BadStatus);
+            }
+            if !session.user_is_superuser() {
+                let max = session
+                    .config
+                    .int("SYSTEM_MAX_RELEASES")
+                    .ok()
+                    .flatten()
+                    .unwrap_or(-1);
+                if max > -1 && lookup_int(&ad, "NumHolds").unwrap_or(0) > max {
+                    return Ok(ActionResult::LimitExceeded);
+                }
+            }
+            let on_release = lookup_int(&ad, "JobStatusOnRelease").unwrap_or(1);
+            new_status = JobStatus::from_code(on_release).unwrap_or(JobStatus::Idle);
+        }
+        Action::Remove => {
+            if status == JobStatus::Removed.code() {
+                return Ok(ActionResult::AlreadyDone);
+            }
+        }
+        Action::RemoveX => {
+            let on_release = lookup_int(&ad, "JobStatusOnRelease").unwrap_or(1);
+            let removing = status == JobStatus::Removed.code()
+                || (status == JobStatus::Held.code() && on_release == JobStatus::Removed.code());
+            if !removing {
+                return Ok(ActionResult::BadStatus);
+            }
+            tx.set_attr(id, "LeaveJobInQueue", Expr::lit(false))?;
+        }
+        Action::Hold => {
+            if status == JobStatus::Held.code()
+                && matches!(
+                    hold_code,
+                    Some(HOLD_CODE_USER_REQUEST | HOLD_CODE_SPOOLING_INPUT)
+                )
+            {
+                return Ok(ActionResult::AlreadyDone);
+            }
+            if status == JobStatus::Removed.code() || status == JobStatus::Completed.code() {
+                return Ok(ActionResult::PermissionDenied);
+            }
+        }
+    }
+    let applied = match action {
+        Action::Hold => hold(tx, id, &ad, reason, request.subcode),
+        _ => change_status(tx, id, action, new_status, reason),
+    };
+    match applied {
+        Ok(()) => {}
+        // The schedd's SetAttribute refuses the change: it reports permission denied.
+        Err(QueueError::RemovedJobStatus { .. } | QueueError::BadAttributeValue { .. }) => {
+            return Ok(ActionResult::PermissionDenied)
+        }
+        Err(e) => return Err(e),
+    }
+    let logs = JobLogs::of(session, &ad);
+    let body = match action {
+        Action::Hold => EventBody::JobHeld(JobHeld {
+            reason: non_empty(reason),
+            code: HOLD_CODE_USER_REQUEST as i32,
+            subcode: request.subcode as i32,
+        }),
+        Action::Release => EventBody::JobReleased(JobReleased {
+            reason: non_empty(reason),
+        }),
+        Action::Remove | Action::RemoveX => EventBody::JobAborted(JobAborted {
+            reason: non_empty(reason),
+        }),
+    };
+    if matches!(action, Action::Remove | Action::RemoveX) {
+        // A removed job with no shadow leaves the queue at once (`DestroyProc`).
+        let _: LeftQueue = tx.move_to_history(id)?;
+    }
+    events.push(PendingEvent {
+        job: id,
+        logs,
+        body,
+    });
+    Ok(ActionResult::Success)
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+/// Release and remove: the new status, the reason, and the old reasons moved aside
+/// (`fixReasonAttrs`).
+fn change_status(
+    tx: &mut Transaction<'_>,
+    id: JobId,
+    action: Action,
+    status: JobStatus,
+    reason: &str,
+) -> Result<(), QueueError> {
+    tx.set_status(id, status)?;
+    if !reason.is_empty() {
+        tx.set_attr(id, action.reason_attr(), Expr::lit(reason))?;
+    }
+    match action {
+        Action::Release | Action::Remove => {
+            move_str_attr(tx, id, "HoldReason", "LastHoldReason")?;
+            move_int_attr(tx, id, "HoldReasonCode", "LastHoldReasonCode")?;
+            move_int_attr(tx, id, "HoldReasonSubCode", "LastHoldReasonSubCode")?;
+            tx.delete_attr(id, "JobStatusOnRelease")?;
+        }
+        Action::RemoveX | Action::Hold => {}
+    }
+    Ok(())
+}
+
+/// A hold by a user (`holdJobRaw`).
+fn hold(
+    tx: &mut Transaction<'_>,
+    id: JobId,
+    ad: &ClassAd,
+    reason: &str,
+    subcode: i64,
+) -> Result<(), QueueError> {
+    tx.set_attr(id, "HoldReason", Expr::lit(reason))?;
+    // Setting HoldReasonCode counts the hold, in total and by reason.
+    let holds = lookup_int(ad, "NumHolds").unwrap_or(0);
+    tx.set_attr(id, "NumHolds", Expr::lit(holds + 1))?;
+    let mut by_reason = match lookup_value(ad, "NumHoldsByReason") {
+        Some(Value::Ad(frame)) => frame.ad_snapshot(),
+        _ => ClassAd::new(),
+    };
+    let n = lookup_int(&by_reason, "UserRequest").unwrap_or(0);
+    by_reason.insert_named(intern("UserRequest"), Expr::lit(n + 1));
+    tx.set_attr(id, "NumHoldsByReason", Expr::Ad(Box::new(by_reason)))?;
+    tx.set_attr(id, "HoldReasonCode", Expr::lit(HOLD_CODE_USER_REQUEST))?;
+    tx.set_attr(id, "HoldReasonSubCode", Expr::lit(subcode))?;
+    tx.set_status(id, JobStatus::Held)?;
+    move_str_attr(tx, id, "ReleaseReason", "LastReleaseReason")?;
+    tx.set_attr(id, "LastSuspensionTime", Expr::lit(0))?;
+    Ok(())
+}
+
+/// The job's ad as the transaction sees it now.
+fn current_ad(tx: &Transaction<'_>, id: JobId) -> Result<Option<ClassAd>, QueueError> {
+    match tx.job(id)? {
+        Some(job) => job.into_ad().map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `moveStrAttr`: a string attribute renamed.
+fn move_str_attr(
+    tx: &mut Transaction<'_>,
+    id: JobId,
+    from: &str,
+    to: &str,
+) -> Result<(), QueueError> {
+    let Some(ad) = current_ad(tx, id)? else {
+        return Ok(());
+    };
+    if let Some(v) = lookup_str(&ad, from) {
+        tx.set_attr(id, to, Expr::Lit(Value::Str(Arc::clone(&v))))?;
+        tx.delete_attr(id, from)?;
+    }
+    Ok(())
+}
+
+/// `moveIntAttr`: a number attribute renamed (as an integer).
+fn move_int_attr(
+    tx: &mut Transaction<'_>,
+    id: JobId,
+    from: &str,
+    to: &str,
+) -> Result<(), QueueError> {
+    let Some(ad) = current_ad(tx, id)? else {
+        return Ok(());
+    };
+    if let Some(v) = lookup_int(&ad, from) {
+        tx.set_attr(id, to, Expr::lit(v))?;
+        tx.delete_attr(id, from)?;
+    }
+    Ok(())
+}
+
+/// The ad `condor_rm -long` prints: the request's results as the schedd reports them, one
+/// attribute per job (`job_C_P`) or the count of each result (`result_total_N`).
+pub fn result_ad(per_job: bool, action: Action, o: &Outcome) -> ClassAd {
+    let mut ad = ClassAd::new();
+    if per_job {
+        for (id, r) in &o.results {
+            ad.insert(
+                &format!("job_{}_{}", id.cluster.0, id.proc),
+                Expr::lit(*r as i64),
+            );
+        }
+        ad.insert("ActionResultType", Expr::lit(1));
+    } else {
+        ad.insert("ActionResultType", Expr::lit(2));
+        for (code, n) in o.totals().into_iter().enumerate() {
+            ad.insert(&format!("result_total_{code}"), Expr::lit(n as i64));
+        }
+    }
+    ad.insert("JobAction", Expr::lit(action.code()));
+    ad.insert("ActionResult", Expr::lit(i64::from(o.success > 0)));
+    ad.insert("TotalJobAds", Expr::lit(o.total_job_ads as i64));
+    ad.insert("IsQueueSuperUser", Expr::lit(o.is_superuser));
+    ad
+}

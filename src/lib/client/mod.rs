@@ -1,0 +1,186 @@
+//! What the tools call: the local schedd, working on the spool directly.
+//!
+//! There is no schedd daemon yet, so what HTCondor's schedd does when a tool asks it
+//! something is done here, in the tool's process, on the queue store: the job counts of
+//! `condor_q`'s summary ([`counts`]), the job actions of `condor_rm`, `condor_hold` and
+//! `condor_release` with their per-job results, reasons and job event log entries
+//! ([`actions`]), and the identity checks both need. A [`Session`] holds what every request
+//! needs: the configuration, who is asking, and the time.
+//!
+//! Who is asking: the OS user running the tool (HTCondor authenticates the same user over
+//! its local socket). `CONDORLITE_USER` overrides it and `CONDORLITE_NOW` pins the clock
+//! (seconds since the epoch), so that tests and reproducible scripts get stable output.
+//! Without a daemon the permission checks are advisory: whoever can write the spool can
+//! change it. Queue superusers are `QUEUE_SUPER_USERS` (default `root, condor`); HTCondor
+//! also makes the user a personal schedd runs as a superuser, but here no daemon runs as
+//! anyone.
+//!
+//! The schedd's name is `SCHEDD_NAME` (made a full `name@host` as HTCondor makes it) or the
+//! host's full name, and its address is shown as a personal pool's shared-port address on
+//! the loopback interface, `<127.0.0.1:9618?...`, which is what `condor_q`'s title line
+//! shows for a personal HTCondor.
+
+pub mod actions;
+pub mod counts;
+pub mod select;
+pub mod userlog;
+
+use std::path::PathBuf;
+
+use crate::config::{Config, ConfigError};
+use crate::queue::{Queue, QueueError};
+
+/// The environment variable that names the user the tools act as.
+pub const USER_ENV: &str = "CONDORLITE_USER";
+/// The environment variable that pins the clock (seconds since the epoch).
+pub const NOW_ENV: &str = "CONDORLITE_NOW";
+
+/// Why a request could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+    #[error("{NOW_ENV} must be a number of seconds since the epoch, not {0:?}")]
+    BadNow(String),
+    #[error("cannot tell which user is running this tool")]
+    NoUser,
+}
+
+/// One tool's view of the local schedd.
+#[derive(Debug)]
+pub struct Session {
+    pub config: Config,
+    /// The user making the request (an `Owner`, without domain).
+    pub user: String,
+    /// The time of the request.
+    pub now: i64,
+    spool: PathBuf,
+}
+
+impl Session {
+    /// The session of this process: its configuration, user and clock.
+    pub fn from_process() -> Result<Session, ClientError> {
+        let config = Config::load()?;
+        let user = match std::env::var(USER_ENV) {
+            Ok(u) if !u.is_empty() => u,
+            _ => os_user().ok_or(ClientError::NoUser)?,
+        };
+        let now = match std::env::var(NOW_ENV) {
+            Ok(s) => s.trim().parse().map_err(|_| ClientError::BadNow(s))?,
+            Err(_) => system_now(),
+        };
+        Session::new(config, user, now)
+    }
+
+    /// A session for the given configuration, user and time.
+    pub fn new(config: Config, user: String, now: i64) -> Result<Session, ClientError> {
+        let spool = config
+            .string("SPOOL")?
+            .ok_or_else(|| ConfigError::new("SPOOL is not defined"))?;
+        Ok(Session {
+            config,
+            user,
+            now,
+            spool: PathBuf::from(spool),
+        })
+    }
+
+    pub fn spool(&self) -> &std::path::Path {
+        &self.spool
+    }
+
+    /// Opens the queue, its transactions stamped with the session's time.
+    pub fn open_queue(&self) -> Result<Queue, QueueError> {
+        let mut queue = Queue::open(&self.spool)?;
+        let now = self.now;
+        queue.set_clock(move || now);
+        Ok(queue)
+    }
+
+    /// Whether `user` is a queue superuser (`QUEUE_SUPER_USERS`).
+    pub fn is_superuser(&self, user: &str) -> bool {
+        let list = self
+            .config
+            .string("QUEUE_SUPER_USERS")
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| "root, condor".to_owned());
+        let domain = self.uid_domain();
+        list.split([',', ' ', '\t'])
+            .filter(|s| !s.is_empty())
+            .any(|s| {
+                s == user
+                    || domain
+                        .as_deref()
+                        .is_some_and(|d| s == format!("{user}@{d}"))
+            })
+    }
+
+    /// Whether the session's user is a queue superuser.
+    pub fn user_is_superuser(&self) -> bool {
+        self.is_superuser(&self.user)
+    }
+
+    /// Whether the session's user may act on a job owned by `owner` (`UserCheck2`).
+    pub fn may_act_on(&self, owner: Option<&str>) -> bool {
+        self.user_is_superuser() || owner == Some(self.user.as_str())
+    }
+
+    pub fn uid_domain(&self) -> Option<String> {
+        self.config.string("UID_DOMAIN").ok().flatten()
+    }
+
+    /// The host's full name.
+    pub fn full_hostname(&self) -> String {
+        self.config
+            .string("FULL_HOSTNAME")
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| "localhost".to_owned())
+    }
+
+    /// The schedd's name: `SCHEDD_NAME` as `build_valid_daemon_name` completes it, or the
+    /// host's full name.
+    pub fn schedd_name(&self) -> String {
+        let host = self.full_hostname();
+        match self.config.string("SCHEDD_NAME").ok().flatten() {
+            Some(name) if name.contains('@') => name,
+            Some(name) if !name.is_empty() => {
+                let short = host.split('.').next().unwrap_or(&host);
+                if name.eq_ignore_ascii_case(&host) || name.eq_ignore_ascii_case(short) {
+                    host
+                } else {
+                    format!("{name}@{host}")
+                }
+            }
+            _ => host,
+        }
+    }
+
+    /// The schedd's address as `condor_q` shows it (`summarize_sinful_for_display`).
+    pub fn schedd_address(&self) -> String {
+        let port = self
+            .config
+            .int("SHARED_PORT_PORT")
+            .ok()
+            .flatten()
+            .unwrap_or(9618);
+        format!("<127.0.0.1:{port}?...")
+    }
+}
+
+/// The name of the OS user running this process.
+pub fn os_user() -> Option<String> {
+    nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .map(|u| u.name)
+}
+
+fn system_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}

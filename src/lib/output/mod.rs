@@ -1,0 +1,35 @@
+//! The output every listing tool shares, byte for byte as HTCondor's tools print it:
+//!
+//! - [`mask`]: print masks, HTCondor's column engine (widths, alignment, truncation,
+//!   `OR` texts, headings, separators) behind the tables and `-af`/`-format`;
+//! - [`autoformat`]: `-af[:qualifiers]` and `-format` turned into mask columns;
+//! - [`ads`]: whole ads for `-long`, `-json`, `-jsonl` and `-xml`;
+//! - [`render`]: the custom column renderers of HTCondor's global print-format table;
+//! - [`printf`] and [`time`]: C's `printf` and HTCondor's date and duration formats.
+//!
+//! HTCondor's tables are print masks rather than box-drawn tables, so nothing here uses a
+//! table crate: the masks reproduce HTCondor's spacing exactly.
+
+pub mod ads;
+pub mod autoformat;
+pub mod mask;
+pub mod printf;
+pub mod render;
+pub mod time;
+
+/// The width of the terminal on standard output, if it is one (`getConsoleWindowSize`).
+pub fn console_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let mut ws = nix::libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we pass.
+    let rc = unsafe { nix::libc::ioctl(1, nix::libc::TIOCGWINSZ, &mut ws) };
+    (rc == 0 && ws.ws_col > 0).then_some(ws.ws_col as usize)
+}

@@ -1,0 +1,1017 @@
+//! `condor_q`: the jobs in the queue, as HTCondor's src/condor_q.V6/queue.cpp shows them.
+//!
+//! Selection: job ids and owners (ORed), `-constraint` (ANDed), `-allusers`; by default only
+//! the user's own jobs (`CONDOR_Q_ONLY_MY_JOBS`), unless an id or owner is given or the
+//! user is a queue superuser. `-run`, `-hold` and `-idle` select by state. `-limit N` stops
+//! after N jobs.
+//!
+//! Views: the batch view (the default, one line per batch, see [`batch`]), `-nobatch` (one
+//! line per job), `-run`, `-hold`, `-idle`, `-totals`; each starts with the schedd's title
+//! line and ends with the `Total for query:` summary (not `-run` and `-idle`). `-af`,
+//! `-format`, `-long`, `-json`, `-jsonl` and `-xml` print bare: no title, header or summary
+//! (with `-totals` they format the summary ad instead). Lines are cut to the terminal width
+//! unless the output is not a terminal or `-wide` is given.
+
+mod batch;
+
+use std::io::Write;
+use std::sync::Arc;
+
+use clap::{Arg, ArgAction, Command};
+
+use super::options::{self, flag, OutputOptions};
+use super::Tool;
+use crate::classad::parser::parse_old_expr;
+use crate::classad::{ClassAd, Expr};
+use crate::cli::args::{ArgSpec, Prefix, Unknown};
+use crate::cli::Invocation;
+use crate::client::counts::{count_jobs, Census, JobCounters, SCHEDULER_UNIVERSE};
+use crate::client::Session;
+use crate::error::CommandError;
+use crate::output::ads::{AdFormat, AdListWriter, Selection};
+use crate::output::autoformat::add_format_args;
+use crate::output::mask::{
+    Alt, Cell, Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, NO_PREFIX, NO_SUFFIX, NO_TRUNCATE,
+};
+use crate::output::render::{
+    format_job_universe, format_qdate, lookup_int, lookup_real, lookup_str, render_job_description,
+    render_memory_usage, render_owner, status_text,
+};
+use crate::output::time::title_time;
+use crate::queue::{JobIdSpec, JobQuery, Queue};
+
+pub const TOOL: Tool = Tool {
+    name: "condor_q",
+    clap: command,
+    args: ArgSpec {
+        prefixes: PREFIXES,
+        // Unknown options reach run(), which reports them as condor_q does.
+        unknown: Unknown::Positional,
+    },
+    usage_status: 1,
+    run,
+};
+
+/// The options in the order queue.cpp tests them, with its minimum prefix lengths.
+const PREFIXES: &[Prefix] = &[
+    Prefix::min("wide", 1).qualified(),
+    Prefix::min("long", 1).qualified(),
+    Prefix::min("xml", 3),
+    Prefix::min("json", 2),
+    Prefix::exact("jsonl"),
+    Prefix::min("limit", 3),
+    Prefix::min("constraint", 1),
+    Prefix::min("attributes", 2),
+    Prefix::min("format", 1),
+    Prefix::min("autoformat", 5).qualified(),
+    Prefix::min("af", 2).qualified(),
+    Prefix::min("allusers", 2),
+    Prefix::min("all-users", 2),
+    Prefix::min("help", 1),
+    Prefix::min("run", 1),
+    Prefix::min("hold", 2).qualified(),
+    Prefix::min("held", 2).qualified(),
+    Prefix::min("idle", 3),
+    Prefix::min("cputime", 2),
+    Prefix::min("currentrun", 3),
+    Prefix::min("cumulative-time", 3),
+    Prefix::min("debug", 3).qualified(),
+    Prefix::min("batch", 2).qualified(),
+    Prefix::min("progress", 3).qualified(),
+    Prefix::min("nobatch", 3),
+    Prefix::min("totals", 3),
+    Prefix::min("expert", 1),
+    Prefix::min("version", 1),
+];
+
+pub fn command() -> Command {
+    let cmd = Command::new("condor_q")
+        .about("Show the jobs in the queue")
+        .long_about(
+            "Show the jobs in the queue. By default only your own jobs are shown, one line \
+             per batch; name jobs (CLUSTER or CLUSTER.PROC) or owners, or use -allusers, to \
+             see others'.",
+        )
+        .after_help("Exit status: 0 on success (also when no job matches), 1 on failure.")
+        .disable_help_flag(true)
+        .disable_version_flag(true);
+    let cmd = options::job_selection(cmd, "Job ids (CLUSTER, CLUSTER.PROC) or owners to show");
+    options::output_formats(cmd)
+        .arg(
+            Arg::new("limit")
+                .long("limit")
+                .value_name("N")
+                .action(ArgAction::Set)
+                .help("Show at most N jobs"),
+        )
+        .arg(flag("allusers", "Show all users' jobs").visible_alias("all-users"))
+        .arg(flag("run", "Show running jobs, with the hosts they run on"))
+        .arg(flag("hold", "Show held jobs, with their hold reasons").visible_alias("held"))
+        .arg(flag("idle", "Show idle jobs"))
+        .arg(flag("cputime", "Show CPU time rather than wall-clock time"))
+        .arg(flag("currentrun", "Show the time of the current run only"))
+        .arg(flag(
+            "cumulative-time",
+            "Show the time of all runs (the default)",
+        ))
+        .arg(flag("debug", "Print debugging output on stderr"))
+        .arg(flag("batch", "One line per batch of jobs (the default)").visible_alias("progress"))
+        .arg(flag("nobatch", "One line per job"))
+        .arg(flag("totals", "Show only the totals"))
+        .arg(flag("expert", "Shorter error messages"))
+        .arg(
+            Arg::new("help")
+                .long("help")
+                .action(ArgAction::Help)
+                .help("Print help and exit"),
+        )
+        .arg(flag("version", "Print the version and exit"))
+}
+
+/// Which table to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum View {
+    Batch,
+    Jobs,
+    Run,
+    Hold,
+    Idle,
+}
+
+/// What one run asks for.
+#[derive(Debug)]
+struct Request {
+    words: Vec<String>,
+    constraints: Vec<String>,
+    allusers: bool,
+    view: View,
+    output: OutputOptions,
+    limit: Option<u64>,
+    totals: bool,
+    cputime: bool,
+    current_run: bool,
+    /// `-hold:<code>[/<subcode>],...`.
+    hold_codes: Option<String>,
+}
+
+fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
+    let _ = writeln!(err, "{message}");
+    CommandError::Exit(1)
+}
+
+fn request(inv: &Invocation, err: &mut dyn Write) -> Result<Request, CommandError> {
+    let m = &inv.matches;
+    let on = |id: &str| m.get_flag(id);
+    let (output, words) = OutputOptions::from_invocation(inv);
+    if let Some(bad) = words.iter().find(|w| w.starts_with('-')) {
+        let _ = writeln!(err, "Error: unrecognized argument {bad}");
+        return Err(CommandError::Exit(1));
+    }
+    if output.empty_autoformat {
+        return Err(usage_error(
+            err,
+            "Error: -autoformat requires at least one attribute parameter",
+        ));
+    }
+    if output.xml_and_json {
+        return Err(usage_error(err, "Error: Cannot print as both XML and JSON"));
+    }
+    let limit = match m.get_one::<String>("limit") {
+        None => None,
+        Some(text) => match text.parse::<i64>() {
+            Ok(n) if n > 0 => Some(n as u64),
+            Ok(n) => {
+                return Err(usage_error(
+                    err,
+                    &format!("Error: {n} is not a valid for -limit."),
+                ))
+            }
+            Err(_) => {
+                return Err(usage_error(
+                    err,
+                    &format!("Error: Unable to convert ({text}) to a number for -limit."),
+                ))
+            }
+        },
+    };
+    let (run, hold, idle) = (on("run"), on("hold"), on("idle"));
+    if [run, hold, idle].iter().filter(|x| **x).count() > 1 {
+        return Err(usage_error(
+            err,
+            "-run and -hold/held or -idle are incompatible",
+        ));
+    }
+    if on("currentrun") && on("cumulative-time") {
+        return Err(usage_error(
+            err,
+            "Error: -cumulative-time can't be used with -currentrun",
+        ));
+    }
+    // -batch and -nobatch: the last one given wins.
+    let batch_at = m.index_of("batch").filter(|_| on("batch"));
+    let nobatch_at = m.index_of("nobatch").filter(|_| on("nobatch"));
+    let batch_specified = match (batch_at, nobatch_at) {
+        (Some(b), Some(n)) => Some(b > n),
+        (Some(_), None) => Some(true),
+        (None, Some(_)) => Some(false),
+        (None, None) => None,
+    };
+    if batch_specified == Some(true) && !output.formats.is_empty() {
+        return Err(usage_error(
+            err,
+            "Error: -batch conflicts with -format and -af",
+        ));
+    }
+    let view = if hold {
+        View::Hold
+    } else if run {
+        View::Run
+    } else if idle {
+        View::Idle
+    } else {
+        match batch_specified {
+            Some(true) => View::Batch,
+            Some(false) => View::Jobs,
+            None => View::Batch,
+        }
+    };
+    Ok(Request {
+        words,
+        constraints: options::constraints(inv),
+        allusers: on("allusers"),
+        view,
+        output,
+        limit,
+        totals: on("totals"),
+        cputime: on("cputime"),
+        current_run: on("currentrun"),
+        hold_codes: inv.qualifier("hold").map(str::to_owned),
+    })
+}
+
+pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
+    if inv.matches.get_flag("version") {
+        writeln!(out, "{}", crate::config::condor_version())?;
+        return Ok(());
+    }
+    let req = request(inv, err)?;
+    let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let queue = session
+        .open_queue()
+        .map_err(|e| CommandError::failed(1, e.to_string()))?;
+    Query::new(&session, &queue, req, err)?.print(out, err)
+}
+
+/// One query, resolved.
+struct Query<'s> {
+    session: &'s Session,
+    queue: &'s Queue,
+    req: Request,
+    jobs: JobQuery,
+    /// The user whose jobs "my jobs" are, when the query is limited to them.
+    me: Option<String>,
+    /// Whether the query may leave some jobs of a cluster out (the DONE column is then
+    /// unknown).
+    partial: bool,
+    env: RenderEnv,
+}
+
+impl<'s> Query<'s> {
+    fn new(
+        session: &'s Session,
+        queue: &'s Queue,
+        req: Request,
+        err: &mut dyn Write,
+    ) -> Result<Query<'s>, CommandError> {
+        let specs: Vec<JobIdSpec> = req.words.iter().map(|w| JobIdSpec::parse(w)).collect();
+        let only_mine = session
+            .config
+            .bool("CONDOR_Q_ONLY_MY_JOBS")
+            .ok()
+            .flatten()
+            .unwrap_or(true);
+        let me = (only_mine && specs.is_empty() && !req.allusers && !session.user_is_superuser())
+            .then(|| session.user.clone());
+        let mut jobs = match &me {
+            Some(me) => JobQuery::ids([JobIdSpec::Owner(me.clone())]),
+            None => JobQuery::ids(specs.iter().cloned()),
+        };
+        let mut partial = specs.iter().any(|s| matches!(s, JobIdSpec::Job(_)));
+        for text in &req.constraints {
+            match parse_old_expr(text) {
+                Ok(e) => jobs = jobs.with_constraint(e),
+                Err(_) => {
+                    let _ = writeln!(err, "\n-- Parse error in constraint expression \"{text}\"");
+                    return Err(CommandError::Exit(1));
+                }
+            }
+            partial = true;
+        }
+        let state = match req.view {
+            View::Run => Some("JobStatus == 2 || JobStatus == 6 || JobStatus == 7"),
+            View::Hold => Some("JobStatus==5"),
+            View::Idle => Some("JobStatus==1"),
+            _ => None,
+        };
+        if let Some(s) = state {
+            jobs = jobs.with_constraint(parse_old_expr(s).expect("a valid constraint"));
+            partial = true;
+        }
+        if let Some(codes) = req.hold_codes.as_deref().filter(|_| req.view == View::Hold) {
+            if let Some(c) = hold_code_constraint(codes, err) {
+                jobs = jobs.with_constraint(parse_old_expr(&c).expect("a valid constraint"));
+            }
+        }
+        let env = RenderEnv {
+            server_time: session.now,
+            cputime: req.cputime,
+            current_run: req.current_run,
+            dag: false,
+            schedd_host: session.full_hostname(),
+        };
+        Ok(Query {
+            session,
+            queue,
+            req,
+            jobs,
+            me,
+            partial,
+            env,
+        })
+    }
+
+    fn print(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
+        if let Some(format) = self.req.output.ads {
+            return self.print_ads(out, format);
+        }
+        if !self.req.output.formats.is_empty() {
+            return self.print_custom(out, err);
+        }
+        if self.req.totals {
+            let summary = self.summary(None)?;
+            let mut text = self.title();
+            if self.legacy_summary() {
+                text.push('\n');
+            }
+            text.push_str(&self.summary_text(&summary));
+            out.write_all(text.as_bytes())?;
+            return Ok(());
+        }
+        match self.req.view {
+            View::Batch => self.print_batch(out),
+            view => self.print_jobs(out, view),
+        }
+    }
+
+    /// The jobs the query selects, at most `-limit` of them.
+    fn each_job(
+        &self,
+        mut f: impl FnMut(&crate::queue::Job) -> Result<(), CommandError>,
+    ) -> Result<(), CommandError> {
+        let jobs = crate::client::select::jobs(self.queue, &self.jobs).map_err(queue_err)?;
+        for (n, job) in jobs.enumerate() {
+            if self.req.limit.is_some_and(|l| n as u64 >= l) {
+                break;
+            }
+            f(&job.map_err(queue_err)?)?;
+        }
+        Ok(())
+    }
+
+    fn title(&self) -> String {
+        format!(
+            "\n\n-- Schedd: {} : {} @ {}\n",
+            self.session.schedd_name(),
+            self.session.schedd_address(),
+            title_time(self.session.now)
+        )
+    }
+
+    fn legacy_summary(&self) -> bool {
+        self.session
+            .config
+            .bool("CONDOR_Q_SHOW_OLD_SUMMARY")
+            .ok()
+            .flatten()
+            .unwrap_or(false)
+    }
+
+    /// The counts of the summary: the query's (counted as the jobs were shown, or counted
+    /// now), the user's own, all users'.
+    fn summary(&self, counted: Option<(JobCounters, Census)>) -> Result<Summary, CommandError> {
+        let (query, mut census) = match counted {
+            Some(c) => c,
+            None => {
+                let mut census = Census::default();
+                let counts = if self.req.limit.is_some() {
+                    let mut c = JobCounters::default();
+                    self.each_job(|job| {
+                        let ad = job.cluster_ad().map_err(queue_err)?;
+                        c.count(census.note(job.id().cluster, ad), job.status_code());
+                        Ok(())
+                    })?;
+                    c
+                } else {
+                    count_jobs(self.queue, &self.jobs, &mut census).map_err(queue_err)?
+                };
+                (counts, census)
+            }
+        };
+        let all = census.count(self.queue, &[]).map_err(queue_err)?;
+        let mine = match &self.me {
+            Some(me) => {
+                let spec = [JobIdSpec::Owner(me.clone())];
+                // The default query is exactly the user's jobs: no need to count them again.
+                let same = self.jobs.constraint().is_none()
+                    && self.req.limit.is_none()
+                    && self.jobs.id_specs() == spec;
+                let c = if same {
+                    query
+                } else {
+                    census.count(self.queue, &spec).map_err(queue_err)?
+                };
+                Some((me.clone(), c))
+            }
+            None => None,
+        };
+        Ok(Summary {
+            query,
+            mine,
+            all,
+            server_time: self.session.now,
+        })
+    }
+
+    /// The summary lines (`standard_summary2/3`, or the legacy one), and the empty line
+    /// that ends them.
+    fn summary_text(&self, s: &Summary) -> String {
+        if self.legacy_summary() {
+            let q = &s.query;
+            return format!(
+                "{} jobs; {} completed, {} removed, {} idle, {} running, {} held, {} suspended\n\n",
+                q.jobs() + q.scheduler_jobs(),
+                q.completed + q.sched_completed,
+                q.removed + q.sched_removed,
+                q.idle + q.sched_idle,
+                q.running + q.sched_running,
+                q.held + q.sched_held,
+                q.suspended
+            );
+        }
+        let mut text = format!("Total for query: {} ", s.query.summary_words());
+        if let Some((me, mine)) = &s.mine {
+            text.push_str(&format!("\nTotal for {me}: {} ", mine.summary_words()));
+        }
+        text.push_str(&format!(
+            "\nTotal for all users: {}\n\n",
+            s.all.summary_words()
+        ));
+        text
+    }
+
+    fn print_batch(&mut self, out: &mut dyn Write) -> Result<(), CommandError> {
+        let mut collector = batch::Collector::default();
+        let mut counts = JobCounters::default();
+        let mut census = Census::default();
+        self.each_job(|job| {
+            let universe = census.note(job.id().cluster, job.cluster_ad().map_err(queue_err)?);
+            counts.count(universe, job.status_code());
+            collector.add(job).map_err(queue_err)
+        })?;
+        let summary = self.summary(Some((counts, census)))?;
+        let lines = collector.lines(self.partial);
+        let mut mask = batch::mask();
+        let (widescreen, width) = self.widths();
+        let cells = batch::layout(&mut mask, &lines, (!widescreen).then_some(width));
+        if !widescreen {
+            mask.overall_width = width.saturating_sub(1);
+        }
+        let mut text = self.title();
+        text.push_str(&mask.headings_line());
+        out.write_all(text.as_bytes())?;
+        let mut buf = String::new();
+        for row in &cells {
+            buf.clear();
+            mask.display(&mut buf, row);
+            if widescreen {
+                trim_before_newline(&mut buf);
+            }
+            out.write_all(buf.as_bytes())?;
+        }
+        let mut footer = String::from("\n");
+        footer.push_str(&self.summary_text(&summary));
+        out.write_all(footer.as_bytes())?;
+        Ok(())
+    }
+
+    /// Whether rows are shown in full (`widescreen`), and the display width.
+    fn widths(&self) -> (bool, usize) {
+        match self.req.output.wide {
+            Some(Some(n)) if n > 0 => (false, n),
+            Some(_) => (true, 80),
+            None => match crate::output::console_width() {
+                Some(w) => (false, w),
+                None => (true, 80),
+            },
+        }
+    }
+
+    fn print_jobs(&mut self, out: &mut dyn Write, view: View) -> Result<(), CommandError> {
+        let (widescreen, width) = self.widths();
+        let mut mask = job_mask(view);
+        // -hold shows its table in full whatever the terminal's width.
+        let wide_mode = widescreen || view == View::Hold;
+        if !wide_mode {
+            mask.overall_width = width.saturating_sub(1);
+        }
+        let mut rows = Vec::new();
+        let mut counts = JobCounters::default();
+        let mut census = Census::default();
+        let (mut max_cluster, mut max_proc, mut longest_owner) = (0i64, 0i64, 0usize);
+        let mut max_mem = 0.0f64;
+        let env = self.env.clone();
+        self.each_job(|job| {
+            let ad = job.ad().map_err(queue_err)?;
+            let universe = census.note(job.id().cluster, job.cluster_ad().map_err(queue_err)?);
+            counts.count(universe, job.status_code());
+            max_cluster = max_cluster.max(job.id().cluster.0 as i64);
+            max_proc = max_proc.max(job.id().proc as i64);
+            let row = mask.render(ad, &env);
+            // The owner and size columns, as rendered, size their columns.
+            if let Some(Cell::Str(o)) = row.get(2) {
+                longest_owner = longest_owner.max(o.len());
+            }
+            if let Some(Cell::Real(m)) = row.iter().rev().nth(1) {
+                max_mem = max_mem.max(*m);
+            }
+            rows.push(row);
+            Ok(())
+        })?;
+        let summary = self.summary(Some((counts, census)))?;
+        if !rows.is_empty() {
+            let max_name = 14 + width as i64 - 80;
+            fix_job_columns(
+                &mut mask,
+                max_cluster,
+                max_proc,
+                longest_owner,
+                max_mem,
+                widescreen,
+                max_name,
+            );
+        }
+        let mut text = self.title();
+        text.push_str(&mask.headings_line());
+        out.write_all(text.as_bytes())?;
+        let mut buf = String::new();
+        for row in &rows {
+            buf.clear();
+            mask.display(&mut buf, row);
+            if widescreen {
+                trim_before_newline(&mut buf);
+            }
+            out.write_all(buf.as_bytes())?;
+        }
+        if matches!(view, View::Jobs | View::Hold) {
+            let mut footer = String::from("\n");
+            footer.push_str(&self.summary_text(&summary));
+            out.write_all(footer.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// `-af` and `-format`: bare rows, or the summary ad with `-totals`.
+    fn print_custom(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), CommandError> {
+        let mut mask = PrintMask::new();
+        if let Err(bad) = add_format_args(&mut mask, &self.req.output.formats) {
+            return Err(usage_error(
+                err,
+                &format!("Error: invalid expression : {bad}"),
+            ));
+        }
+        let env = self.env.clone();
+        if self.req.totals {
+            let summary = self.summary(None)?;
+            let ad = summary.ad();
+            let row = mask.render(&ad, &env);
+            let mut text = String::new();
+            if mask.has_headings() {
+                text.push_str(&mask.headings_line());
+            }
+            mask.display(&mut text, &row);
+            text.push('\n');
+            out.write_all(text.as_bytes())?;
+            return Ok(());
+        }
+        if mask.columns.iter().any(|c| c.opts & AUTO_WIDTH != 0) {
+            // Auto-width columns: size them to every row before printing.
+            let mut rows = Vec::new();
+            self.each_job(|job| {
+                rows.push(mask.render(job.ad().map_err(queue_err)?, &env));
+                Ok(())
+            })?;
+            let mut text = if mask.has_headings() {
+                mask.headings_line()
+            } else {
+                String::new()
+            };
+            for row in &rows {
+                mask.display(&mut text, row);
+                if text.len() > 1 << 16 {
+                    out.write_all(text.as_bytes())?;
+                    text.clear();
+                }
+            }
+            out.write_all(text.as_bytes())?;
+            return Ok(());
+        }
+        let mut text = String::new();
+        let mut mask_ref = mask;
+        // Columns that read only what the store keeps in its columns need no job ad parsed:
+        // they are shown from an ad of those values alone.
+        let ids_only = mask_ref.attributes_read().is_some_and(|names| {
+            names.iter().all(|n| {
+                ["ClusterId", "ProcId", "JobStatus"]
+                    .iter()
+                    .any(|c| c.eq_ignore_ascii_case(n))
+            })
+        });
+        let mut small = ClassAd::new();
+        self.each_job(|job| {
+            let ad = if ids_only {
+                let id = job.id();
+                small.insert("ClusterId", Expr::lit(id.cluster.0 as i64));
+                small.insert("ProcId", Expr::lit(id.proc as i64));
+                small.insert("JobStatus", Expr::lit(job.status_code()));
+                &small
+            } else {
+                job.ad().map_err(queue_err)?
+            };
+            let row = mask_ref.render(ad, &env);
+            mask_ref.display(&mut text, &row);
+            if text.len() > 1 << 16 {
+                out.write_all(text.as_bytes())?;
+                text.clear();
+            }
+            Ok(())
+        })?;
+        out.write_all(text.as_bytes())?;
+        Ok(())
+    }
+
+    /// `-long`, `-json`, `-jsonl`, `-xml`.
+    fn print_ads(&mut self, out: &mut dyn Write, format: AdFormat) -> Result<(), CommandError> {
+        let mut writer = AdListWriter::new(format);
+        let attributes = std::mem::take(&mut self.req.output.attributes);
+        let sel = Selection {
+            only: (!attributes.is_empty()).then_some(&attributes[..]),
+            sorted: !self.req.output.nosort,
+            exclude_private: true,
+        };
+        let mut text = String::new();
+        if self.req.totals {
+            let summary = self.summary(None)?;
+            writer.append(&mut text, &summary.ad(), &sel);
+        } else {
+            let server_time = Expr::lit(self.session.now);
+            self.each_job(|job| {
+                let mut ad = job.ad().map_err(queue_err)?.clone();
+                ad.insert("ServerTime", server_time.clone());
+                writer.append(&mut text, &ad, &sel);
+                if text.len() > 1 << 16 {
+                    out.write_all(text.as_bytes())?;
+                    text.clear();
+                }
+                Ok(())
+            })?;
+        }
+        writer.footer(&mut text, true);
+        out.write_all(text.as_bytes())?;
+        Ok(())
+    }
+}
+
+/// `-hold:1/0,3`: held for these codes (and subcodes) only (`add_hold_code_constraint`).
+fn hold_code_constraint(codes: &str, err: &mut dyn Write) -> Option<String> {
+    let mut parts = Vec::new();
+    for opt in codes.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        let digits = |s: &str| {
+            s.chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '-')
+                .collect::<String>()
+        };
+        let code = digits(opt);
+        let Ok(code) = code.parse::<i64>() else {
+            let _ = writeln!(
+                err,
+                "Warning \"{opt}\" is not a hold code and/or subcode. ignoring"
+            );
+            continue;
+        };
+        let rest = &opt[digits(opt).len()..];
+        let subcode = rest
+            .strip_prefix('/')
+            .and_then(|s| digits(s).parse::<i64>().ok())
+            .filter(|s| *s >= 0);
+        parts.push(match subcode {
+            Some(sub) => format!("(HoldReasonCode=={code} && HoldReasonSubCode=={sub})"),
+            None => format!("HoldReasonCode=={code}"),
+        });
+    }
+    (!parts.is_empty()).then(|| parts.join(" || "))
+}
+
+fn queue_err(e: crate::queue::QueueError) -> CommandError {
+    CommandError::failed(1, e.to_string())
+}
+
+/// `trim_whitespace_before_newline`.
+fn trim_before_newline(buf: &mut String) {
+    if !buf.ends_with('\n') {
+        return;
+    }
+    let body = buf[..buf.len() - 1].trim_end_matches([' ', '\t', '\r', '\x0b', '\x0c']);
+    let keep = body.len();
+    buf.truncate(keep);
+    buf.push('\n');
+}
+
+/// The summary the schedd sends after the jobs.
+struct Summary {
+    query: JobCounters,
+    mine: Option<(String, JobCounters)>,
+    all: JobCounters,
+    server_time: i64,
+}
+
+impl Summary {
+    /// The summary ad (`sendDone`).
+    fn ad(&self) -> ClassAd {
+        let mut ad = ClassAd::new();
+        ad.insert("ErrorCode", Expr::lit(0));
+        ad.insert("ServerTime", Expr::lit(self.server_time));
+        ad.insert("MyType", Expr::lit("Summary"));
+        self.all.publish(&mut ad, "Allusers");
+        self.query.publish(&mut ad, "");
+        if let Some((me, mine)) = &self.mine {
+            mine.publish(&mut ad, "My");
+            ad.insert("MyName", Expr::lit(me.as_str()));
+        }
+        ad
+    }
+}
+
+/// The id columns every per-job view starts with.
+fn id_columns(mask: &mut PrintMask) {
+    mask.set_separators(None, Some(" "), None, Some("\n"));
+    mask.push_headed(
+        " ID",
+        Column::new("ClusterId", Some("%4d."), 5, NO_SUFFIX, Render::Printf),
+    );
+    mask.push_headed(
+        " ",
+        Column::new("ProcId", Some("%-3d"), 3, NO_PREFIX, Render::Printf),
+    );
+    mask.push_headed(
+        "OWNER",
+        Column::new("Owner", None, -14, 0, Render::Str(render_owner))
+            .with_alt(Alt::from_text("??")),
+    );
+}
+
+/// The columns of a per-job view (`jobDefault_PrintFormat`, `jobRuntime_...`,
+/// `jobHold_...`, `jobIdle_...`).
+fn job_mask(view: View) -> PrintMask {
+    let mut mask = PrintMask::new();
+    id_columns(&mut mask);
+    let auto = AUTO_WIDTH | NO_TRUNCATE;
+    let qq = Alt::from_text("??");
+    match view {
+        View::Run => {
+            mask.push_headed(
+                "  SUBMITTED",
+                Column::new("QDate", Some("%Y"), 11, 0, Render::IntFormat(format_qdate))
+                    .with_alt(qq),
+            );
+            mask.push_headed(
+                "    RUN_TIME",
+                Column::new(
+                    "RemoteUserCpu",
+                    Some("%T"),
+                    12,
+                    0,
+                    Render::Float(render_cpu_time),
+                )
+                .with_alt(qq),
+            );
+            mask.push_headed(
+                "HOST(S)",
+                Column::new("Owner", None, 0, 0, Render::Str(render_remote_host)).with_alt(qq),
+            );
+        }
+        View::Hold => {
+            mask.push_headed(
+                "HELD_SINCE",
+                Column::new(
+                    "EnteredCurrentStatus",
+                    Some("%Y"),
+                    11,
+                    0,
+                    Render::IntFormat(format_qdate),
+                )
+                .with_alt(qq),
+            );
+            mask.push_headed(
+                "CODE",
+                Column::new(
+                    "HoldReasonCode",
+                    Some("%4d"),
+                    -4,
+                    NO_SUFFIX | auto,
+                    Render::Printf,
+                )
+                .with_alt(Alt::from_text("?")),
+            );
+            mask.push_headed(
+                "/SUB",
+                Column::new(
+                    "HoldReasonSubCode",
+                    Some("/%-3d"),
+                    -4,
+                    NO_PREFIX | AUTO_WIDTH,
+                    Render::Printf,
+                ),
+            );
+            mask.push_headed(
+                "HOLD_REASON",
+                Column::new("HoldReason", Some("%v"), 0, 0, Render::Printf),
+            );
+        }
+        View::Idle => {
+            mask.push_headed(
+                "UNIVERSE ",
+                Column::new(
+                    "JobUniverse",
+                    None,
+                    -9,
+                    auto,
+                    Render::IntFormat(format_job_universe),
+                ),
+            );
+            mask.push_headed(
+                "CPUS",
+                Column::new("RequestCpus", Some("%4d"), -4, auto, Render::Printf),
+            );
+            mask.push_headed(
+                "MEMORY",
+                Column::new("RequestMemory", Some("%6d"), -6, auto, Render::Printf),
+            );
+            mask.push_headed(
+                "STARTS",
+                Column::new("NumShadowStarts?:0", Some("%6d"), -6, auto, Render::Printf),
+            );
+            mask.push_headed(
+                "LAST_HOST",
+                Column::new("LastRemoteHost", Some("%v"), 0, 0, Render::Printf),
+            );
+        }
+        View::Jobs | View::Batch => {
+            mask.push_headed(
+                "  SUBMITTED",
+                Column::new("QDate", Some("%Y"), 11, 0, Render::IntFormat(format_qdate)),
+            );
+            mask.push_headed(
+                "    RUN_TIME",
+                Column::new(
+                    "RemoteUserCpu",
+                    Some("%T"),
+                    12,
+                    0,
+                    Render::Float(render_cpu_time),
+                ),
+            );
+            mask.push_headed(
+                "ST",
+                Column::new(
+                    "JobStatus",
+                    None,
+                    -2,
+                    auto,
+                    Render::Str(render_job_status_char),
+                ),
+            );
+            mask.push_headed(
+                "PRI",
+                Column::new("JobPrio", Some("%v"), -3, auto, Render::Printf),
+            );
+            mask.push_headed(
+                "SIZE",
+                Column::new(
+                    "ImageSize",
+                    Some("%.1f"),
+                    4,
+                    0,
+                    Render::Float(render_memory_usage),
+                ),
+            );
+            mask.push_headed(
+                "CMD",
+                Column::new("Cmd", None, 0, 0, Render::Str(render_job_description)),
+            );
+        }
+    }
+    mask
+}
+
+/// `fixup_std_column_widths`: wider id columns for big ids, a wider owner column (on a
+/// terminal), a SIZE column as wide as the largest size.
+fn fix_job_columns(
+    mask: &mut PrintMask,
+    max_cluster: i64,
+    max_proc: i64,
+    longest_owner: usize,
+    max_mem: f64,
+    widescreen: bool,
+    max_name_width: i64,
+) {
+    if max_cluster < 9999 && max_proc < 999 && longest_owner <= 14 {
+        return;
+    }
+    let cluster_width = max_cluster.to_string().len();
+    if (5..=9).contains(&cluster_width) {
+        mask.columns[0].set_printf(&format!("%{cluster_width}d."));
+        mask.columns[0].width = cluster_width as i32 + 1;
+    }
+    let proc_width = max_proc.to_string().len();
+    if (4..=9).contains(&proc_width) {
+        mask.columns[1].set_printf(&format!("%-{proc_width}d"));
+        mask.columns[1].width = proc_width as i32;
+    }
+    let name_width = if !widescreen && longest_owner > 14 {
+        (longest_owner as i64).min(max_name_width).max(0) as i32
+    } else {
+        0
+    };
+    let owner = &mut mask.columns[2];
+    owner.width = owner.width.max(name_width);
+    for col in &mut mask.columns {
+        if col.attr == "ImageSize" {
+            let w = crate::output::printf::sprintf_float("%.1f", max_mem).len() as i32;
+            col.width = col.width.max(w);
+        }
+    }
+}
+
+/// condor_q's `CPU_TIME`: the job's wall-clock time (all runs, or `-currentrun` the current
+/// one), or with `-cputime` its CPU time; missing when the job has no `RemoteUserCpu`.
+fn render_cpu_time(ad: &ClassAd, env: &RenderEnv) -> Option<f64> {
+    let cpu = lookup_real(ad, "RemoteUserCpu")?;
+    if env.cputime {
+        return Some(cpu);
+    }
+    let now = env.server_time;
+    if now == 0 {
+        return Some(-1.0);
+    }
+    let status = lookup_int(ad, "JobStatus").unwrap_or(0);
+    let bday = lookup_int(ad, "ShadowBday").unwrap_or(0);
+    let mut total = if env.current_run {
+        0.0
+    } else {
+        lookup_real(ad, "RemoteWallClockTime").unwrap_or(0.0)
+    };
+    if matches!(status, 2 | 6 | 7) && bday != 0 {
+        total += (now - bday) as f64;
+    } else if matches!(status, 1 | 5 | 9) && env.current_run {
+        if let Some(last) = lookup_real(ad, "LastRemoteWallClockTime") {
+            total = last;
+        }
+    }
+    Some(total)
+}
+
+/// condor_q's `JOB_STATUS`: the status letter, transfer marks, and `c` for a job in
+/// cool-down.
+fn render_job_status_char(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
+    let status = lookup_int(ad, "JobStatus")?;
+    Some(status_text(ad, status, true, env.server_time))
+}
+
+/// condor_q's `REMOTE_HOST`: where the job runs.
+fn render_remote_host(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
+    let universe = lookup_int(ad, "JobUniverse").unwrap_or(5);
+    if universe == SCHEDULER_UNIVERSE || universe == 12 {
+        return Some(env.schedd_host.clone());
+    }
+    if universe == 9 {
+        return lookup_str(ad, "EC2RemoteVirtualMachineName")
+            .or_else(|| lookup_str(ad, "GridResource"))
+            .map(|s| s.to_string());
+    }
+    let host: Arc<str> = lookup_str(ad, "RemoteHost")?;
+    Some(host.to_string())
+}

@@ -1,0 +1,1156 @@
+//! `condor_submit`: turns a submit description into jobs in the local queue, as HTCondor's
+//! src/condor_submit.V6/submit.cpp does, with condorlite's queue store standing in for the
+//! schedd.
+//!
+//! The command line is resolved into a [`Request`] first (file or standard input, `key=value`
+//! assignments, `-append`, `-queue`, `-batch-name`, `-terse`, `-verbose`, `-dry-run`,
+//! `-maxjobs`, `-name`/`-remote`). The submit library ([`crate::submit`]) makes the job ads;
+//! this module adds what condor_submit and the schedd add around it:
+//! - one queue transaction for the whole submit: every proc of every cluster lands, or none
+//!   does (an error anywhere, `-maxjobs` exceeded, or the process killed);
+//! - what the schedd fills in: `Owner` (the submitting user) and `User` (`owner@UID_DOMAIN`)
+//!   in each cluster ad, `TotalSubmitProcs` (the queue store);
+//! - condor_submit's executable checks (`Can't access executable file`, zero length, a `#!`
+//!   script with CRLF line endings unless `-allow-crlf-script`);
+//! - stdout and stderr texts as submit.cpp prints them, and exit status 1 on any error;
+//! - the submit event (000) for each proc in its job event log, written after the commit;
+//! - waking the daemon afterwards ([`wake_daemon`]).
+//!
+//! `-dry-run FILE` runs HTCondor's simulated schedd (submit_simulate.cpp): clusters from 1 (or
+//! `-dry-run:cluster=N`), a blank line per proc then its attributes as `Name=value`, the
+//! cluster ad before proc 0; nothing touches the queue.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Arg, ArgAction, Command};
+
+use super::Tool;
+use crate::classad::unparse::{ad_to_old, expr_to_old_string};
+use crate::classad::{ClassAd, Expr, Value};
+use crate::cli::args::{ArgSpec, Prefix, Unknown};
+use crate::cli::Invocation;
+use crate::client::userlog::JobLogs;
+use crate::client::{os_user, Session, NOW_ENV, USER_ENV};
+use crate::config::{Config, LoadOptions};
+use crate::error::CommandError;
+use crate::eventlog::{self, Event, EventBody, EventLogWriter};
+use crate::queue::{ClusterId, QueueError};
+use crate::submit::{CommandLine, Job, SubmitContext, SubmitError, SubmitFile};
+
+pub const TOOL: Tool = Tool {
+    name: "condor_submit",
+    clap: command,
+    args: ArgSpec {
+        prefixes: PREFIXES,
+        unknown: Unknown::Error,
+    },
+    usage_status: 1,
+    run,
+};
+
+/// The options in the order submit.cpp tests them, with its minimum prefix lengths.
+const PREFIXES: &[Prefix] = &[
+    Prefix::min("verbose", 1),
+    Prefix::min("terse", 3),
+    Prefix::min("disable", 3),
+    Prefix::min("debug", 2).qualified(),
+    Prefix::min("dry-run", 3).qualified(),
+    Prefix::min("file", 2),
+    Prefix::min("remote", 1),
+    Prefix::min("name", 1),
+    Prefix::min("append", 1),
+    Prefix::min("batch-name", 1),
+    Prefix::min("batch-id", 1),
+    Prefix::min("queue", 1),
+    Prefix::min("maxjobs", 3),
+    Prefix::min("allow-crlf-script", 8),
+    Prefix::min("help", 1),
+];
+
+fn flag(id: &'static str, help: &'static str) -> Arg {
+    Arg::new(id).long(id).action(ArgAction::SetTrue).help(help)
+}
+
+fn value(id: &'static str, name: &'static str, help: &'static str) -> Arg {
+    Arg::new(id)
+        .long(id)
+        .value_name(name)
+        .action(ArgAction::Append)
+        .help(help)
+}
+
+pub fn command() -> Command {
+    Command::new("condor_submit")
+        .about("Queue jobs described by a submit description file")
+        .long_about(
+            "Queue jobs described by a submit description file.\n\n\
+             Reads the submit description from FILE, or from standard input when FILE is '-' \
+             or absent (unless -queue and a key=value or -append make a file unnecessary). \
+             Arguments of the form key=value are submit commands applied before the file is \
+             read. Every job of one submit is queued in one transaction: all or none.",
+        )
+        .after_help(
+            "Exit status: 0 when the jobs were queued, 1 on any error (and then nothing was \
+             queued).",
+        )
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .arg(flag("verbose", "Print each job's ClassAd as it is queued"))
+        .arg(flag(
+            "terse",
+            "Print only the job ids queued, as 'C.P - C.P'",
+        ))
+        .arg(flag(
+            "disable",
+            "Skip file permission checks (condorlite never makes them)",
+        ))
+        .arg(flag("debug", "Accepted for compatibility; no debug output"))
+        .arg(
+            Arg::new("dry-run")
+                .long("dry-run")
+                .value_name("FILE")
+                .action(ArgAction::Set)
+                .help(
+                    "Queue nothing; write the ClassAds that would be queued to FILE (- for \
+                     stdout). -dry-run:full writes full ads, -dry-run:cluster=N numbers from N",
+                ),
+        )
+        .arg(
+            Arg::new("file")
+                .long("file")
+                .value_name("FILE")
+                .action(ArgAction::Set)
+                .help("Read the submit description from FILE"),
+        )
+        .arg(value(
+            "remote",
+            "SCHEDD",
+            "Submit to the named schedd, spooling input files (only the local schedd exists)",
+        ))
+        .arg(value(
+            "name",
+            "SCHEDD",
+            "Submit to the named schedd (only the local schedd exists)",
+        ))
+        .arg(value(
+            "append",
+            "LINE",
+            "A submit command applied before the queue statement (a queue statement replaces \
+             the file's)",
+        ))
+        .arg(
+            Arg::new("batch-name")
+                .long("batch-name")
+                .value_name("NAME")
+                .action(ArgAction::Set)
+                .help("Set the batch name (JobBatchName), overriding batch_name in the file"),
+        )
+        .arg(
+            Arg::new("batch-id")
+                .long("batch-id")
+                .value_name("ID")
+                .action(ArgAction::Set)
+                .help("Set the batch id (JobBatchId)"),
+        )
+        .arg(value(
+            "queue",
+            "ARGS",
+            "A queue statement's arguments: every following word that does not start with '-'",
+        ))
+        .arg(
+            Arg::new("maxjobs")
+                .long("maxjobs")
+                .value_name("N")
+                .action(ArgAction::Set)
+                .allow_negative_numbers(true)
+                .help("Fail, queueing nothing, if the submit would make more than N jobs"),
+        )
+        .arg(flag(
+            "allow-crlf-script",
+            "Only warn about a #! executable script with CRLF line endings",
+        ))
+        .arg(
+            Arg::new("help")
+                .long("help")
+                .action(ArgAction::Help)
+                .help("Print help and exit"),
+        )
+        .arg(
+            Arg::new("args")
+                .value_name("FILE|key=value")
+                .action(ArgAction::Append)
+                .value_parser(clap::value_parser!(OsString))
+                .help("The submit description file (- for standard input) and key=value commands"),
+        )
+}
+
+/// Where the submit description comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A file, named as on the command line.
+    File(String),
+    /// Standard input: `-` (which implies `-verbose`) or no file at all.
+    Stdin { dash: bool },
+    /// No file needed: `-queue` with `key=value` or `-append` (HTCondor reads /dev/null).
+    None,
+}
+
+/// What `-dry-run` asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DryRun {
+    /// The file the simulated schedd writes to (`-` for stdout).
+    pub out: String,
+    /// `-dry-run:full`: the full job ads instead of the attribute stream.
+    pub full: bool,
+    /// The first cluster id (`-dry-run:cluster=N`; 1 by default).
+    pub first_cluster: i64,
+}
+
+/// One condor_submit run, resolved from its command line.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub source: Source,
+    pub command_line: CommandLine,
+    pub verbose: bool,
+    pub terse: bool,
+    pub dry_run: Option<DryRun>,
+    /// `-maxjobs N` (0 or -1: no limit).
+    pub max_jobs: i64,
+    /// `-name`/`-remote`: the schedd asked for.
+    pub schedd: Option<String>,
+    /// `-remote` (or a future `-spool`).
+    pub remote: bool,
+    pub allow_crlf_script: bool,
+}
+
+/// A command-line problem, worded as submit.cpp words it (printed as is, exit status 1).
+fn usage_failure(text: impl Into<String>) -> CommandError {
+    CommandError::failed(1, text)
+}
+
+impl Request {
+    /// Resolves a parsed command line (see the module docs).
+    pub fn from_invocation(inv: &Invocation) -> Result<Request, CommandError> {
+        let m = &inv.matches;
+        let mut command_line = CommandLine::default();
+        let submit_err = |e: SubmitError| usage_failure(strip_prefix(&e.condor_submit_text()));
+
+        // Positional words in command-line order; those right after -queue's first word are
+        // more of its arguments, as submit.cpp gathers every word up to the next dash word.
+        let positionals: Vec<(usize, OsString)> = inv.indexed::<OsString>("args");
+        let queue: Vec<(usize, String)> = inv.indexed::<String>("queue");
+        if queue.len() > 1 {
+            return Err(usage_failure("only one -queue command allowed"));
+        }
+        let mut queue_words: Vec<usize> = Vec::new();
+        if let Some((index, first)) = queue.first() {
+            if first.is_empty() || (first.starts_with('-') && first != "-") {
+                return Err(usage_failure("-queue requires at least one argument"));
+            }
+            let mut args = first.clone();
+            let mut next = index + 1;
+            if first != "-" {
+                for (i, (at, word)) in positionals.iter().enumerate() {
+                    if *at != next {
+                        continue;
+                    }
+                    let word = word.to_string_lossy();
+                    args.push(' ');
+                    args.push_str(&word);
+                    queue_words.push(i);
+                    next += 1;
+                    if word == "-" {
+                        break;
+                    }
+                }
+            }
+            command_line.set_queue_args(&args).map_err(submit_err)?;
+        }
+
+        let mut file: Option<String> = m.get_one::<String>("file").cloned();
+        let mut got_keys = false;
+        for (i, (_, word)) in positionals.iter().enumerate() {
+            if queue_words.contains(&i) {
+                continue;
+            }
+            let word = word.to_string_lossy();
+            if word != "-" && word.contains('=') {
+                command_line.add_assignment(&word).map_err(submit_err)?;
+                got_keys = true;
+            } else {
+                file = Some(word.into_owned());
+            }
+        }
+        for line in m.get_many::<String>("append").into_iter().flatten() {
+            let was_queue = command_line.queue.is_some();
+            command_line.add_append(line).map_err(submit_err)?;
+            if was_queue == command_line.queue.is_some() {
+                got_keys = true;
+            }
+        }
+        // The library adds it as the last -append line, `MY.JobBatchName = "<name>"`.
+        command_line.batch_name = m.get_one::<String>("batch-name").cloned();
+        if let Some(id) = m.get_one::<String>("batch-id") {
+            let id = if id.starts_with('"') {
+                id.clone()
+            } else {
+                format!("\"{id}\"")
+            };
+            command_line.append.push(format!("MY.JobBatchId = {id}"));
+        }
+
+        let source = match file.as_deref() {
+            Some("-") => Source::Stdin { dash: true },
+            Some(f) => Source::File(f.to_owned()),
+            None if got_keys && command_line.queue.is_some() => Source::None,
+            None => Source::Stdin { dash: false },
+        };
+
+        // -verbose and -terse each turn the other off; the last one given wins.
+        let last = |id: &str| m.indices_of(id).and_then(|i| i.max());
+        let (mut verbose, mut terse) = (m.get_flag("verbose"), m.get_flag("terse"));
+        if verbose && terse {
+            verbose = last("verbose") > last("terse");
+            terse = !verbose;
+        }
+        if source == (Source::Stdin { dash: true }) && !terse {
+            verbose = true;
+        }
+
+        let dry_run = match m.get_one::<String>("dry-run") {
+            None => None,
+            Some(out) => {
+                let mut dry = DryRun {
+                    out: out.clone(),
+                    full: false,
+                    first_cluster: 1,
+                };
+                for opt in inv
+                    .qualifier("dry-run")
+                    .unwrap_or_default()
+                    .split([',', ' '])
+                    .filter(|o| !o.is_empty())
+                {
+                    match opt {
+                        "full" => dry.full = true,
+                        // Dumps of the submit hash, digest and jobset: accepted, not written.
+                        "hash" | "def" | "digest" | "jobset" | "tpl" => {}
+                        o if o.starts_with("template") || o.starts_with("oauth=") => {}
+                        o if o.starts_with("cluster=") => {
+                            dry.first_cluster = atoi(&o["cluster=".len()..]).max(1);
+                        }
+                        o => {
+                            return Err(usage_failure(format!(
+                                "unknown option {o} for -dry-run:<opts>"
+                            )))
+                        }
+                    }
+                }
+                if dry.out.starts_with('-') && dry.out != "-" {
+                    return Err(usage_failure("-dry-run requires another argument"));
+                }
+                Some(dry)
+            }
+        };
+
+        let max_jobs = match m.get_one::<String>("maxjobs") {
+            None => 0,
+            Some(text) => match text.parse::<i64>() {
+                Ok(n) if n < -1 => {
+                    return Err(CommandError::Exit(print_exit(format!(
+                        "Error: {n} is not a valid for -maxjobs.\n"
+                    ))))
+                }
+                Ok(n) => n,
+                Err(_) => {
+                    return Err(CommandError::Exit(print_exit(format!(
+                        "Error: Unable to convert argument ({text}) to a number for -maxjobs.\n"
+                    ))))
+                }
+            },
+        };
+
+        let remote = m.get_many::<String>("remote").is_some();
+        let schedd = last_of(inv, &["name", "remote"]);
+        Ok(Request {
+            source,
+            command_line,
+            verbose,
+            terse,
+            dry_run,
+            max_jobs,
+            schedd,
+            remote,
+            allow_crlf_script: m.get_flag("allow-crlf-script"),
+        })
+    }
+}
+
+/// The value of whichever of the options came last on the command line.
+fn last_of(inv: &Invocation, ids: &[&str]) -> Option<String> {
+    ids.iter()
+        .flat_map(|id| inv.indexed::<String>(id))
+        .max_by_key(|(i, _)| *i)
+        .map(|(_, v)| v)
+}
+
+/// C's `atoi`: leading digits, 0 for none.
+fn atoi(s: &str) -> i64 {
+    let digits: String = s
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().unwrap_or(0)
+}
+
+/// `condor_submit: ` is added by the error reporter.
+fn strip_prefix(text: &str) -> String {
+    let text = text.trim_end_matches('\n');
+    text.strip_prefix("condor_submit: ")
+        .unwrap_or(text)
+        .to_owned()
+}
+
+/// Messages HTCondor prints without the tool-name prefix go straight to stderr.
+fn print_exit(text: String) -> u8 {
+    let _ = std::io::stderr().write_all(text.as_bytes());
+    1
+}
+
+/// The configuration as condor_submit reads it (subsystem `SUBMIT`), and the session: the
+/// submitting user (`CONDORLITE_USER` or the OS user) and the time (`CONDORLITE_NOW` or now).
+fn session() -> Result<Session, CommandError> {
+    let config = Config::load_with(LoadOptions {
+        subsystem: "SUBMIT".into(),
+        ..LoadOptions::from_process()
+    })
+    .map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let user = match std::env::var(USER_ENV) {
+        Ok(u) if !u.is_empty() => u,
+        _ => os_user().unwrap_or_else(|| "unknown".to_owned()),
+    };
+    let now = match std::env::var(NOW_ENV) {
+        Ok(s) => s.trim().parse().map_err(|_| {
+            CommandError::failed(
+                1,
+                format!("{NOW_ENV} must be a number of seconds since the epoch, not {s:?}"),
+            )
+        })?,
+        Err(_) => chrono::Utc::now().timestamp(),
+    };
+    Session::new(config, user, now).map_err(|e| CommandError::failed(1, e.to_string()))
+}
+
+/// Why a submit stopped: what to print on stderr has been decided.
+enum Failure {
+    /// Text for stderr, exactly as condor_submit prints it.
+    Text(String),
+    Queue(QueueError),
+}
+
+impl From<QueueError> for Failure {
+    fn from(e: QueueError) -> Self {
+        Failure::Queue(e)
+    }
+}
+
+impl From<SubmitError> for Failure {
+    fn from(e: SubmitError) -> Self {
+        Failure::Text(e.condor_submit_text())
+    }
+}
+
+/// One run of consecutive procs of a cluster, for the summary lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Submitted {
+    cluster: i64,
+    first: i64,
+    last: i64,
+}
+
+fn record(submitted: &mut Vec<Submitted>, job: &Job) {
+    match submitted.last_mut() {
+        Some(s) if s.cluster == job.cluster_id => s.last = job.proc_id,
+        _ => submitted.push(Submitted {
+            cluster: job.cluster_id,
+            first: job.proc_id,
+            last: job.proc_id,
+        }),
+    }
+}
+
+/// What the submit makes, job by job, whichever the destination.
+struct Progress<'a> {
+    request: &'a Request,
+    out: &'a mut dyn Write,
+    checked_cmd: Option<String>,
+    warnings: Vec<String>,
+    submitted: Vec<Submitted>,
+    created: i64,
+}
+
+impl Progress<'_> {
+    /// The checks and output for one job, before it is stored.
+    fn job(&mut self, job: &Job) -> Result<(), Failure> {
+        if self.request.max_jobs > 0 && self.created >= self.request.max_jobs {
+            return Err(Failure::Text(format!(
+                "\nERROR: Number of submitted jobs would exceed -maxjobs ({})\n",
+                self.request.max_jobs
+            )));
+        }
+        self.check_executable(&job.ad)?;
+        for w in &job.warnings {
+            if !self.warnings.contains(w) {
+                self.warnings.push(w.clone());
+            }
+        }
+        self.created += 1;
+        record(&mut self.submitted, job);
+        // Output errors (a closed stdout) do not stop the submit; they are reported after.
+        if self.request.verbose {
+            let _ = write!(
+                self.out,
+                "\n** Proc {}.{}:\n{}",
+                job.cluster_id,
+                job.proc_id,
+                ad_to_old(&job.ad, false)
+            );
+        } else if !self.request.terse {
+            let _ = self.out.write_all(b".");
+        }
+        Ok(())
+    }
+
+    /// submit.cpp `check_sub_file` for the executable: once per distinct `Cmd`.
+    fn check_executable(&mut self, ad: &ClassAd) -> Result<(), Failure> {
+        let Some(Value::Str(cmd)) = literal(ad, "Cmd") else {
+            return Ok(());
+        };
+        if self.checked_cmd.as_deref() == Some(&*cmd) {
+            return Ok(());
+        }
+        self.checked_cmd = Some(cmd.to_string());
+        let transferred = !matches!(literal(ad, "TransferExecutable"), Some(Value::Bool(false)));
+        if !transferred || cmd.contains("$$") {
+            return Ok(());
+        }
+        check_executable(&cmd, self.request.allow_crlf_script).map_err(Failure::Text)
+    }
+}
+
+fn literal(ad: &ClassAd, name: &str) -> Option<Value> {
+    match ad.lookup(name)? {
+        Expr::Lit(v) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// The executable checks condor_submit makes (submit.cpp `check_sub_file`): it exists, is not
+/// empty, and is not a `#!` script with CRLF line endings (a warning with
+/// `-allow-crlf-script`). Returns the stderr text of a failure; a warning is printed here.
+pub fn check_executable(path: &str, allow_crlf_script: bool) -> Result<(), String> {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) => {
+            return Err(format!(
+                "\nERROR: Can't access executable file {path}: {}\n",
+                crate::config::parse::io_reason(&e)
+            ))
+        }
+    };
+    if meta.len() == 0 {
+        return Err(format!("\nERROR: Executable file {path} has zero length\n"));
+    }
+    if is_crlf_shebang(Path::new(path)) {
+        if allow_crlf_script {
+            eprint!(
+                "\nWARNING: Executable file {path} is a script with CRLF (DOS/Windows) line \
+                 endings.\n"
+            );
+        } else {
+            return Err(format!(
+                "\nERROR: Executable file {path} is a script with CRLF (DOS/Windows) line \
+                 endings.\nThis generally doesn't work, and you should probably run 'dos2unix \
+                 {path}' -- or a similar tool -- before you resubmit.\n"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The first line (up to 127 bytes, as execve reads it) starts with `#!` and ends in CRLF.
+fn is_crlf_shebang(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut buf = Vec::with_capacity(128);
+    if file.take(127).read_to_end(&mut buf).is_err() {
+        return false;
+    }
+    let line = match buf.iter().position(|&b| b == b'\n') {
+        Some(end) => &buf[..=end],
+        None => return false,
+    };
+    line.starts_with(b"#!") && line.len() > 2 && line.ends_with(b"\r\n")
+}
+
+/// Wakes the daemon after the queue changed, so that new jobs are negotiated at once rather
+/// than at the next negotiation interval (HTCondor's condor_submit sends the schedd a
+/// RESCHEDULE command).
+///
+/// The wake-up protocol: a tool that changed the queue touches `$(RUN)/reschedule` (creates it
+/// or updates its modification time). The daemon, when it runs, keeps `$(RUN)` in existence
+/// and watches that file (inotify, or a poll of its mtime) and starts a negotiation cycle when
+/// it changes. When `$(RUN)` does not exist, no daemon has ever run in this pool, and nothing
+/// is touched. `SUBMIT_SEND_RESCHEDULE = false` turns the wake-up off, as in HTCondor. A
+/// failure to touch the file is not an error: the daemon negotiates on its interval anyway.
+pub fn wake_daemon(config: &Config) {
+    if config.bool("SUBMIT_SEND_RESCHEDULE").ok().flatten() == Some(false) {
+        return;
+    }
+    let Some(run) = config.string("RUN").ok().flatten() else {
+        return;
+    };
+    let run = PathBuf::from(run);
+    if !run.is_dir() {
+        return;
+    }
+    let _ = File::options()
+        .create(true)
+        .append(true)
+        .open(run.join(RESCHEDULE_FILE))
+        .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+}
+
+/// The file under `$(RUN)` that [`wake_daemon`] touches.
+pub const RESCHEDULE_FILE: &str = "reschedule";
+
+/// The submit event of every proc, written to the jobs' logs once the submit is committed.
+struct EventPlan {
+    /// The distinct sets of logs and notes, and which procs use each.
+    logs: Vec<(JobLogs, Option<String>, Option<String>)>,
+    procs: Vec<(i32, i32, u32)>,
+    /// Whether the last cluster's log set is known (its procs add none of the attributes).
+    cluster_logs: Option<(i64, Option<u32>)>,
+}
+
+const LOG_ATTRS: [&str; 6] = [
+    "UserLog",
+    "DAGManNodesLog",
+    "Iwd",
+    "UserLogUseXML",
+    "SubmitEventNotes",
+    "SubmitEventUserNotes",
+];
+
+impl EventPlan {
+    fn new() -> EventPlan {
+        EventPlan {
+            logs: Vec::new(),
+            procs: Vec::new(),
+            cluster_logs: None,
+        }
+    }
+
+    fn add(&mut self, session: &Session, job: &Job) {
+        let own_logs = job
+            .ad
+            .own_iter()
+            .any(|(n, _)| LOG_ATTRS.iter().any(|a| a.eq_ignore_ascii_case(n)));
+        let index = match self.cluster_logs {
+            Some((cluster, index)) if cluster == job.cluster_id && !own_logs => index,
+            _ => {
+                let logs = JobLogs::of(session, &job.ad);
+                let index = if logs.is_empty() {
+                    None
+                } else {
+                    let notes = text_attr(&job.ad, "SubmitEventNotes");
+                    let user_notes = text_attr(&job.ad, "SubmitEventUserNotes");
+                    let entry = (logs, notes, user_notes);
+                    Some(match self.logs.iter().position(|l| *l == entry) {
+                        Some(i) => i as u32,
+                        None => {
+                            self.logs.push(entry);
+                            (self.logs.len() - 1) as u32
+                        }
+                    })
+                };
+                if !own_logs {
+                    self.cluster_logs = Some((job.cluster_id, index));
+                }
+                index
+            }
+        };
+        if let Some(index) = index {
+            self.procs
+                .push((job.cluster_id as i32, job.proc_id as i32, index));
+        }
+    }
+
+    /// Writes the events; a log that cannot be written is skipped, as the schedd skips it.
+    fn write(&self, session: &Session) {
+        if self.procs.is_empty() {
+            return;
+        }
+        let host = submit_host(&session.config);
+        let time = chrono::DateTime::from_timestamp(session.now, 0).unwrap_or_default();
+        let mut writers: HashMap<PathBuf, Option<EventLogWriter>> = HashMap::new();
+        for &(cluster, proc, index) in &self.procs {
+            let (logs, notes, user_notes) = &self.logs[index as usize];
+            let body = EventBody::Submit(eventlog::Submit {
+                submit_host: host.clone(),
+                log_notes: notes.clone(),
+                user_notes: user_notes.clone(),
+                warnings: None,
+            });
+            let event = Event::new(cluster, proc, body).at(time);
+            for (path, format) in &logs.logs {
+                let writer = writers
+                    .entry(path.clone())
+                    .or_insert_with(|| EventLogWriter::open(path, *format).ok());
+                if let Some(w) = writer {
+                    let _ = w.write(&event);
+                }
+            }
+        }
+    }
+}
+
+fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
+    match literal(ad, name)? {
+        Value::Str(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+/// The schedd's address as the submit event gives it: a personal pool's shared port on the
+/// loopback interface.
+fn submit_host(config: &Config) -> String {
+    let port = config
+        .int("SHARED_PORT_PORT")
+        .ok()
+        .flatten()
+        .unwrap_or(9618);
+    format!("<127.0.0.1:{port}?addrs=127.0.0.1-{port}&noUDP&sock=schedd>")
+}
+
+/// Whether `name` names the local schedd (`get_daemon_name` then `locate()`).
+fn is_local_schedd(session: &Session, name: &str) -> bool {
+    let schedd = session.schedd_name();
+    let host = session.full_hostname();
+    let short = host.split('.').next().unwrap_or(&host).to_owned();
+    let name = name.trim();
+    [schedd.as_str(), host.as_str(), short.as_str(), "localhost"]
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(name))
+        || name
+            .rsplit_once('@')
+            .is_some_and(|(_, h)| h.eq_ignore_ascii_case(&host) && name == schedd)
+}
+
+pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
+    let request = Request::from_invocation(inv)?;
+    let session = session()?;
+    submit(&request, &session, out, err)
+}
+
+/// Runs one resolved submit. Errors are written to `err` as condor_submit writes them, and
+/// end the tool with exit status 1.
+pub fn submit(
+    request: &Request,
+    session: &Session,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CommandError> {
+    let fail = |err: &mut dyn Write, text: &str| {
+        let _ = err.write_all(text.as_bytes());
+        let _ = err.flush();
+        CommandError::Exit(1)
+    };
+    if let Some(name) = &request.schedd {
+        if request.dry_run.is_none() && !is_local_schedd(session, name) {
+            return Err(fail(
+                err,
+                &format!("\nERROR: Can't find address of schedd {name}\n"),
+            ));
+        }
+    }
+
+    // Read the description (submit.cpp opens the file before it prints anything).
+    let (text, file_name, stdin) = match &request.source {
+        Source::File(name) => match std::fs::read(name) {
+            Ok(bytes) => (
+                String::from_utf8_lossy(&bytes).into_owned(),
+                name.clone(),
+                false,
+            ),
+            Err(e) => {
+                let e = SubmitError::Open {
+                    file: name.clone(),
+                    reason: crate::config::parse::io_reason(&e),
+                };
+                return Err(fail(err, &e.condor_submit_text()));
+            }
+        },
+        Source::Stdin { dash } => {
+            let mut text = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+                let e = SubmitError::Open {
+                    file: "-".into(),
+                    reason: crate::config::parse::io_reason(&e),
+                };
+                return Err(fail(err, &e.condor_submit_text()));
+            }
+            (text, "-".to_owned(), *dash)
+        }
+        Source::None => (String::new(), "null".to_owned(), false),
+    };
+
+    let mut ctx = SubmitContext::from_process(&session.config, &session.user)?;
+    ctx.qdate = session.now;
+    ctx.remote = request.remote;
+    ctx.command_line = request.command_line.clone();
+
+    if !stdin && !request.terse {
+        let banner: &[u8] = if request.dry_run.is_some() {
+            b"Dry-Run job(s)"
+        } else {
+            b"Submitting job(s)"
+        };
+        let _ = out.write_all(banner);
+    }
+
+    let file = match SubmitFile::parse(&text, &file_name, &ctx) {
+        Ok(file) => file,
+        Err(e) => {
+            let _ = out.flush();
+            return Err(fail(err, &e.condor_submit_text()));
+        }
+    };
+
+    let mut progress = Progress {
+        request,
+        out,
+        checked_cmd: None,
+        warnings: Vec::new(),
+        submitted: Vec::new(),
+        created: 0,
+    };
+    let result = match &request.dry_run {
+        Some(dry) => dry_run(&file, dry, &mut progress),
+        None => queue_jobs(&file, session, &mut progress),
+    };
+    let Progress {
+        out,
+        warnings,
+        submitted,
+        ..
+    } = progress;
+    let events = match result {
+        Ok(events) => events,
+        Err(failure) => {
+            let _ = out.flush();
+            let text = match failure {
+                Failure::Text(text) => text,
+                Failure::Queue(e) => {
+                    format!(
+                        "\nERROR: Failed to commit job submission into the queue.\nERROR: {e}\n"
+                    )
+                }
+            };
+            return Err(fail(err, &text));
+        }
+    };
+
+    let display_name = if stdin { "(stdin)" } else { file_name.as_str() };
+    if file.queue_statements() > 1 {
+        let _ = err.write_all(MULTI_QUEUE_WARNING.as_bytes());
+    }
+    if submitted.is_empty() && !request.terse {
+        let _ = write!(
+            err,
+            "\nWARNING: \"{display_name}\" has only empty \"queue\" commands -- no jobs queued\n"
+        );
+    }
+    if !stdin && !request.terse {
+        out.write_all(b"\n")?;
+    }
+    if !request.verbose {
+        let verb = if request.dry_run.is_some() {
+            "dry-run"
+        } else {
+            "submitted"
+        };
+        for s in summarize(&submitted) {
+            if request.terse {
+                writeln!(out, "{}.{} - {}.{}", s.cluster, s.first, s.cluster, s.last)?;
+            } else {
+                writeln!(
+                    out,
+                    "{} job(s) {verb} to cluster {}.",
+                    s.last - s.first + 1,
+                    s.cluster
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+
+    if let Some(events) = events {
+        events.write(session);
+        if !submitted.is_empty() {
+            wake_daemon(&session.config);
+        }
+    }
+
+    for w in file.warnings().iter().chain(&warnings) {
+        let w = w.trim_end_matches('\n');
+        let _ = writeln!(err, "WARNING: {w}");
+    }
+    Ok(())
+}
+
+/// Per cluster: its first and last proc (and the count, last - first + 1, as submit.cpp
+/// computes it).
+fn summarize(submitted: &[Submitted]) -> Vec<Submitted> {
+    let mut out: Vec<Submitted> = Vec::new();
+    for s in submitted {
+        match out.last_mut() {
+            Some(last) if last.cluster == s.cluster => last.last = s.last,
+            _ => out.push(*s),
+        }
+    }
+    out
+}
+
+const MULTI_QUEUE_WARNING: &str = "\nWarning: Use of multiple queue statements in a single submit file is deprecated.\n         This functionality will be removed in the 25.x feature series. To see\n         how multiple queue statements can be converted into one visit:\nhttps://htcondor.readthedocs.io/en/latest/auto-redirect.html?category=example&tag=convert-multi-queue-statements\n";
+
+/// Queues every job in one transaction; returns the submit events to write.
+fn queue_jobs(
+    file: &SubmitFile,
+    session: &Session,
+    progress: &mut Progress<'_>,
+) -> Result<Option<EventPlan>, Failure> {
+    let mut queue = session.open_queue()?;
+    let owner = session.user.clone();
+    let user = format!(
+        "{owner}@{}",
+        session
+            .uid_domain()
+            .unwrap_or_else(|| session.full_hostname())
+    );
+    let mut events = EventPlan::new();
+    queue.transaction(|tx| {
+        let mut next_id: Option<ClusterId> = None;
+        let mut current: Option<ClusterId> = None;
+        let first = tx.new_cluster_id()?;
+        next_id.replace(first);
+        for job in file.jobs(first.0 as i64) {
+            let job = job?;
+            progress.job(&job)?;
+            events.add(session, &job);
+            let mut own = job.ad.clone();
+            let Some(mut cluster_ad) = own.unchain() else {
+                return Err(Failure::Text("\nERROR: Failed to queue job.\n".into()));
+            };
+            if job.new_cluster {
+                let id = match next_id.take() {
+                    Some(id) => id,
+                    None => tx.new_cluster_id()?,
+                };
+                if id.0 as i64 != job.cluster_id {
+                    return Err(Failure::Text("\nERROR: Failed to create cluster\n".into()));
+                }
+                // The schedd's part: who owns the cluster.
+                cluster_ad.insert("Owner", Expr::lit(owner.as_str()));
+                cluster_ad.insert("User", Expr::lit(user.as_str()));
+                tx.submit_cluster(id, cluster_ad, std::iter::once(own))?;
+                current = Some(id);
+            } else {
+                let id = current.expect("a cluster's first job comes first");
+                tx.add_procs(id, std::iter::once(own))?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Some(events))
+}
+
+/// HTCondor's simulated schedd: nothing is queued.
+fn dry_run(
+    file: &SubmitFile,
+    dry: &DryRun,
+    progress: &mut Progress<'_>,
+) -> Result<Option<EventPlan>, Failure> {
+    let mut sink: Box<dyn Write> = if dry.out == "-" {
+        Box::new(std::io::sink())
+    } else {
+        match File::create(&dry.out) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => {
+                return Err(Failure::Text(format!(
+                    "\nERROR: Failed to open file -dry-run output file ({})\n",
+                    crate::config::parse::io_reason(&e)
+                )))
+            }
+        }
+    };
+    let to_stdout = dry.out == "-";
+    let mut full = String::new();
+    for job in file.jobs(dry.first_cluster) {
+        let job = job?;
+        let mut text = String::from("\n");
+        if !dry.full {
+            if job.new_cluster {
+                attr_lines(&mut text, job.cluster_ad().own_iter());
+            }
+            attr_lines(&mut text, job.ad.own_iter());
+        }
+        // The simulated schedd writes as the attributes are sent, before the proc's dot.
+        if to_stdout {
+            if !dry.full {
+                let _ = progress.out.write_all(text.as_bytes());
+            }
+        } else if !dry.full {
+            let _ = sink.write_all(text.as_bytes());
+        }
+        progress.job(&job)?;
+        if dry.full {
+            if !full.is_empty() {
+                full.push('\n');
+            }
+            full.push_str(&ad_to_old(&job.ad, false));
+        }
+    }
+    if dry.full {
+        if to_stdout {
+            let _ = progress.out.write_all(b"\n");
+            let _ = progress.out.write_all(full.as_bytes());
+        } else {
+            let _ = sink.write_all(full.as_bytes());
+        }
+    }
+    sink.flush()
+        .map_err(|e| Failure::Text(format!("\nERROR: {e}\n")))?;
+    Ok(None)
+}
+
+fn attr_lines<'a>(text: &mut String, attrs: impl Iterator<Item = (&'a str, &'a Expr)>) {
+    for (name, expr) in attrs {
+        let _ = writeln!(text, "{name}={}", expr_to_old_string(expr));
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Failure::Text(format!("\nERROR: {e}\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(args: &[&str]) -> Result<Request, CommandError> {
+        let mut argv = vec!["condor_submit"];
+        argv.extend_from_slice(args);
+        let inv = TOOL.parse(argv)?;
+        Request::from_invocation(&inv)
+    }
+
+    #[test]
+    fn queue_gathers_words_up_to_a_dash_word() {
+        let r = request(&["-queue", "3", "in", "a", "b", "-terse", "job.sub"]).unwrap();
+        assert_eq!(r.command_line.queue.as_deref(), Some("queue 3 in a b"));
+        assert_eq!(r.source, Source::File("job.sub".into()));
+        assert!(r.terse);
+    }
+
+    #[test]
+    fn queue_with_keys_needs_no_file() {
+        let r = request(&["executable=/bin/true", "-q", "2"]).unwrap();
+        assert_eq!(r.source, Source::None);
+        assert_eq!(
+            r.command_line.assignments,
+            [("executable".to_owned(), "/bin/true".to_owned())]
+        );
+    }
+
+    #[test]
+    fn dash_is_stdin_and_verbose() {
+        let r = request(&["-"]).unwrap();
+        assert_eq!(r.source, Source::Stdin { dash: true });
+        assert!(r.verbose);
+        let r = request(&["-", "-ter"]).unwrap();
+        assert!(!r.verbose && r.terse);
+        let r = request(&[]).unwrap();
+        assert_eq!(r.source, Source::Stdin { dash: false });
+        assert!(!r.verbose);
+    }
+
+    #[test]
+    fn last_of_verbose_and_terse_wins() {
+        let r = request(&["-terse", "-v", "f"]).unwrap();
+        assert!(r.verbose && !r.terse);
+        let r = request(&["-v", "-terse", "f"]).unwrap();
+        assert!(!r.verbose && r.terse);
+    }
+
+    #[test]
+    fn dry_run_takes_a_file_and_qualifiers() {
+        let r = request(&["-dry-run:full,cluster=7", "-", "f"]).unwrap();
+        assert_eq!(
+            r.dry_run,
+            Some(DryRun {
+                out: "-".into(),
+                full: true,
+                first_cluster: 7
+            })
+        );
+        assert!(request(&["-dry:bogus", "x", "f"]).is_err());
+    }
+
+    #[test]
+    fn append_queue_line_becomes_the_queue() {
+        let r = request(&["-a", "queue 4", "-a", "request_cpus = 2", "f"]).unwrap();
+        assert_eq!(r.command_line.queue.as_deref(), Some("queue 4"));
+        assert_eq!(r.command_line.append, ["request_cpus = 2"]);
+        assert!(request(&["-a", "queue 4", "-queue", "2", "f"]).is_err());
+    }
+
+    #[test]
+    fn maxjobs_and_schedd_names() {
+        let r = request(&["-maxjobs", "10", "-name", "other", "f"]).unwrap();
+        assert_eq!(r.max_jobs, 10);
+        assert_eq!(r.schedd.as_deref(), Some("other"));
+        assert!(!r.remote);
+        assert!(request(&["-remote", "x", "f"]).unwrap().remote);
+    }
+
+    #[test]
+    fn bad_assignment_names_are_refused() {
+        let err = request(&["+x=3", "f"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid attribute name '+x' for attrib=value assigment"
+        );
+    }
+
+    #[test]
+    fn crlf_shebang_detection() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("s.sh");
+        std::fs::write(&script, "#!/bin/sh\r\necho hi\r\n").unwrap();
+        assert!(is_crlf_shebang(&script));
+        std::fs::write(&script, "#!/bin/sh\necho hi\r\n").unwrap();
+        assert!(!is_crlf_shebang(&script));
+        std::fs::write(&script, "echo\r\n").unwrap();
+        assert!(!is_crlf_shebang(&script));
+    }
+}

@@ -1,0 +1,490 @@
+//! `condor_submit` end to end: its output texts and exit statuses, and what it leaves in the
+//! queue (read back with the queue library), in a fresh pool per test.
+//!
+//! The queued ads must be the submit library's ads for the same description (plus what the
+//! schedd fills in), and for a handful of tests/fixtures/submit/valid cases the ads HTCondor's
+//! own submit code made (expected.json). A failed submit queues nothing; concurrent submits
+//! get distinct ids; a submit killed in the middle leaves all of its jobs or none.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use condorlite::classad::unparse::expr_to_old_string;
+use condorlite::classad::ClassAd;
+use condorlite::queue::{JobQuery, Queue};
+use condorlite::submit::{SubmitContext, SubmitFile};
+use serde::Deserialize;
+
+use crate::common::TestEnvironment;
+
+const JOB: &str = "executable = prog.sh\narguments = $(Process)\nqueue 3\n";
+
+fn env() -> TestEnvironment {
+    let mut env = TestEnvironment::new();
+    env.set_env("CONDORLITE_USER", "alice");
+    env.set_env("CONDORLITE_NOW", "1700000000");
+    let prog = env.write_file("prog.sh", "#!/bin/sh\necho hello\n");
+    let _ = prog;
+    env
+}
+
+fn spool(env: &TestEnvironment) -> PathBuf {
+    env.local_dir().join("spool")
+}
+
+/// Every job in the queue: id and full ad (cluster attributes merged in).
+fn queued(env: &TestEnvironment) -> Vec<((i32, i32), ClassAd)> {
+    if !spool(env).join("job_queue.db").exists() {
+        return Vec::new();
+    }
+    let queue = Queue::open(spool(env)).unwrap();
+    let jobs = queue.jobs(&JobQuery::all()).unwrap();
+    jobs.map(|job| {
+        let job = job.unwrap();
+        let id = job.id();
+        ((id.cluster.0, id.proc), flat(job.ad().unwrap()))
+    })
+    .collect()
+}
+
+fn count(env: &TestEnvironment) -> usize {
+    if !spool(env).join("job_queue.db").exists() {
+        return 0;
+    }
+    let queue = Queue::open(spool(env)).unwrap();
+    queue.job_ids(&JobQuery::all()).unwrap().len()
+}
+
+fn flat(ad: &ClassAd) -> ClassAd {
+    let mut out = ClassAd::new();
+    for (name, expr) in ad.iter() {
+        out.insert(name, expr.clone());
+    }
+    out
+}
+
+fn old(ad: &ClassAd, name: &str) -> Option<String> {
+    ad.lookup(name).map(expr_to_old_string)
+}
+
+#[test]
+fn submits_and_prints_as_htcondor() {
+    let env = env();
+    env.write_file("job.sub", JOB);
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)...\n3 job(s) submitted to cluster 1.\n[exit status: 0]"
+    );
+    let jobs = queued(&env);
+    let ids: Vec<(i32, i32)> = jobs.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, [(1, 0), (1, 1), (1, 2)]);
+    let ad = &jobs[2].1;
+    assert_eq!(old(ad, "Owner").as_deref(), Some("\"alice\""));
+    let user = old(ad, "User").unwrap();
+    assert!(user.starts_with("\"alice@"), "{user}");
+    assert_eq!(old(ad, "QDate").as_deref(), Some("1700000000"));
+    assert_eq!(
+        old(ad, "EnteredCurrentStatus").as_deref(),
+        Some("1700000000")
+    );
+    assert_eq!(old(ad, "JobStatus").as_deref(), Some("1"));
+    assert_eq!(old(ad, "Args").as_deref(), Some("\"2\""));
+    assert_eq!(old(ad, "TotalSubmitProcs").as_deref(), Some("3"));
+
+    // A second submit is a new cluster.
+    let out = env.run("condor_submit", ["job.sub", "-queue", "2"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    env.write_file("two.sub", "executable = prog.sh\n");
+    let out = env.run("condor_submit", ["two.sub", "-queue", "2"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)..\n2 job(s) submitted to cluster 2.\n[exit status: 0]"
+    );
+}
+
+#[test]
+fn queued_ads_are_the_submit_librarys() {
+    let env = env();
+    let text = "executable = prog.sh\narguments = $(Item) $(Step)\nrequest_memory = 2G\n\
+                +Project = \"x\"\nqueue 2 in (a, b)\nexecutable = /bin/sh\nqueue\n";
+    env.write_file("job.sub", text);
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert!(out
+        .stdout
+        .ends_with("4 job(s) submitted to cluster 1.\n1 job(s) submitted to cluster 2.\n"));
+
+    let config = condorlite::config::Config::load_with(condorlite::config::LoadOptions {
+        env: condorlite::config::Environment::from_pairs(vec![
+            (
+                "CONDOR_CONFIG".to_owned(),
+                env.config_file().to_string_lossy().into_owned(),
+            ),
+            (
+                "_CONDOR_LOCAL_DIR".to_owned(),
+                env.local_dir().to_string_lossy().into_owned(),
+            ),
+        ]),
+        subsystem: "SUBMIT".into(),
+        ..condorlite::config::LoadOptions::from_process()
+    })
+    .unwrap();
+    let mut ctx = SubmitContext::from_process(&config, "alice").unwrap();
+    ctx.cwd = env.work_dir();
+    ctx.qdate = 1700000000;
+    let file = SubmitFile::parse(text, "job.sub", &ctx).unwrap();
+    let expected: Vec<ClassAd> = file.jobs(1).map(|j| j.unwrap().flat_ad()).collect();
+    let jobs = queued(&env);
+    assert_eq!(jobs.len(), expected.len());
+    for ((id, got), want) in jobs.iter().zip(&expected) {
+        for (name, expr) in want.iter() {
+            if ["Owner", "Environment"].contains(&name) {
+                continue;
+            }
+            assert_eq!(
+                old(got, name),
+                Some(expr_to_old_string(expr)),
+                "job {id:?} attribute {name}"
+            );
+        }
+        assert_eq!(old(got, "Owner").as_deref(), Some("\"alice\""));
+    }
+}
+
+#[test]
+fn terse_prints_ranges() {
+    let env = env();
+    env.write_file(
+        "job.sub",
+        "executable = prog.sh\nqueue 2\nexecutable = /bin/sh\nqueue 3\n",
+    );
+    let out = env.run("condor_submit", ["-terse", "job.sub"]);
+    assert_eq!(out.stdout, "1.0 - 1.1\n2.0 - 2.2\n");
+    assert_eq!(out.status, Some(0));
+    assert!(out.stderr.contains("multiple queue statements"), "{out}");
+}
+
+#[test]
+fn stdin_dash_is_verbose() {
+    let env = env();
+    let mut child = env
+        .command("condor_submit")
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"executable = prog.sh\nqueue 2\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(stdout.starts_with("\n** Proc 1.0:\n"), "{stdout}");
+    assert!(stdout.contains("\n** Proc 1.1:\n"), "{stdout}");
+    assert!(stdout.contains("\nCmd = \""), "{stdout}");
+    assert!(!stdout.contains("submitted to cluster"), "{stdout}");
+    assert_eq!(count(&env), 2);
+}
+
+#[test]
+fn command_line_without_a_file() {
+    let env = env();
+    let out = env.run(
+        "condor_submit",
+        [
+            "executable=prog.sh",
+            "-batch-name",
+            "nightly",
+            "-queue",
+            "in",
+            "x",
+            "y",
+        ],
+    );
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)..\n2 job(s) submitted to cluster 1.\n[exit status: 0]"
+    );
+    let jobs = queued(&env);
+    assert_eq!(
+        old(&jobs[1].1, "JobBatchName").as_deref(),
+        Some("\"nightly\"")
+    );
+}
+
+#[test]
+fn dry_run_queues_nothing() {
+    let env = env();
+    env.write_file("job.sub", JOB);
+    let out = env.run("condor_submit", ["-dry-run", "ads.txt", "job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Dry-Run job(s)...\n3 job(s) dry-run to cluster 1.\n[exit status: 0]"
+    );
+    assert_eq!(count(&env), 0);
+    let ads = std::fs::read_to_string(env.work_dir().join("ads.txt")).unwrap();
+    // A blank line per proc; proc 0 has the cluster ad, the others only what differs.
+    let blocks: Vec<&str> = ads.split("\n\n").collect();
+    assert!(ads.starts_with('\n'), "{ads}");
+    assert_eq!(ads.matches("\nProcId=").count(), 3, "{ads}");
+    assert!(blocks[0].contains("Cmd=\""), "{ads}");
+    assert!(!blocks[2].contains("Cmd="), "{ads}");
+    assert!(blocks[2].contains("Args=\"2\""), "{ads}");
+
+    let out = env.run(
+        "condor_submit",
+        ["-dry-run:cluster=7", "-", "-terse", "job.sub"],
+    );
+    assert!(out.stdout.ends_with("7.0 - 7.2\n"), "{out}");
+    assert!(out.stdout.contains("\nProcId=2\n"), "{out}");
+    assert_eq!(count(&env), 0);
+}
+
+#[test]
+fn a_bad_file_queues_nothing() {
+    let env = env();
+    env.write_file("good.sub", JOB);
+    assert_eq!(env.run("condor_submit", ["good.sub"]).status, Some(0));
+
+    env.write_file("bad.sub", "executable = prog.sh\nfoo bar\nqueue\n");
+    let out = env.run("condor_submit", ["bad.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)------- stderr -------\n\nERROR: on Line 2 of bad.sub: \n\n\
+         ERROR: Failed to parse command file (line 2).\n[exit status: 1]"
+    );
+
+    // A job that fails after others were made: none of the submit lands.
+    env.write_file(
+        "late.sub",
+        "executable = prog.sh\nqueue 2\nrequest_memory = 7X\nqueue\n",
+    );
+    let out = env.run("condor_submit", ["late.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(out.stderr.starts_with("ERROR: "), "{out}");
+
+    let out = env.run("condor_submit", ["-maxjobs", "2", "good.sub"]);
+    assert_eq!(
+        out.stderr,
+        "\nERROR: Number of submitted jobs would exceed -maxjobs (2)\n"
+    );
+    assert_eq!(out.status, Some(1));
+
+    let out = env.run("condor_submit", ["missing.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "------- stderr -------\n\nERROR: Failed to open command file (missing.sub) \
+         (No such file or directory)\n[exit status: 1]"
+    );
+
+    env.write_file("noexe.sub", "executable = nonesuch\nqueue\n");
+    let out = env.run("condor_submit", ["noexe.sub"]);
+    assert!(
+        out.stderr
+            .starts_with("\nERROR: Can't access executable file /"),
+        "{out}"
+    );
+
+    env.write_file("crlf.sh", "#!/bin/sh\r\necho hi\r\n");
+    env.write_file("crlf.sub", "executable = crlf.sh\nqueue\n");
+    let out = env.run("condor_submit", ["crlf.sub"]);
+    assert!(
+        out.stderr
+            .contains("is a script with CRLF (DOS/Windows) line endings."),
+        "{out}"
+    );
+    assert_eq!(out.status, Some(1));
+
+    let out = env.run(
+        "condor_submit",
+        ["-name", "elsewhere.example.org", "good.sub"],
+    );
+    assert_eq!(
+        out.stderr,
+        "\nERROR: Can't find address of schedd elsewhere.example.org\n"
+    );
+
+    assert_eq!(count(&env), 3, "only the first submit is queued");
+
+    let out = env.run("condor_submit", ["-allow-crlf-script", "crlf.sub"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert!(out.stderr.contains("WARNING: Executable file"), "{out}");
+}
+
+#[test]
+fn submit_events_and_wake_up() {
+    let env = env();
+    std::fs::create_dir_all(env.local_dir().join("run")).unwrap();
+    env.write_file("job.sub", "executable = prog.sh\nlog = job.log\nqueue 2\n");
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let log = std::fs::read_to_string(env.work_dir().join("job.log")).unwrap();
+    assert_eq!(
+        log.matches("Job submitted from host: <").count(),
+        2,
+        "{log}"
+    );
+    assert!(
+        log.starts_with("000 (001.000.000) 2023-11-14 22:13:20 "),
+        "{log}"
+    );
+    assert!(log.contains("000 (001.001.000) "), "{log}");
+    assert!(env.local_dir().join("run/reschedule").exists());
+}
+
+// ---- the differential fixtures, through the real tool ----
+
+#[derive(Deserialize)]
+struct Expected {
+    invocation: Invocation,
+    identity_attributes: Vec<String>,
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Invocation {
+    environment: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    file: String,
+    #[serde(default)]
+    ads: Option<Vec<BTreeMap<String, String>>>,
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/submit")
+        .canonicalize()
+        .unwrap()
+}
+
+const FIXTURE_CASES: &[&str] = &[
+    "valid/001-minimal.sub",
+    "valid/003-arguments-new-syntax.sub",
+    "valid/007-environment-new-syntax.sub",
+    "valid/038-accounting-group-and-nice-user.sub",
+    "valid/101-queue-several-statements.sub",
+];
+
+#[test]
+fn fixture_ads_survive_the_queue() {
+    let dir = fixtures();
+    let expected: Expected =
+        serde_json::from_slice(&std::fs::read(dir.join("expected.json")).unwrap()).unwrap();
+    let dir_text = dir.to_string_lossy().into_owned();
+    for name in FIXTURE_CASES {
+        let case = expected.cases.iter().find(|c| c.file == *name).unwrap();
+        let ads = case.ads.as_ref().unwrap();
+        let mut env = TestEnvironment::new();
+        for (k, v) in &expected.invocation.environment {
+            env.set_env(k, &v.replace("@DIR@", &dir_text));
+        }
+        // The pool is the test's own, whatever the fixtures' config says.
+        let local = env.local_dir().to_string_lossy().into_owned();
+        env.set_env("_CONDOR_LOCAL_DIR", &local);
+        env.set_env("_CONDOR_SPOOL", &format!("{local}/spool"));
+        env.set_env("CONDORLITE_USER", "fixtureowner");
+        env.set_env("CONDORLITE_NOW", "1700000000");
+        let out = env
+            .command("condor_submit")
+            .arg(format!("../{name}"))
+            .current_dir(dir.join("work"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        let jobs = queued(&env);
+        assert_eq!(jobs.len(), ads.len(), "{name}");
+        for ((id, got), want) in jobs.iter().zip(ads) {
+            for (attr, value) in want {
+                if attr == "Owner" || expected.identity_attributes.contains(attr) {
+                    continue;
+                }
+                assert_eq!(
+                    old(got, attr),
+                    Some(value.replace("@DIR@", &dir_text)),
+                    "{name} job {id:?} attribute {attr}"
+                );
+            }
+            assert_eq!(old(got, "Owner").as_deref(), Some("\"fixtureowner\""));
+            assert_eq!(
+                old(got, "User").as_deref(),
+                Some("\"fixtureowner@example.com\"")
+            );
+        }
+    }
+}
+
+// ---- the concurrency bar ----
+
+#[test]
+fn parallel_submits_get_distinct_ids() {
+    let env = env();
+    env.write_file(
+        "job.sub",
+        "executable = prog.sh\narguments = $(Process)\nqueue 1000\n",
+    );
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            env.command("condor_submit")
+                .args(["-terse", "job.sub"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut clusters = BTreeSet::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let line = String::from_utf8(out.stdout).unwrap();
+        let cluster: i32 = line.split('.').next().unwrap().parse().unwrap();
+        assert_eq!(line, format!("{cluster}.0 - {cluster}.999\n"));
+        clusters.insert(cluster);
+    }
+    assert_eq!(clusters.len(), 8);
+    let queue = Queue::open(spool(&env)).unwrap();
+    let ids = queue.job_ids(&JobQuery::all()).unwrap();
+    assert_eq!(ids.len(), 8000);
+    let unique: BTreeSet<(i32, i32)> = ids.iter().map(|id| (id.cluster.0, id.proc)).collect();
+    assert_eq!(unique.len(), 8000);
+}
+
+#[test]
+fn a_killed_submit_leaves_all_or_nothing() {
+    let env = env();
+    env.write_file(
+        "big.sub",
+        "executable = prog.sh\narguments = $(Process)\nqueue 200000\n",
+    );
+    // Make the store first, so that the kill lands in the submit rather than the setup.
+    env.write_file("one.sub", "executable = prog.sh\nqueue\n");
+    assert_eq!(env.run("condor_submit", ["one.sub"]).status, Some(0));
+    let mut child = env
+        .command("condor_submit")
+        .arg("big.sub")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    let n = count(&env);
+    assert!(
+        n == 1 || n == 200_001,
+        "{n} jobs after a kill ({status:?}): a submit must land whole or not at all"
+    );
+    // The store is usable afterwards.
+    assert_eq!(env.run("condor_submit", ["one.sub"]).status, Some(0));
+    assert_eq!(count(&env), n + 1);
+}

@@ -1,0 +1,559 @@
+//! condor_q: selection, views, formats and summaries, each output snapshotted whole (stdout,
+//! stderr and exit status), with the user, clock and schedd name pinned.
+
+use crate::common::jobs::{pool, submit, NOW};
+use crate::common::TestEnvironment;
+
+#[track_caller]
+fn check(env: &TestEnvironment, args: &[&str], expected: &str) {
+    let out = env.run("condor_q", args);
+    assert_eq!(out.to_string(), expected, "condor_q {args:?}");
+}
+
+const TITLE: &str = "\n\n-- Schedd: submit@example.com : <127.0.0.1:9618?... @ 01/31/24 12:00:00\n";
+
+/// alice: cluster 1 (three idle jobs, one of them gone), cluster 2 (bob's batch "sweep",
+/// one idle, one running), cluster 3 (alice's "sweep", one held job).
+fn three_clusters() -> TestEnvironment {
+    let env = pool();
+    submit(&env, "alice", "", &["", "", "", ""]);
+    let mut q = crate::common::jobs::queue(&env);
+    q.transaction(|tx| {
+        let job = condorlite::queue::JobId::new(1, 3);
+        tx.set_status(job, condorlite::queue::JobStatus::Removed)?;
+        tx.move_to_history(job).map(|_| ())
+    })
+    .unwrap();
+    submit(
+        &env,
+        "bob",
+        r#"JobBatchName = "sweep""#,
+        &["", &format!("JobStatus = 2; ShadowBday = {}", NOW - 100)],
+    );
+    submit(
+        &env,
+        "alice",
+        r#"JobBatchName = "sweep""#,
+        &[r#"JobStatus = 5; HoldReason = "disk full"; HoldReasonCode = 21; HoldReasonSubCode = 2"#],
+    );
+    env
+}
+
+#[test]
+fn an_empty_queue_still_shows_title_header_and_totals() {
+    let env = pool();
+    check(
+        &env,
+        &[],
+        &format!(
+            "{TITLE}OWNER BATCH_NAME      SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS\n\
+             \n\
+             Total for query: 0 jobs; 0 completed, 0 removed, 0 idle, 0 running, 0 held, 0 suspended \n\
+             Total for alice: 0 jobs; 0 completed, 0 removed, 0 idle, 0 running, 0 held, 0 suspended \n\
+             Total for all users: 0 jobs; 0 completed, 0 removed, 0 idle, 0 running, 0 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+#[test]
+fn the_batch_view_shows_my_jobs_one_line_per_batch() {
+    let env = three_clusters();
+    check(
+        &env,
+        &[],
+        &format!(
+            "{TITLE}OWNER BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS\n\
+             alice ID: 1        1/31 11:58      1      _      3      _      4 1.0-2\n\
+             alice sweep        1/31 11:58      _      _      _      1      1 3.0\n\
+             \n\
+             Total for query: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+             Total for alice: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+#[test]
+fn batches_group_clusters_by_name_and_owner() {
+    let env = three_clusters();
+    submit(&env, "alice", r#"JobBatchName = "sweep""#, &["", ""]);
+    check(
+        &env,
+        &["-allusers"],
+        &format!(
+            "{TITLE}OWNER BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS\n\
+             alice ID: 1        1/31 11:58      1      _      3      _      4 1.0-2\n\
+             bob   sweep        1/31 11:58      _      1      1      _      2 2.0-1\n\
+             alice sweep        1/31 11:58      _      _      2      1      3 3.0 ... 4.1\n\
+             \n\
+             Total for query: 8 jobs; 0 completed, 0 removed, 6 idle, 1 running, 1 held, 0 suspended \n\
+             Total for all users: 8 jobs; 0 completed, 0 removed, 6 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+#[test]
+fn owners_and_ids_select_jobs_and_turn_off_my_jobs() {
+    let env = three_clusters();
+    // A short owner name gets an 8-wide column; no HOLD column without held jobs.
+    check(
+        &env,
+        &["bob"],
+        &format!(
+            "{TITLE}OWNER    BATCH_NAME    SUBMITTED   DONE   RUN    IDLE  TOTAL JOB_IDS\n\
+             bob      sweep        1/31 11:58      _      1      1      2 2.0-1\n\
+             \n\
+             Total for query: 2 jobs; 0 completed, 0 removed, 1 idle, 1 running, 0 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+    // A job id may leave some of a cluster out: DONE is not known.
+    check(
+        &env,
+        &["1.1", "2"],
+        &format!(
+            "{TITLE}OWNER BATCH_NAME    SUBMITTED   DONE   RUN    IDLE  TOTAL JOB_IDS\n\
+             alice ID: 1        1/31 11:58      _      _      1      4 1.1\n\
+             bob   sweep        1/31 11:58      _      1      1      2 2.0-1\n\
+             \n\
+             Total for query: 3 jobs; 0 completed, 0 removed, 2 idle, 1 running, 0 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+#[test]
+fn queue_superusers_see_everyone_and_no_line_of_their_own() {
+    let mut env = three_clusters();
+    env.set_env("_CONDOR_QUEUE_SUPER_USERS", "alice");
+    let out = env.run("condor_q", ["-totals"]);
+    assert_eq!(
+        out.to_string(),
+        format!(
+            "{TITLE}Total for query: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        )
+    );
+}
+
+#[test]
+fn only_my_jobs_can_be_turned_off_in_the_configuration() {
+    let mut env = three_clusters();
+    env.set_env("_CONDOR_CONDOR_Q_ONLY_MY_JOBS", "false");
+    let out = env.run("condor_q", ["-af", "ClusterId"]);
+    assert_eq!(out.stdout, "1\n1\n1\n2\n2\n3\n");
+}
+
+#[test]
+fn nobatch_shows_one_line_per_job() {
+    let env = three_clusters();
+    check(
+        &env,
+        &["-nobatch", "-allusers"],
+        &format!(
+            "{TITLE} ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD\n\
+             \x20  1.0   alice           1/31 11:58   0+00:00:00 I  0    0.0 sleep 300\n\
+             \x20  1.1   alice           1/31 11:58   0+00:00:00 I  0    0.0 sleep 300\n\
+             \x20  1.2   alice           1/31 11:58   0+00:00:00 I  0    0.0 sleep 300\n\
+             \x20  2.0   bob             1/31 11:58   0+00:00:00 I  0    0.0 sleep 300\n\
+             \x20  2.1   bob             1/31 11:58   0+00:01:40 R  0    0.0 sleep 300\n\
+             \x20  3.0   alice           1/31 11:58   0+00:00:00 H  0    0.0 sleep 300\n\
+             \n\
+             Total for query: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+#[test]
+fn nobatch_columns_grow_for_big_ids_and_sizes() {
+    let env = pool();
+    let mut q = crate::common::jobs::queue(&env);
+    q.transaction(|tx| {
+        for _ in 0..10_000 {
+            tx.new_cluster_id()?;
+        }
+        Ok::<_, condorlite::queue::QueueError>(())
+    })
+    .unwrap();
+    drop(q);
+    submit(
+        &env,
+        "alice",
+        r#"ImageSize = 1000000; JobDescription = "big one""#,
+        &["", "JobPrio = 10"],
+    );
+    check(
+        &env,
+        &["-nobatch"],
+        &format!(
+            "{TITLE} ID       OWNER            SUBMITTED     RUN_TIME ST PRI SIZE  CMD\n\
+             10001.0   alice           1/31 11:58   0+00:00:00 I  0   976.6 (big one)\n\
+             10001.1   alice           1/31 11:58   0+00:00:00 I  10  976.6 (big one)\n\
+             \n\
+             Total for query: 2 jobs; 0 completed, 0 removed, 2 idle, 0 running, 0 held, 0 suspended \n\
+             Total for alice: 2 jobs; 0 completed, 0 removed, 2 idle, 0 running, 0 held, 0 suspended \n\
+             Total for all users: 2 jobs; 0 completed, 0 removed, 2 idle, 0 running, 0 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+#[test]
+fn hold_run_and_idle_views() {
+    let env = three_clusters();
+    check(
+        &env,
+        &["-hold"],
+        &format!(
+            "{TITLE} ID      OWNER          HELD_SINCE  CODE/SUB HOLD_REASON\n\
+             \x20  3.0   alice           1/31 11:58   21/2   disk full\n\
+             \n\
+             Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, 0 suspended \n\
+             Total for alice: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+    // -run and -idle have no summary.
+    check(
+        &env,
+        &["-run", "-allusers"],
+        &format!(
+            "{TITLE} ID      OWNER            SUBMITTED     RUN_TIME HOST(S)\n\
+             \x20  2.1   bob             1/31 11:58   0+00:01:40\n\
+             [exit status: 0]"
+        ),
+    );
+    check(
+        &env,
+        &["-idle"],
+        &format!(
+            "{TITLE} ID      OWNER          UNIVERSE  CPUS MEMORY STARTS LAST_HOST\n\
+             \x20  1.0   alice          Vanilla      1    128      0 undefined\n\
+             \x20  1.1   alice          Vanilla      1    128      0 undefined\n\
+             \x20  1.2   alice          Vanilla      1    128      0 undefined\n\
+             [exit status: 0]"
+        ),
+    );
+    check(
+        &env,
+        &["-run", "-hold"],
+        "------- stderr -------\n-run and -hold/held or -idle are incompatible\n[exit status: 1]",
+    );
+}
+
+#[test]
+fn totals_only() {
+    let env = three_clusters();
+    check(
+        &env,
+        &["-tot"],
+        &format!(
+            "{TITLE}Total for query: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+             Total for alice: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+    // The summary ad is what -af and -long show with -totals.
+    check(
+        &env,
+        &["-totals", "-af", "Jobs", "MyName", "AllusersRunning"],
+        "4 alice 1\n\n[exit status: 0]",
+    );
+}
+
+#[test]
+fn the_legacy_summary_line() {
+    let mut env = three_clusters();
+    env.set_env("_CONDOR_CONDOR_Q_SHOW_OLD_SUMMARY", "true");
+    check(
+        &env,
+        &["-totals", "-allusers"],
+        &format!(
+            "{TITLE}\n6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\n[exit status: 0]"
+        ),
+    );
+}
+
+#[test]
+fn autoformat_and_its_qualifiers() {
+    let env = three_clusters();
+    check(
+        &env,
+        &[
+            "-af",
+            "ClusterId",
+            "ProcId",
+            "JobStatus",
+            "Owner",
+            "Missing",
+            "ClusterId * 10",
+        ],
+        "1 0 1 alice undefined 10\n1 1 1 alice undefined 10\n1 2 1 alice undefined 10\n\
+         3 0 5 alice undefined 30\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["3", "-af:jlV", "Owner", "HoldReason"],
+        "ID = 3.0 Owner = \"alice\" HoldReason = \"disk full\"\n[exit status: 0]",
+    );
+    // Headings size the columns to every row; rows keep their padding.
+    check(
+        &env,
+        &["-allusers", "-af:jh", "Owner", "JobBatchName"],
+        " ID Owner JobBatchName\n1.0 alice undefined   \n1.1 alice undefined   \n\
+         1.2 alice undefined   \n2.0 bob   sweep       \n2.1 bob   sweep       \n\
+         3.0 alice sweep       \n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["3", "-af:,t", "ClusterId", "Owner"],
+        "3,\talice\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["3", "-af:lrng", "JobStatus", "QDate - 1"],
+        "\nJobStatus = 5\nQDate - 1 = QDate - 1\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["3", "-af:T", "QDate - 1706000000"],
+        "  8+03:04:40\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["3", "-af:Y", "QDate"],
+        " 1/31 11:58\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-af", "ClusterId", "-", "-af", "ProcId"],
+        "1 0\n1 1\n1 2\n3 0\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-af", "ClusterId", "-x"],
+        "------- stderr -------\nError: unrecognized argument -x\n[exit status: 1]",
+    );
+    check(
+        &env,
+        &["-af"],
+        "------- stderr -------\nError: -autoformat requires at least one attribute parameter\n\
+         [exit status: 1]",
+    );
+    check(
+        &env,
+        &["-af", "ClusterId +"],
+        "------- stderr -------\nError: invalid expression : ClusterId +\n[exit status: 1]",
+    );
+}
+
+#[test]
+fn format_is_printf() {
+    let env = three_clusters();
+    check(
+        &env,
+        &[
+            "-format",
+            "%d.",
+            "ClusterId",
+            "-format",
+            "%-3d|",
+            "ProcId",
+            "-format",
+            "%s\\n",
+            "Owner",
+        ],
+        "1.0  |alice\n1.1  |alice\n1.2  |alice\n3.0  |alice\n[exit status: 0]",
+    );
+    // A missing value prints nothing, not even the format's text.
+    check(
+        &env,
+        &[
+            "1",
+            "-format",
+            "[%d]",
+            "NoSuchAttr",
+            "-format",
+            "%s\\n",
+            "Owner",
+        ],
+        "alice\nalice\nalice\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-batch", "-af", "Owner"],
+        "------- stderr -------\nError: -batch conflicts with -format and -af\n[exit status: 1]",
+    );
+}
+
+#[test]
+fn long_json_and_xml() {
+    let env = pool();
+    submit(
+        &env,
+        "alice",
+        r#"zeta = "last"; Requirements = TARGET.Memory > 100"#,
+        &["Arguments = \"x y\""],
+    );
+    let iwd = env.work_dir().display().to_string();
+    let long = format!(
+        "Arguments = \"x y\"\nClusterId = 1\nCmd = \"/bin/sleep\"\nEnteredCurrentStatus = {then}\n\
+         ImageSize = 0\nIwd = \"{iwd}\"\nJobPrio = 0\nJobStatus = 1\nJobUniverse = 5\n\
+         LeaveJobInQueue = false\nNumShadowStarts = 0\nOwner = \"alice\"\nProcId = 0\n\
+         QDate = {then}\nRemoteUserCpu = 0.0\nRemoteWallClockTime = 0.0\nRequestCpus = 1\n\
+         RequestMemory = 128\nRequirements = TARGET.Memory > 100\nServerTime = {NOW}\n\
+         TotalSubmitProcs = 1\nUser = \"alice@example.com\"\nzeta = \"last\"\n\n",
+        then = NOW - 120
+    );
+    check(&env, &["-l"], &format!("{long}[exit status: 0]"));
+    check(
+        &env,
+        &["-json", "-attributes", "ProcId,Requirements,zeta"],
+        "[\n{\n  \"ProcId\": 0,\n  \"Requirements\": \"\\/Expr(TARGET.Memory > 100)\\/\",\n  \
+         \"zeta\": \"last\"\n}\n]\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-jsonl", "-attributes", "ProcId,ClusterId"],
+        "{\"ClusterId\": 1,\"ProcId\": 0}\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-long:nosort", "-attributes", "zeta,ClusterId,ProcId"],
+        "zeta = \"last\"\nClusterId = 1\nProcId = 0\n\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-xml", "-attr", "ProcId"],
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n\
+         <c>\n    <a n=\"ProcId\"><i>0</i></a>\n</c>\n</classads>\n[exit status: 0]",
+    );
+    // No match: JSON prints nothing at all, XML an empty document.
+    check(&env, &["-json", "99"], "[exit status: 0]");
+    check(&env, &["-l", "99"], "[exit status: 0]");
+    check(
+        &env,
+        &["-xml", "99"],
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n\
+         </classads>\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-xml", "-json"],
+        "------- stderr -------\nError: Cannot print as both XML and JSON\n[exit status: 1]",
+    );
+    check(
+        &env,
+        &["-l", "-totals", "-attributes", "Jobs,MyName,MyType"],
+        "Jobs = 1\nMyName = \"alice\"\nMyType = \"Summary\"\n\n[exit status: 0]",
+    );
+}
+
+#[test]
+fn constraints_limit_and_their_errors() {
+    let env = three_clusters();
+    check(
+        &env,
+        &[
+            "-allusers",
+            "-const",
+            "JobStatus != 1",
+            "-af",
+            "ClusterId",
+            "ProcId",
+        ],
+        "2 1\n3 0\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &[
+            "-allusers",
+            "-constraint",
+            "Owner == \"bob\"",
+            "-constraint",
+            "ProcId == 0",
+            "-af:j",
+        ],
+        "------- stderr -------\nError: -autoformat requires at least one attribute parameter\n\
+         [exit status: 1]",
+    );
+    check(
+        &env,
+        &["-allusers", "-limit", "2", "-af:j", "Owner"],
+        "1.0 alice\n1.1 alice\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-limit", "0"],
+        "------- stderr -------\nError: 0 is not a valid for -limit.\n[exit status: 1]",
+    );
+    check(
+        &env,
+        &["-limit", "x"],
+        "------- stderr -------\nError: Unable to convert (x) to a number for -limit.\n[exit status: 1]",
+    );
+    check(
+        &env,
+        &["-constraint", "Owner =="],
+        "------- stderr -------\n\n-- Parse error in constraint expression \"Owner ==\"\n[exit status: 1]",
+    );
+    check(
+        &env,
+        &["-bogus"],
+        "------- stderr -------\nError: unrecognized argument -bogus\n[exit status: 1]",
+    );
+}
+
+#[test]
+fn wide_n_cuts_lines_to_the_width() {
+    let env = three_clusters();
+    submit(
+        &env,
+        "alice",
+        "Arguments = \"a very long argument list that goes on and on\"",
+        &[""],
+    );
+    check(
+        &env,
+        &["-nobatch", "-wide:60", "4"],
+        &format!(
+            "{TITLE} ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZ\n\
+             \x20  4.0   alice           1/31 11:58   0+00:00:00 I  0    0.\n\
+             \n\
+             Total for query: 1 jobs; 0 completed, 0 removed, 1 idle, 0 running, 0 held, 0 suspended \n\
+             Total for all users: 7 jobs; 0 completed, 0 removed, 5 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+#[test]
+fn version_and_help() {
+    let env = pool();
+    let out = env.run("condor_q", ["-version"]);
+    assert!(out.stdout.starts_with("$CondorVersion: "), "{out}");
+    let out = env.run("condor_q", ["-help"]);
+    assert_eq!(out.status, Some(0));
+    assert!(out.stdout.contains("-allusers"), "{out}");
+}
