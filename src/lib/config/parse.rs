@@ -53,8 +53,71 @@ impl From<ExpandError> for TemplateError {
     }
 }
 
-fn is_op(c: u8) -> bool {
+pub(crate) fn is_op(c: u8) -> bool {
     c == b'=' || c == b':'
+}
+
+/// One line of a metaknob template or an `-append` line, split as
+/// `Parse_config_string` splits it: an optional `use `, the name, the
+/// operator (`=`, `:` or `@` for `@=`, 0 when none) and the value.
+pub(crate) struct TemplateLine<'a> {
+    pub is_use: bool,
+    pub name: &'a str,
+    pub op: u8,
+    pub rhs: &'a str,
+}
+
+/// Splits a template line; `None` when it has no operator.
+pub(crate) fn split_template_line(line: &str) -> Option<TemplateLine<'_>> {
+    let mut l = line;
+    let is_use = l.len() >= 4 && l[..4].eq_ignore_ascii_case("use ");
+    if is_use {
+        l = l[4..].trim_start_matches(is_space);
+    }
+    let b = l.as_bytes();
+    let name_end = b
+        .iter()
+        .position(|&c| is_space(c as char) || is_op(c))
+        .unwrap_or(b.len());
+    let name = &l[..name_end];
+    let mut p = name_end;
+    let mut op = 0u8;
+    if p < b.len() {
+        if is_op(b[p]) {
+            op = b[p];
+        }
+        p += 1;
+    }
+    while p < b.len() {
+        let c = b[p];
+        if c == b'@' {
+            if b.get(p + 1) != Some(&b'=') {
+                op = 0;
+                break;
+            }
+            op = b'@';
+            p += 1;
+        } else if is_op(c) {
+            if is_op(op) {
+                op = 0;
+                break;
+            }
+            op = c;
+        } else if !is_space(c as char) {
+            break;
+        }
+        p += 1;
+    }
+    if p >= b.len() && !is_op(op) && op != b'@' {
+        return None;
+    }
+    let rhs = l[p.min(l.len())..].trim_start_matches(is_space);
+    Some(TemplateLine {
+        is_use,
+        name,
+        op,
+        rhs,
+    })
 }
 
 /// An `@=tag` value being read.
@@ -557,49 +620,15 @@ impl<'p> Parser<'p> {
             if !ifs.enabled() {
                 continue;
             }
-            let mut l = line;
-            let is_use = l.len() >= 4 && l[..4].eq_ignore_ascii_case("use ");
-            if is_use {
-                l = l[4..].trim_start_matches(is_space);
-            }
-            let b = l.as_bytes();
-            let name_end = b
-                .iter()
-                .position(|&c| is_space(c as char) || is_op(c))
-                .unwrap_or(b.len());
-            let name = &l[..name_end];
-            let mut p = name_end;
-            let mut op = 0u8;
-            if p < b.len() {
-                if is_op(b[p]) {
-                    op = b[p];
-                }
-                p += 1;
-            }
-            while p < b.len() {
-                let c = b[p];
-                if c == b'@' {
-                    if b.get(p + 1) != Some(&b'=') {
-                        op = 0;
-                        break;
-                    }
-                    op = b'@';
-                    p += 1;
-                } else if is_op(c) {
-                    if is_op(op) {
-                        op = 0;
-                        break;
-                    }
-                    op = c;
-                } else if !is_space(c as char) {
-                    break;
-                }
-                p += 1;
-            }
-            if p >= b.len() && !is_op(op) && op != b'@' {
+            let Some(TemplateLine {
+                is_use,
+                name,
+                op,
+                rhs,
+            }) = split_template_line(line)
+            else {
                 return Err(TemplateError::Invalid(format!("no operator in: {line}")));
-            }
-            let rhs = l[p.min(l.len())..].trim_start_matches(is_space);
+            };
             if op == b':'
                 && (name.eq_ignore_ascii_case("error") || name.eq_ignore_ascii_case("warning"))
             {

@@ -24,6 +24,7 @@ use super::queue::{self, ForeachArgs, ForeachMode, GlobOptions};
 use super::SubmitContext;
 use crate::config::cond::{IfLine, IfStack};
 use crate::config::expand::{self, ExpandError, Expander};
+use crate::config::parse::{is_op, split_template_line, TemplateLine};
 use crate::config::reader::{is_space, LineReader};
 
 /// How deeply includes may nest (`CONFIG_MAX_NESTING_DEPTH`).
@@ -221,10 +222,6 @@ pub(crate) struct Parser<'c> {
     ctx: &'c SubmitContext<'c>,
     /// HTCondor's error stack (warnings and errors), oldest first.
     pub stack: Vec<StackEntry>,
-}
-
-fn is_op(c: u8) -> bool {
-    c == b'=' || c == b':'
 }
 
 impl<'c> Parser<'c> {
@@ -669,49 +666,15 @@ impl<'c> Parser<'c> {
         if line.is_empty() || line.starts_with('#') {
             return Ok(());
         }
-        let mut l = line;
-        let is_meta = l.len() >= 4 && l[..4].eq_ignore_ascii_case("use ");
-        if is_meta {
-            l = l[4..].trim_start_matches(is_space);
-        }
-        let b = l.as_bytes();
-        let name_end = b
-            .iter()
-            .position(|&c| is_space(c as char) || is_op(c))
-            .unwrap_or(b.len());
-        let name = &l[..name_end];
-        let mut p = name_end;
-        let mut op = 0u8;
-        if p < b.len() {
-            if is_op(b[p]) {
-                op = b[p];
-            }
-            p += 1;
-        }
-        while p < b.len() {
-            let c = b[p];
-            if c == b'@' {
-                if b.get(p + 1) != Some(&b'=') {
-                    op = 0;
-                    break;
-                }
-                op = b'@';
-                p += 1;
-            } else if is_op(c) {
-                if is_op(op) {
-                    op = 0;
-                    break;
-                }
-                op = c;
-            } else if !is_space(c as char) {
-                break;
-            }
-            p += 1;
-        }
-        if p >= b.len() && !is_op(op) && op != b'@' {
+        let Some(TemplateLine {
+            is_use: is_meta,
+            name,
+            op,
+            rhs,
+        }) = split_template_line(line)
+        else {
             return Err(fail(-1111, "").into());
-        }
-        let rhs = l[p.min(l.len())..].trim_start_matches(is_space);
+        };
         let origin = Origin {
             source: 0,
             line: index,
