@@ -35,15 +35,9 @@ use expand::{Context, ExpandError, Scope};
 pub use load::{Environment, LoadOptions, PlatformDirs};
 use table::{Entry, MacroSet, Origin, SourceId};
 
-/// The HTCondor release whose configuration language condorlite speaks.
-pub const HTCONDOR_VERSION: &str = "24.0.24";
-
 /// HTCondor's version string, as `condor_config_val -version` prints it.
 pub fn condor_version() -> String {
-    format!(
-        "$CondorVersion: {HTCONDOR_VERSION} 2024-01-01 BuildID: condorlite-{} $",
-        env!("CARGO_PKG_VERSION")
-    )
+    crate::version::CONDOR_VERSION.to_owned()
 }
 
 /// A configuration that could not be read, or a knob that could not be expanded. Prints as

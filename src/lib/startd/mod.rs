@@ -1,0 +1,1399 @@
+//! The startd as a library: the machine's slots, their ads and their state machines, as
+//! HTCondor's condor_startd keeps them (src/condor_startd.V6/), for the master to drive.
+//!
+//! [`Startd::from_config`] reads the machine ([`machine`]), its custom resources
+//! ([`resources`]) and the slot layout ([`layout`]) from the configuration, and builds the slots
+//! ([`slot`]). The master then calls, with the time passed in so that everything is
+//! deterministic (no threads, no timers here):
+//!
+//! - [`Startd::refresh`] periodically: load, idle times, clock, and the policy's Owner <->
+//!   Unclaimed transitions (`IS_OWNER`, `START`);
+//! - [`Startd::slot_ads`] and [`Startd::daemon_ad`] for what `condor_status` shows and the
+//!   negotiator matches against;
+//! - [`Startd::claim`], [`Startd::activate`], [`Startd::deactivate`], [`Startd::release`] as
+//!   the negotiator matches jobs and they run (a claim on a partitionable slot carves a
+//!   dynamic slot, `slot1_1@host`, and a release gives its resources back);
+//! - [`Startd::may_reuse`] when a job ends, to decide whether the claim runs another;
+//! - [`Startd::reconfigure`] on `condor_reconfig`.
+//!
+//! The state machine is in [`state`] (every transition in one table) and the policy that
+//! drives it in `policy.rs`; the ads are assembled in `ads.rs`, attribute by attribute as
+//! HTCondor's `Resource::publish_static`/`publish_dynamic` do. The environment a slot's
+//! resources give a job (`_CONDOR_AssignedGPUs`, `CUDA_VISIBLE_DEVICES`) is in [`env`].
+
+mod ads;
+pub mod env;
+pub mod layout;
+pub mod machine;
+mod policy;
+pub mod resources;
+pub mod slot;
+pub mod state;
+#[cfg(test)]
+mod tests;
+
+use crate::classad::parser::parse_old_expr;
+use crate::classad::{ClassAd, Expr, Value};
+use crate::config::{Config, ConfigError, View};
+use layout::{Resources, SlotPlan, SlotTypes};
+use machine::Machine;
+pub use machine::Probe;
+use resources::MachineResources;
+use slot::{Claim, Slot, SlotKind};
+pub use state::{Activity, Event, State};
+
+/// The version string every condorlite daemon publishes (`CondorVersion`).
+pub use crate::version::CONDOR_VERSION;
+
+/// The starter's abilities, published in every slot ad (`condor_starter -classad`) and
+/// listed in `StarterAbilityList`: what condorlite's starter supports.
+pub const STARTER_ABILITIES: &[&str] = &[
+    "HasFileTransfer",
+    "HasJobDeferral",
+    "HasJICLocalConfig",
+    "HasJICLocalStdin",
+    "HasTransferInputRemaps",
+];
+
+/// `CondorPlatform` as HTCondor formats it (`$CondorPlatform: X86_64-Ubuntu_22.04 $`), from
+/// the configuration's `ARCH` and `OPSYSNAME` and the system's version.
+pub fn condor_platform(cfg: View<'_>) -> String {
+    let arch = cfg
+        .string("ARCH")
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| std::env::consts::ARCH.to_ascii_uppercase());
+    let os = cfg
+        .string("OPSYSNAME")
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "Linux".into());
+    let version = std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("VERSION_ID="))
+                .map(|v| v.trim_matches('"').to_owned())
+        })
+        .unwrap_or_default();
+    if version.is_empty() {
+        format!("$CondorPlatform: {arch}-{os} $")
+    } else {
+        format!("$CondorPlatform: {arch}-{os}_{version} $")
+    }
+}
+
+/// Why the startd could not be built, or refused a request.
+#[derive(Debug, thiserror::Error)]
+pub enum StartdError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A slot knob the startd cannot use.
+    #[error("bad slot configuration {knob} = {value:?}: {reason}")]
+    SlotConfig {
+        knob: String,
+        value: String,
+        reason: String,
+    },
+    /// The layout asks for more than the machine has.
+    #[error("can't allocate {slot} ({knob}): not enough {what}\n\tRequesting: {requesting}\n\tAvailable:  {available}")]
+    OutOfResources {
+        slot: String,
+        knob: String,
+        what: String,
+        requesting: String,
+        available: String,
+    },
+    #[error("MACHINE_RESOURCE_{0} is invalid: '{0}' is a reserved resource name")]
+    ReservedResource(String),
+    #[error("{knob}: can't run the inventory \"{command}\": {reason}")]
+    Inventory {
+        knob: String,
+        command: String,
+        reason: String,
+    },
+    #[error(
+        "failed to bind local resource '{resource}' to {slot}: wanted {want}, only {got} available"
+    )]
+    Bind {
+        resource: String,
+        slot: String,
+        want: usize,
+        got: usize,
+    },
+    #[error("no slot named {0}")]
+    NoSuchSlot(String),
+    #[error("{slot} is {state}/{activity}: {why}")]
+    WrongState {
+        slot: String,
+        state: State,
+        activity: Activity,
+        why: String,
+    },
+    #[error("{0}: the slot's Requirements are not true for the job")]
+    NotWilling(String),
+    #[error("{slot} has {have} {resource} left, the claim asks for {want}")]
+    Insufficient {
+        slot: String,
+        resource: String,
+        want: f64,
+        have: f64,
+    },
+    #[error("{slot}: the claim names no amount of {resource} and the job requests none")]
+    NoRequest { slot: String, resource: String },
+}
+
+/// What the configuration says that is the same for every slot.
+#[derive(Clone, Debug)]
+struct Settings {
+    /// `STARTD_ATTRS`, `STARTD_EXPRS`, `SYSTEM_STARTD_ATTRS` as every ad gets them.
+    global_attrs: Vec<(String, Expr)>,
+    /// `STARTD_JOB_ATTRS` (+ `_EXPRS`, `SYSTEM_`): copied from the job into a claimed slot.
+    job_attrs: Vec<String>,
+    /// `STARTD_SLOT_ATTRS` (+ `_EXPRS`, `SYSTEM_`): cross-posted as `slot<N>_<attr>`.
+    slot_attrs: Vec<String>,
+    /// `ADVERTISE_PSLOT_ROLLUP_INFORMATION`.
+    pslot_rollup: bool,
+    /// `STARTD_PARTITIONABLE_SLOT_ATTRS`.
+    pslot_attrs: Vec<String>,
+    /// `MATCH_TIMEOUT`.
+    match_timeout: i64,
+    /// `IS_LOCAL_STARTD`.
+    is_local: bool,
+    /// `STARTD_RESOURCE_PREFIX`, else `slot`.
+    resource_prefix: String,
+    /// The environment knobs of each resource.
+    env: Vec<env::ResourceEnv>,
+    /// `AUTO_SET_NVIDIA_VISIBLE_DEVICES`.
+    auto_nvidia: bool,
+    /// `CondorPlatform`.
+    platform: String,
+    /// The daemon's address (`MyAddress`).
+    address: String,
+    /// `STATISTICS_WINDOW_SECONDS`, for the `Recent*` statistics.
+    stats_window: i64,
+}
+
+/// The startd: the machine, its slots and their claims.
+#[derive(Clone, Debug)]
+pub struct Startd {
+    machine: Machine,
+    probe: Probe,
+    resources: MachineResources,
+    types: SlotTypes,
+    settings: Settings,
+    slots: Vec<Slot>,
+    /// Slots a reconfiguration planned whose number a claimed slot still holds.
+    deferred: Vec<Slot>,
+    start_time: i64,
+    reconfig_time: i64,
+    /// The time of the latest call that passed one in.
+    now: i64,
+    /// The machine's load average at the last refresh.
+    load: f64,
+    /// Start times of jobs (for `JobStarts`, `RecentJobStarts`).
+    job_starts: u64,
+    recent_starts: Vec<i64>,
+    claim_seq: u64,
+    warnings: Vec<String>,
+}
+
+/// Unique items of several list knobs, in order (`param_and_insert_unique_items`).
+fn unique_items(cfg: View<'_>, knobs: &[&str]) -> Result<Vec<String>, ConfigError> {
+    let mut out: Vec<String> = Vec::new();
+    for k in knobs {
+        for item in cfg.list(k)? {
+            if !out.iter().any(|o| o.eq_ignore_ascii_case(&item)) {
+                out.push(item);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A configuration value as an expression, or a [`StartdError`] naming it.
+fn config_expr(knob: &str, value: &str) -> Result<Expr, StartdError> {
+    parse_old_expr(value).map_err(|e| StartdError::SlotConfig {
+        knob: knob.to_owned(),
+        value: value.to_owned(),
+        reason: format!("syntax error: {e}"),
+    })
+}
+
+impl Settings {
+    fn from_config(cfg: View<'_>, res: &MachineResources) -> Result<Settings, StartdError> {
+        let mut global_attrs = Vec::new();
+        for attr in unique_items(
+            cfg,
+            &["STARTD_ATTRS", "STARTD_EXPRS", "SYSTEM_STARTD_ATTRS"],
+        )? {
+            if let Some(v) = cfg.string(&attr)? {
+                if let Ok(e) = parse_old_expr(&v) {
+                    global_attrs.push((attr, e));
+                }
+            }
+        }
+        let mut envs = Vec::new();
+        for r in res.iter() {
+            envs.push(env::ResourceEnv {
+                name: r.name.clone(),
+                proto: cfg.string(&format!("ENVIRONMENT_FOR_Assigned{}", r.name))?,
+                unassigned: cfg.string(&format!("ENVIRONMENT_VALUE_FOR_UnAssigned{}", r.name))?,
+            });
+        }
+        let port = cfg.int("SHARED_PORT_PORT").ok().flatten().unwrap_or(9618);
+        let host = cfg
+            .string("FULL_HOSTNAME")?
+            .unwrap_or_else(|| "localhost".into());
+        Ok(Settings {
+            global_attrs,
+            job_attrs: unique_items(
+                cfg,
+                &[
+                    "STARTD_JOB_ATTRS",
+                    "STARTD_JOB_EXPRS",
+                    "SYSTEM_STARTD_JOB_ATTRS",
+                ],
+            )?,
+            slot_attrs: unique_items(
+                cfg,
+                &[
+                    "STARTD_SLOT_ATTRS",
+                    "STARTD_SLOT_EXPRS",
+                    "SYSTEM_STARTD_SLOT_ATTRS",
+                ],
+            )?,
+            pslot_rollup: cfg
+                .bool("ADVERTISE_PSLOT_ROLLUP_INFORMATION")?
+                .unwrap_or(true),
+            pslot_attrs: cfg.list("STARTD_PARTITIONABLE_SLOT_ATTRS")?,
+            match_timeout: cfg.int("MATCH_TIMEOUT")?.unwrap_or(120),
+            is_local: cfg.bool("IS_LOCAL_STARTD")?.unwrap_or(false),
+            resource_prefix: cfg
+                .string("STARTD_RESOURCE_PREFIX")?
+                .unwrap_or_else(|| "slot".into()),
+            env: envs,
+            auto_nvidia: cfg.bool("AUTO_SET_NVIDIA_VISIBLE_DEVICES")?.unwrap_or(true),
+            platform: condor_platform(cfg),
+            address: format!(
+                "<127.0.0.1:{port}?addrs=127.0.0.1-{port}&alias={host}&noUDP&sock=startd>"
+            ),
+            stats_window: cfg.int("STATISTICS_WINDOW_SECONDS")?.unwrap_or(1200),
+        })
+    }
+}
+
+/// The configuration's expressions for slots of one type (HTCondor's
+/// `ResMgr::init_config_classad` and `Resource::publish_slot_config_overrides`).
+fn policy_ad(cfg: View<'_>, types: &SlotTypes, type_id: u32) -> Result<ClassAd, StartdError> {
+    let mut ad = ClassAd::new();
+    let lookup = |name: &str| -> Result<Option<(String, String)>, StartdError> {
+        if let Some(v) = types.param(type_id, name) {
+            return Ok(Some((format!("SLOT_TYPE_{type_id}_{name}"), v.to_owned())));
+        }
+        Ok(cfg.string(name)?.map(|v| (name.to_owned(), v)))
+    };
+    let put = |ad: &mut ClassAd,
+               attr: &str,
+               knobs: &[&str],
+               required: bool,
+               default: Option<&str>|
+     -> Result<(), StartdError> {
+        for k in knobs {
+            if let Some((knob, v)) = lookup(k)? {
+                ad.insert(attr, config_expr(&knob, &v)?);
+                return Ok(());
+            }
+        }
+        if let Some(d) = default {
+            ad.insert(attr, config_expr(attr, d)?);
+        } else if required {
+            return Err(StartdError::SlotConfig {
+                knob: attr.to_owned(),
+                value: String::new(),
+                reason: format!("required attribute \"{attr}\" is not defined"),
+            });
+        }
+        Ok(())
+    };
+    for a in [
+        "START",
+        "SUSPEND",
+        "CONTINUE",
+        "PREEMPT",
+        "KILL",
+        "WANT_SUSPEND",
+        "WANT_VACATE",
+    ] {
+        put(&mut ad, a, &[a], true, None)?;
+    }
+    put(&mut ad, "WANT_HOLD", &["WANT_HOLD"], false, Some("False"))?;
+    for a in ["WANT_HOLD_REASON", "WANT_HOLD_SUBCODE", "CLAIM_WORKLIFE"] {
+        put(&mut ad, a, &[a], false, None)?;
+    }
+    put(
+        &mut ad,
+        "MaxJobRetirementTime",
+        &["MaxJobRetirementTime"],
+        false,
+        None,
+    )?;
+    put(
+        &mut ad,
+        "MachineMaxVacateTime",
+        &["MachineMaxVacateTime"],
+        true,
+        None,
+    )?;
+    for a in [
+        "PERIODIC_CHECKPOINT",
+        "RunBenchmarks",
+        "Rank",
+        "SUSPEND_VANILLA",
+        "CONTINUE_VANILLA",
+        "PREEMPT_VANILLA",
+        "KILL_VANILLA",
+        "WANT_SUSPEND_VANILLA",
+        "WANT_VACATE_VANILLA",
+        "START_BACKFILL",
+        "EVICT_BACKFILL",
+        "HIBERNATE",
+    ] {
+        put(&mut ad, a, &[a], false, None)?;
+    }
+    put(
+        &mut ad,
+        "Unhibernate",
+        &["Unhibernate"],
+        false,
+        Some("MY.MachineLastMatchTime =!= undefined"),
+    )?;
+    put(&mut ad, "SlotWeight", &["SlotWeight"], false, Some("Cpus"))?;
+    put(
+        &mut ad,
+        "IsOwner",
+        &["IsOwner", "IS_OWNER"],
+        false,
+        Some("(START =?= False)"),
+    )?;
+    put(
+        &mut ad,
+        "CpuBusy",
+        &["CpuBusy", "CPU_BUSY"],
+        false,
+        Some("False"),
+    )?;
+    Ok(ad)
+}
+
+/// A slot's `STARTD_ATTRS`: the list (`STARTD_ATTRS`, `<slot>_STARTD_ATTRS`,
+/// `SYSTEM_STARTD_ATTRS`, each possibly `SLOT_TYPE_<N>_` overridden) and each attribute's
+/// value (`<slot>_<attr>`, else `<attr>`).
+fn slot_attrs(
+    cfg: View<'_>,
+    types: &SlotTypes,
+    type_id: u32,
+    prefix: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(String, Option<Expr>)>, StartdError> {
+    let mut names: Vec<String> = Vec::new();
+    for knob in [
+        "STARTD_ATTRS".to_owned(),
+        format!("{prefix}_STARTD_ATTRS"),
+        "SYSTEM_STARTD_ATTRS".to_owned(),
+    ] {
+        if let Some(v) = types.lookup(cfg, type_id, &knob)? {
+            names.extend(
+                v.split(|c: char| c == ',' || c.is_whitespace())
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
+            );
+        }
+    }
+    let mut out = Vec::new();
+    for attr in names {
+        let knob = format!("{prefix}_{attr}");
+        let value = match types.lookup(cfg, type_id, &knob)? {
+            Some(v) => Some((knob, v)),
+            None => types
+                .lookup(cfg, type_id, &attr)?
+                .map(|v| (attr.clone(), v)),
+        };
+        let Some((knob, value)) = value else {
+            continue;
+        };
+        if value.trim().is_empty() {
+            out.push((attr, None));
+            continue;
+        }
+        match parse_old_expr(&value) {
+            Ok(e) => out.push((attr, Some(e))),
+            Err(e) => warnings.push(format!(
+                "CONFIGURATION PROBLEM: Failed to insert ClassAd attribute {attr} = {value} ({knob}): {e}. The most common reason for this is that you forgot to quote a string value in the list of attributes being added to the {prefix} ad."
+            )),
+        }
+    }
+    Ok(out)
+}
+
+/// Everything a configuration says, before slots are made.
+struct Built {
+    machine: Machine,
+    resources: MachineResources,
+    types: SlotTypes,
+    settings: Settings,
+    plans: Vec<SlotPlan>,
+}
+
+impl Built {
+    fn new(config: &Config, probe: &Probe) -> Result<Built, StartdError> {
+        let cfg = config.subsystem("STARTD");
+        let machine = Machine::from_config(cfg, probe)?;
+        let resources = MachineResources::from_config(config, cfg, probe)?;
+        let types = SlotTypes::from_config(config, cfg)?;
+        let settings = Settings::from_config(cfg, &resources)?;
+        let plans = layout::plan(cfg, &types, &machine, &resources, probe)?;
+        Ok(Built {
+            machine,
+            resources,
+            types,
+            settings,
+            plans,
+        })
+    }
+
+    /// The slot `plan` describes, in the Owner state.
+    fn make_slot(
+        &self,
+        cfg: View<'_>,
+        plan: &SlotPlan,
+        now: i64,
+        warnings: &mut Vec<String>,
+    ) -> Result<Slot, StartdError> {
+        let prefix = self
+            .types
+            .param(plan.type_id, "NAME_PREFIX")
+            .map(str::to_owned)
+            .unwrap_or_else(|| self.settings.resource_prefix.clone());
+        let id_str = format!("{prefix}{}", plan.id);
+        let kind = if plan.partitionable {
+            SlotKind::Partitionable
+        } else {
+            SlotKind::Static
+        };
+        let mut slot = Slot {
+            id: plan.id,
+            sub_id: 0,
+            kind,
+            type_id: plan.type_id,
+            name: format!("{id_str}@{}", self.machine.name),
+            id_str,
+            res: plan.resources.clone(),
+            sm: state::StateMachine::new(now),
+            claim: None,
+            policy: ClassAd::new(),
+            attrs: Vec::new(),
+            slot_weight: Expr::Attr("Cpus".into()),
+            consumption: None,
+            hidden: false,
+            free_sub_ids: Vec::new(),
+            orphan: false,
+            owner_load: 0.0,
+            condor_load: 0.0,
+            keyboard_idle: 0,
+            console_idle: 0,
+            cpu_busy_since: None,
+        };
+        self.configure_slot(cfg, &mut slot, warnings)?;
+        Ok(slot)
+    }
+
+    /// Sets what the configuration says about a slot of its type: policy expressions,
+    /// `STARTD_ATTRS`, `SlotWeight`, consumption policy, visibility.
+    fn configure_slot(
+        &self,
+        cfg: View<'_>,
+        slot: &mut Slot,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), StartdError> {
+        let t = slot.type_id;
+        slot.policy = policy_ad(cfg, &self.types, t)?;
+        let prefix = slot
+            .id_str
+            .split('_')
+            .next()
+            .unwrap_or(&slot.id_str)
+            .to_owned();
+        slot.attrs = slot_attrs(cfg, &self.types, t, &prefix, warnings)?;
+        let weight = match self.types.lookup(cfg, t, "SLOT_WEIGHT")? {
+            Some(w) => Some(("SLOT_WEIGHT", w)),
+            None => self
+                .types
+                .lookup(cfg, t, "SlotWeight")?
+                .map(|w| ("SlotWeight", w)),
+        };
+        slot.slot_weight = match weight {
+            Some((knob, w)) => config_expr(knob, &w)?,
+            None => Expr::Attr("Cpus".into()),
+        };
+        slot.hidden = self.types.bool_param(t, "HIDDEN", false);
+        let cp = self.types.bool_param(
+            t,
+            "CONSUMPTION_POLICY",
+            cfg.bool("CONSUMPTION_POLICY")?.unwrap_or(false),
+        );
+        slot.consumption = None;
+        if cp && slot.kind != SlotKind::Static {
+            let mut list = Vec::new();
+            for asset in ["Cpus", "Memory", "Disk"]
+                .into_iter()
+                .map(str::to_owned)
+                .chain(self.resources.iter().map(|r| r.name.clone()))
+            {
+                let knob = format!("CONSUMPTION_{asset}");
+                let e = match self.types.lookup(cfg, t, &knob)? {
+                    Some(v) => config_expr(&knob, &v)?,
+                    None => config_expr(
+                        &knob,
+                        &format!("ifthenelse(target.Request{asset} =?= undefined, 0, target.Request{asset})"),
+                    )?,
+                };
+                list.push((asset, e));
+            }
+            slot.consumption = Some(list);
+        }
+        Ok(())
+    }
+}
+
+/// A number as HTCondor assigns it: an integer when it has no fraction.
+fn number(x: f64) -> Expr {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        Expr::lit(x as i64)
+    } else {
+        Expr::lit(x)
+    }
+}
+
+impl Startd {
+    /// Builds the startd the configuration describes, at time `now`, looking at this machine.
+    /// The slots start in the Owner state and are evaluated at once (so that, as in
+    /// HTCondor, they are Unclaimed unless `IS_OWNER` says otherwise).
+    pub fn from_config(config: &Config, now: i64) -> Result<Startd, StartdError> {
+        Startd::from_config_with(config, now, Probe::default())
+    }
+
+    /// As [`Startd::from_config`], with the system look-ups `probe` makes (for tests, or to
+    /// pin what the machine reports).
+    pub fn from_config_with(
+        config: &Config,
+        now: i64,
+        probe: Probe,
+    ) -> Result<Startd, StartdError> {
+        let mut built = Built::new(config, &probe)?;
+        layout::bind_devices(&mut built.plans, &mut built.resources)?;
+        let cfg = config.subsystem("STARTD");
+        let mut warnings = Vec::new();
+        let mut slots = Vec::new();
+        for plan in &built.plans {
+            slots.push(built.make_slot(cfg, plan, now, &mut warnings)?);
+        }
+        let mut startd = Startd {
+            machine: built.machine,
+            probe,
+            resources: built.resources,
+            types: built.types,
+            settings: built.settings,
+            slots,
+            deferred: Vec::new(),
+            start_time: now,
+            reconfig_time: now,
+            now,
+            load: 0.0,
+            job_starts: 0,
+            recent_starts: Vec::new(),
+            claim_seq: 0,
+            warnings,
+        };
+        startd.refresh(now);
+        Ok(startd)
+    }
+
+    /// condor_reconfig: reads the configuration again. Policy expressions, `STARTD_ATTRS`
+    /// and machine facts change for every slot; the layout is rebuilt for the slots nobody
+    /// holds, while claimed slots (and partitionable slots with dynamic slots) keep their
+    /// resources and jobs. A new slot whose number a kept slot holds waits until that slot's
+    /// claim ends. On error nothing changes.
+    pub fn reconfigure(&mut self, config: &Config, now: i64) -> Result<(), StartdError> {
+        let mut built = Built::new(config, &self.probe)?;
+        let cfg = config.subsystem("STARTD");
+        let mut warnings = Vec::new();
+
+        let kept: Vec<Slot> = self
+            .slots
+            .iter()
+            .filter(|s| {
+                s.claim.is_some()
+                    || matches!(s.state(), State::Matched | State::Preempting)
+                    || (s.kind == SlotKind::Partitionable
+                        && self
+                            .slots
+                            .iter()
+                            .any(|d| d.kind == SlotKind::Dynamic && d.id == s.id))
+                    || (s.kind == SlotKind::Dynamic)
+            })
+            .cloned()
+            .collect();
+        for s in &kept {
+            for c in &s.res.custom {
+                for id in &c.ids {
+                    if s.kind == SlotKind::Partitionable {
+                        built.resources.adopt(&c.name, id, s.id, 0);
+                    } else {
+                        built.resources.adopt(&c.name, id, s.id, s.sub_id);
+                    }
+                }
+            }
+        }
+        let kept_ids: Vec<u32> = kept.iter().map(|s| s.id).collect();
+        let (mut now_plans, later_plans): (Vec<SlotPlan>, Vec<SlotPlan>) = built
+            .plans
+            .drain(..)
+            .partition(|p| !kept_ids.contains(&p.id));
+        layout::bind_devices(&mut now_plans, &mut built.resources)?;
+
+        let mut slots = Vec::new();
+        for plan in &now_plans {
+            let mut slot = built.make_slot(cfg, plan, now, &mut warnings)?;
+            // The same slot as before keeps its history.
+            if let Some(old) = self
+                .slots
+                .iter()
+                .find(|o| o.id == slot.id && o.sub_id == 0 && o.kind == slot.kind)
+            {
+                slot.sm = old.sm.clone();
+                slot.cpu_busy_since = old.cpu_busy_since;
+            }
+            slots.push(slot);
+        }
+        let mut deferred = Vec::new();
+        for plan in &later_plans {
+            deferred.push(built.make_slot(cfg, plan, now, &mut warnings)?);
+        }
+        for mut s in kept {
+            built.configure_slot(cfg, &mut s, &mut warnings)?;
+            // A kept slot gives way to the new layout's slot of its number once it is free.
+            s.orphan = s.kind != SlotKind::Dynamic;
+            slots.push(s);
+        }
+        slots.sort_by_key(|s| (s.id, s.sub_id));
+
+        self.machine = built.machine;
+        self.resources = built.resources;
+        self.types = built.types;
+        self.settings = built.settings;
+        self.slots = slots;
+        self.deferred = deferred;
+        self.warnings = warnings;
+        self.reconfig_time = now;
+        self.refresh(now);
+        Ok(())
+    }
+
+    /// Updates what changes with time and load (load averages, idle times, the clock,
+    /// `CpuBusy`), then applies the policy: `IS_OWNER` moves idle slots between Owner and
+    /// Unclaimed, and a match not claimed within `MATCH_TIMEOUT` lapses.
+    pub fn refresh(&mut self, now: i64) {
+        self.now = now;
+        self.load = (self.probe.load_avg)().unwrap_or(0.0);
+        if self.machine.recompute_disk {
+            for s in &mut self.slots {
+                if s.kind != SlotKind::Dynamic {
+                    let free = (self.probe.free_disk)(&s.res.execute_dir).map(|f| f.0);
+                    s.res.total_disk = self.machine.total_disk(free);
+                }
+            }
+        }
+        self.assign_idle(now);
+        self.assign_load();
+        self.recent_starts
+            .retain(|&t| now - t < self.settings.stats_window);
+        for i in 0..self.slots.len() {
+            let busy = self.eval_local(i, "CpuBusy").as_bool_equiv() == Some(true);
+            let s = &mut self.slots[i];
+            s.cpu_busy_since = match (busy, s.cpu_busy_since) {
+                (true, Some(t)) => Some(t),
+                (true, None) => Some(now),
+                (false, _) => None,
+            };
+        }
+        self.settle_orphans(now);
+        self.evaluate_all(now);
+    }
+
+    /// Every slot's ad (static, partitionable with what it has left, and dynamic), in slot
+    /// order; hidden slots (`SLOT_TYPE_<N>_HIDDEN`) are left out.
+    pub fn slot_ads(&self) -> Vec<ClassAd> {
+        self.build_slot_ads()
+    }
+
+    /// The startd's daemon ad (`MyType = "StartD"`), as HTCondor 24 advertises it beside the
+    /// slot ads.
+    pub fn daemon_ad(&self) -> ClassAd {
+        self.build_daemon_ad()
+    }
+
+    /// Warnings from the configuration (attributes that could not be published, ...).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The startd's name (`STARTD_NAME` as a full name, else the host's full name).
+    pub fn name(&self) -> &str {
+        &self.machine.name
+    }
+
+    /// Sets the address published as `MyAddress`/`StartdIpAddr` (by default a personal
+    /// pool's shared-port address on the loopback interface).
+    pub fn set_address(&mut self, address: &str) {
+        self.settings.address = address.to_owned();
+    }
+
+    /// The names of the slots, in slot order (hidden ones included).
+    pub fn slot_names(&self) -> Vec<String> {
+        self.slots.iter().map(|s| s.name.clone()).collect()
+    }
+
+    fn find(&self, name: &str) -> Option<usize> {
+        self.slots
+            .iter()
+            .position(|s| s.name.eq_ignore_ascii_case(name))
+    }
+
+    fn find_or_err(&self, name: &str) -> Result<usize, StartdError> {
+        self.find(name)
+            .ok_or_else(|| StartdError::NoSuchSlot(name.to_owned()))
+    }
+
+    fn wrong_state(&self, i: usize, why: &str) -> StartdError {
+        let s = &self.slots[i];
+        StartdError::WrongState {
+            slot: s.name.clone(),
+            state: s.state(),
+            activity: s.activity(),
+            why: why.to_owned(),
+        }
+    }
+
+    fn new_claim_id(&mut self) -> String {
+        self.claim_seq += 1;
+        let secret: u64 = rand::random();
+        let addr = self
+            .settings
+            .address
+            .split('?')
+            .next()
+            .unwrap_or("<127.0.0.1:9618")
+            .trim_end_matches('>')
+            .to_owned();
+        format!(
+            "{addr}>#{}#{}#{secret:016x}",
+            self.start_time, self.claim_seq
+        )
+    }
+
+    /// The negotiator matched the slot: Matched/Idle until it is claimed, or
+    /// `MATCH_TIMEOUT` passes.
+    pub fn matched(&mut self, slot: &str, now: i64) -> Result<(), StartdError> {
+        self.now = now;
+        let i = self.find_or_err(slot)?;
+        if self.slots[i].kind != SlotKind::Static {
+            // HTCondor's partitionable slots stay Unclaimed while they are matched.
+            return Ok(());
+        }
+        if !self.slots[i].sm.apply(Event::Matched, now) {
+            return Err(self.wrong_state(i, "only an Owner or Unclaimed slot can be matched"));
+        }
+        Ok(())
+    }
+
+    /// Claims a slot for a job the negotiator matched to it (the slot by its `Name`). For a
+    /// partitionable slot, carves a dynamic slot with `consumption` (resource attribute ->
+    /// amount, e.g. `("Cpus", 1.0)`, `("Memory", 128.0)`; a resource not listed takes the
+    /// job's `Request<Resource>`), taking concrete instances of custom resources
+    /// (`AssignedGPUs`). The slot must be Owner, Unclaimed or Matched, and its Requirements
+    /// (`START`, and for partitionable and dynamic slots `WithinResourceLimits`) true for the
+    /// job. The slot becomes Claimed/Idle and publishes `RemoteUser`, `RemoteOwner`,
+    /// `AccountingGroup`, `ClientMachine`, `RemoteScheddName` (the job's `ScheddName`, else
+    /// the schedd part of its `GlobalJobId`). Returns the claimed slot's `Name`.
+    pub fn claim(
+        &mut self,
+        slot: &str,
+        job: &ClassAd,
+        consumption: &[(String, f64)],
+        now: i64,
+    ) -> Result<String, StartdError> {
+        self.now = now;
+        let i = self.find_or_err(slot)?;
+        if !matches!(
+            self.slots[i].state(),
+            State::Owner | State::Unclaimed | State::Matched
+        ) {
+            return Err(self.wrong_state(i, "it can't be claimed"));
+        }
+        match self.slots[i].kind {
+            SlotKind::Dynamic => {
+                Err(self.wrong_state(i, "a dynamic slot is claimed when it is made"))
+            }
+            SlotKind::Static => {
+                if !self.willing(i, job) {
+                    return Err(StartdError::NotWilling(self.slots[i].name.clone()));
+                }
+                let rank = self.rank_of(i, job);
+                let id = self.new_claim_id();
+                let host = self.machine.full_hostname.clone();
+                let s = &mut self.slots[i];
+                s.claim = Some(Claim::new(id, job, rank, &host, now));
+                s.sm.apply(Event::Claimed, now);
+                Ok(s.name.clone())
+            }
+            SlotKind::Partitionable => {
+                if !self.willing(i, job) {
+                    return Err(StartdError::NotWilling(self.slots[i].name.clone()));
+                }
+                let d = self.carve(i, job, consumption, now)?;
+                if !self.willing(d, job) {
+                    let name = self.slots[d].name.clone();
+                    self.remove_dynamic(d);
+                    return Err(StartdError::NotWilling(name));
+                }
+                let rank = self.rank_of(d, job);
+                let id = self.new_claim_id();
+                let host = self.machine.full_hostname.clone();
+                let s = &mut self.slots[d];
+                s.claim = Some(Claim::new(id, job, rank, &host, now));
+                s.sm.apply(Event::Claimed, now);
+                Ok(s.name.clone())
+            }
+        }
+    }
+
+    /// Makes a dynamic slot of partitionable slot `p` with `consumption`; returns its index.
+    fn carve(
+        &mut self,
+        p: usize,
+        job: &ClassAd,
+        consumption: &[(String, f64)],
+        now: i64,
+    ) -> Result<usize, StartdError> {
+        let pname = self.slots[p].name.clone();
+        let eval_ad = self.internal_ad(p);
+        let amount = |name: &str| -> Option<f64> {
+            consumption
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| *v)
+                .or_else(|| {
+                    job.eval_attr_against(&format!("Request{name}"), Some(&eval_ad))
+                        .as_number_real()
+                })
+        };
+        let known = |n: &str| {
+            ["Cpus", "Memory", "Disk", "Swap"]
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(n))
+                || self.slots[p].res.custom(n).is_some()
+        };
+        if let Some((n, _)) = consumption.iter().find(|(n, _)| !known(n)) {
+            return Err(StartdError::Insufficient {
+                slot: pname,
+                resource: n.clone(),
+                want: amount(n).unwrap_or(0.0),
+                have: 0.0,
+            });
+        }
+        let need = |name: &str| -> Result<f64, StartdError> {
+            amount(name).ok_or_else(|| StartdError::NoRequest {
+                slot: pname.clone(),
+                resource: name.to_owned(),
+            })
+        };
+        let parent = &self.slots[p].res;
+        let cpus = amount("Cpus").unwrap_or(1.0).max(1.0 / 128.0).max(1.0);
+        let memory = (need("Memory")? as i64).max(1);
+        let disk = need("Disk")?;
+        let total_disk = parent.total_disk;
+        let disk_fraction = if total_disk > 0 {
+            let slop = 1024f64.max(total_disk as f64 / (1024.0 * 1024.0));
+            (disk + slop).max(0.0) / total_disk as f64
+        } else {
+            0.0
+        };
+        let insufficient = |resource: &str, want: f64, have: f64| StartdError::Insufficient {
+            slot: pname.clone(),
+            resource: resource.to_owned(),
+            want,
+            have,
+        };
+        if cpus > parent.cpus + 1e-9 {
+            return Err(insufficient("Cpus", cpus, parent.cpus));
+        }
+        if memory > parent.memory {
+            return Err(insufficient("Memory", memory as f64, parent.memory as f64));
+        }
+        if disk_fraction > parent.disk_fraction + 1e-9 {
+            return Err(insufficient("Disk", disk, parent.disk() as f64));
+        }
+        let mut custom = Vec::new();
+        for c in &parent.custom {
+            let want = amount(&c.name).unwrap_or(0.0).max(0.0);
+            if want > c.amount + 1e-9 {
+                return Err(insufficient(&c.name, want, c.amount));
+            }
+            custom.push(layout::CustomAmount {
+                name: c.name.clone(),
+                amount: want,
+                total: want,
+                ids: Vec::new(),
+                constraint: None,
+            });
+        }
+        let sub = self.slots[p].next_sub_id();
+        let pid = self.slots[p].id;
+        // Bind instances of non-fungible resources from those the parent holds.
+        let mut bound: Vec<(String, String)> = Vec::new();
+        let mut failure = None;
+        for c in &mut custom {
+            if !self.resources.get(&c.name).is_some_and(|r| r.non_fungible) {
+                continue;
+            }
+            while c.ids.len() < c.amount as usize {
+                match self.resources.allocate(&c.name, None, pid, sub) {
+                    Some(id) => {
+                        bound.push((c.name.clone(), id.clone()));
+                        c.ids.push(id);
+                    }
+                    None => {
+                        failure = Some((c.name.clone(), c.amount as usize, c.ids.len()));
+                        break;
+                    }
+                }
+            }
+            if failure.is_some() {
+                break;
+            }
+        }
+        if let Some((resource, want, got)) = failure {
+            for (tag, id) in &bound {
+                self.resources.release_dynamic(tag, id, pid, sub);
+            }
+            self.slots[p].free_sub_id(sub);
+            return Err(StartdError::Bind {
+                resource,
+                slot: format!("{}_{sub}", self.slots[p].id_str),
+                want,
+                got,
+            });
+        }
+        let parent = &self.slots[p];
+        let res = Resources {
+            cpus,
+            slot_cpus: cpus,
+            fractional_cpus: false,
+            memory,
+            slot_memory: memory,
+            swap_fraction: 0.0,
+            disk_fraction,
+            total_disk,
+            slot_disk: 0.0,
+            execute_dir: parent.res.execute_dir.clone(),
+            partition: parent.res.partition.clone(),
+            custom,
+        };
+        let mut res = res;
+        res.slot_disk = res.disk() as f64;
+        let id_str = format!("{}_{sub}", parent.id_str);
+        let host = parent
+            .name
+            .split_once('@')
+            .map(|(_, h)| h.to_owned())
+            .unwrap_or_else(|| self.machine.name.clone());
+        let dslot = Slot {
+            id: parent.id,
+            sub_id: sub,
+            kind: SlotKind::Dynamic,
+            type_id: parent.type_id,
+            name: format!("{id_str}@{host}"),
+            id_str,
+            res,
+            sm: state::StateMachine::new(now),
+            claim: None,
+            policy: parent.policy.clone(),
+            attrs: parent.attrs.clone(),
+            slot_weight: parent.slot_weight.clone(),
+            consumption: None,
+            hidden: parent.hidden,
+            free_sub_ids: Vec::new(),
+            orphan: false,
+            owner_load: 0.0,
+            condor_load: 0.0,
+            keyboard_idle: parent.keyboard_idle,
+            console_idle: parent.console_idle,
+            cpu_busy_since: None,
+        };
+        // The parent lends what the child takes.
+        let pres = &mut self.slots[p].res;
+        pres.cpus -= dslot.res.cpus;
+        pres.memory -= dslot.res.memory;
+        pres.disk_fraction -= dslot.res.disk_fraction;
+        for c in &dslot.res.custom {
+            if let Some(pc) = pres.custom_mut(&c.name) {
+                pc.amount -= c.amount;
+            }
+        }
+        let at = self
+            .slots
+            .iter()
+            .position(|s| (s.id, s.sub_id) > (dslot.id, dslot.sub_id))
+            .unwrap_or(self.slots.len());
+        self.slots.insert(at, dslot);
+        Ok(at)
+    }
+
+    /// Removes dynamic slot `d`, returning its resources to its partitionable slot.
+    fn remove_dynamic(&mut self, d: usize) {
+        let dslot = self.slots.remove(d);
+        for c in &dslot.res.custom {
+            for id in &c.ids {
+                self.resources
+                    .release_dynamic(&c.name, id, dslot.id, dslot.sub_id);
+            }
+        }
+        if let Some(p) = self
+            .slots
+            .iter()
+            .position(|s| s.id == dslot.id && s.kind == SlotKind::Partitionable)
+        {
+            let parent = &mut self.slots[p];
+            parent.res.cpus += dslot.res.cpus;
+            parent.res.memory += dslot.res.memory;
+            parent.res.disk_fraction += dslot.res.disk_fraction;
+            for c in &dslot.res.custom {
+                if let Some(pc) = parent.res.custom_mut(&c.name) {
+                    pc.amount += c.amount;
+                }
+            }
+            parent.free_sub_id(dslot.sub_id);
+        }
+    }
+
+    /// A job starts on a claimed slot: Claimed/Busy, with `JobId`, `GlobalJobId`,
+    /// `JobStart`, `CurrentRank` (the slot's `Rank` for the job). The slot's Requirements must
+    /// be true for the job. Returns the environment the slot's resources give the job
+    /// (`_CONDOR_AssignedGPUs`, `CUDA_VISIBLE_DEVICES`, ...; see [`env`]).
+    pub fn activate(
+        &mut self,
+        slot: &str,
+        job: &ClassAd,
+        now: i64,
+    ) -> Result<Vec<(String, String)>, StartdError> {
+        self.now = now;
+        let i = self.find_or_err(slot)?;
+        if self.slots[i].state() != State::Claimed || self.slots[i].activity() != Activity::Idle {
+            return Err(self.wrong_state(i, "only a Claimed/Idle slot can start a job"));
+        }
+        if !self.willing(i, job) {
+            return Err(StartdError::NotWilling(self.slots[i].name.clone()));
+        }
+        let rank = self.rank_of(i, job);
+        let s = &mut self.slots[i];
+        if let Some(c) = s.claim.as_mut() {
+            c.activate(job, rank, now);
+        }
+        s.sm.apply(Event::Activated, now);
+        self.job_starts += 1;
+        self.recent_starts.push(now);
+        let (env, problems) = self.job_environment(i);
+        for p in problems {
+            if !self.warnings.contains(&p) {
+                self.warnings.push(p);
+            }
+        }
+        Ok(env)
+    }
+
+    /// The job on the slot ended: Claimed/Idle, the claim kept; its run time joins
+    /// `TotalClaimRunTime`.
+    pub fn deactivate(&mut self, slot: &str, now: i64) {
+        self.now = now;
+        let Some(i) = self.find(slot) else {
+            return;
+        };
+        let s = &mut self.slots[i];
+        if s.sm.apply(Event::Deactivated, now) {
+            if let Some(c) = s.claim.as_mut() {
+                c.deactivate(now);
+            }
+            s.condor_load = 0.0;
+        }
+    }
+
+    /// Whether the claim on `slot` may run `job` next (HTCondor's claim reuse): the slot is
+    /// Claimed (Idle or Busy), within `CLAIM_WORKLIFE` of the claim's start (-1: forever;
+    /// 0: one job per claim), its Requirements (`START`, and for a dynamic slot
+    /// `WithinResourceLimits`) true for the job, the job's Requirements met by the slot, and
+    /// for a dynamic slot its resources enough for the job's `Request<Resource>`s.
+    pub fn may_reuse(&self, slot: &str, job: &ClassAd, now: i64) -> bool {
+        let Some(i) = self.find(slot) else {
+            return false;
+        };
+        let s = &self.slots[i];
+        if s.state() != State::Claimed || !matches!(s.activity(), Activity::Idle | Activity::Busy) {
+            return false;
+        }
+        if self.claim_worklife_expired(i, now) {
+            return false;
+        }
+        if !self.willing(i, job) {
+            return false;
+        }
+        let ad = self.internal_ad(i);
+        if !job.eval_bool("Requirements", Some(&ad)) {
+            return false;
+        }
+        if s.kind == SlotKind::Dynamic {
+            let fits = |attr: &str, have: f64| match job
+                .eval_attr_against(&format!("Request{attr}"), Some(&ad))
+                .as_number_real()
+            {
+                Some(want) => want <= have,
+                None => true,
+            };
+            if !fits("Cpus", s.res.cpus)
+                || !fits("Memory", s.res.memory as f64)
+                || !fits("Disk", s.res.disk() as f64)
+                || !s.res.custom.iter().all(|c| fits(&c.name, c.amount))
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The claim ends: a static slot goes back to Unclaimed/Idle (Owner/Idle when
+    /// `IS_OWNER` is true); a dynamic slot is removed and its resources return to its
+    /// partitionable slot.
+    pub fn release(&mut self, slot: &str, now: i64) {
+        self.now = now;
+        let Some(i) = self.find(slot) else {
+            return;
+        };
+        match self.slots[i].kind {
+            SlotKind::Dynamic => self.remove_dynamic(i),
+            _ => {
+                let s = &mut self.slots[i];
+                if s.sm.apply(Event::Released, now) {
+                    s.claim = None;
+                    s.condor_load = 0.0;
+                }
+            }
+        }
+        self.settle_orphans(now);
+        self.evaluate_all(now);
+    }
+
+    /// Replaces each slot kept over a reconfiguration that is free again with what the new
+    /// layout planned for its number (or removes it, when the layout has no such slot).
+    fn settle_orphans(&mut self, now: i64) {
+        loop {
+            let free = self.slots.iter().position(|s| {
+                s.orphan
+                    && s.claim.is_none()
+                    && matches!(s.state(), State::Owner | State::Unclaimed)
+                    && !self.slots.iter().any(|d| d.id == s.id && d.sub_id > 0)
+            });
+            let Some(i) = free else {
+                return;
+            };
+            let old = self.slots.remove(i);
+            for c in &old.res.custom {
+                for dev in &c.ids {
+                    self.resources.disown(&c.name, dev, old.id);
+                }
+            }
+            let Some(d) = self.deferred.iter().position(|d| d.id == old.id) else {
+                continue;
+            };
+            let mut slot = self.deferred.remove(d);
+            if slot.kind == old.kind {
+                slot.sm = old.sm.clone();
+            } else {
+                slot.sm = state::StateMachine::new(now);
+            }
+            for c in &mut slot.res.custom {
+                if !self.resources.get(&c.name).is_some_and(|r| r.non_fungible) {
+                    continue;
+                }
+                c.ids.clear();
+                while c.ids.len() < c.amount as usize {
+                    match self.resources.allocate(&c.name, None, slot.id, 0) {
+                        Some(dev) => c.ids.push(dev),
+                        None => {
+                            self.warnings.push(format!(
+                                "{}: only {} of {} {} could be bound",
+                                slot.name,
+                                c.ids.len(),
+                                c.amount,
+                                c.name
+                            ));
+                            c.amount = c.ids.len() as f64;
+                            c.total = c.amount;
+                            break;
+                        }
+                    }
+                }
+            }
+            let at = self
+                .slots
+                .iter()
+                .position(|s| (s.id, s.sub_id) > (slot.id, 0))
+                .unwrap_or(self.slots.len());
+            self.slots.insert(at, slot);
+        }
+    }
+
+    /// The slot's state and activity.
+    pub fn state(&self, slot: &str) -> Option<(State, Activity)> {
+        self.find(slot)
+            .map(|i| (self.slots[i].state(), self.slots[i].activity()))
+    }
+
+    /// The claim id of the claim on `slot`, if it is claimed.
+    pub fn claim_id(&self, slot: &str) -> Option<String> {
+        self.find(slot)
+            .and_then(|i| self.slots[i].claim.as_ref().map(|c| c.id.clone()))
+    }
+
+    /// What the starter measured of the job on `slot`: the CPUs it keeps busy (its share of
+    /// `CondorLoadAvg`, `CpusUsage`) and its image size in KiB.
+    pub fn set_job_usage(&mut self, slot: &str, cpus_usage: f64, image_size_kib: Option<i64>) {
+        if let Some(i) = self.find(slot) {
+            let s = &mut self.slots[i];
+            s.condor_load = cpus_usage.max(0.0);
+            if let Some(c) = s.claim.as_mut() {
+                c.cpus_usage = cpus_usage;
+                if image_size_kib.is_some() {
+                    c.image_size = image_size_kib;
+                }
+            }
+        }
+    }
+
+    /// The slot's `Rank` for `job` (0 when not a number).
+    fn rank_of(&self, i: usize, job: &ClassAd) -> f64 {
+        let ad = self.internal_ad(i);
+        match ad.lookup("Rank") {
+            Some(_) => ad
+                .eval_attr_against("Rank", Some(job))
+                .as_number_real()
+                .unwrap_or(0.0),
+            None => 0.0,
+        }
+    }
+
+    /// Whether the slot's Requirements are true for `job` (HTCondor's `willingToRun`): its
+    /// own Requirements, even while a match or preemption advertises `False`.
+    fn willing(&self, i: usize, job: &ClassAd) -> bool {
+        let s = &self.slots[i];
+        let mut ad = self.internal_ad(i);
+        let req = if s.kind == SlotKind::Static {
+            "START"
+        } else {
+            ad.insert("WithinResourceLimits", self.within_resource_limits(s));
+            "START && (WithinResourceLimits)"
+        };
+        match parse_old_expr(req) {
+            Ok(e) => ad.eval_expr(&e, Some(job)).as_bool_equiv() == Some(true),
+            Err(_) => false,
+        }
+    }
+
+    /// `CLAIM_WORKLIFE` for the claim on slot `i`: expired once a job has run and the claim
+    /// is older than the worklife (at once for 0; never for -1).
+    fn claim_worklife_expired(&self, i: usize, now: i64) -> bool {
+        let s = &self.slots[i];
+        let Some(c) = &s.claim else {
+            return false;
+        };
+        if c.activations == 0 {
+            return false;
+        }
+        let worklife = match self.eval_local(i, "CLAIM_WORKLIFE") {
+            v if v.is_number() => v.as_number_int().unwrap_or(-1),
+            _ => -1,
+        };
+        if worklife < 0 {
+            return false;
+        }
+        worklife == 0 || (now - c.started) > worklife
+    }
+
+    /// Evaluates attribute `name` of slot `i`'s internal ad with no job.
+    fn eval_local(&self, i: usize, name: &str) -> Value {
+        self.internal_ad(i).eval_attr(name)
+    }
+
+    /// The environment for the job on slot `i`, and problems with the knobs describing it.
+    fn job_environment(&self, i: usize) -> (Vec<(String, String)>, Vec<String>) {
+        let s = &self.slots[i];
+        let mut out = Vec::new();
+        let mut problems = Vec::new();
+        for e in &self.settings.env {
+            let c = s.res.custom(&e.name);
+            let assigned = c.filter(|c| !c.ids.is_empty()).map(|c| c.ids.join(","));
+            let proto = e.proto.as_deref().filter(|p| !p.trim().is_empty());
+            if assigned.is_none() && !(c.is_some() && proto.is_some()) {
+                continue;
+            }
+            let value = assigned
+                .clone()
+                .or_else(|| e.unassigned.clone())
+                .unwrap_or_default();
+            if let Some(p) = proto {
+                if let Some(problem) = env::apply_proto(&mut out, p, &value) {
+                    problems.push(format!("ENVIRONMENT_FOR_Assigned{}: {problem}", e.name));
+                }
+            }
+            env::set(&mut out, &format!("_CONDOR_Assigned{}", e.name), &value);
+        }
+        if self.settings.auto_nvidia {
+            if let Some(gpus) = self.resources.get("GPUs") {
+                let ids = s
+                    .res
+                    .custom("GPUs")
+                    .map(|c| c.ids.clone())
+                    .unwrap_or_default();
+                let uuids: Vec<String> = ids
+                    .iter()
+                    .filter_map(|id| {
+                        gpus.props
+                            .get(id)
+                            .and_then(|p| p.eval_attr("DeviceUuid").as_str().map(str::to_owned))
+                    })
+                    .collect();
+                let list: Vec<String> = match uuids.first() {
+                    Some(u) if u.starts_with("MIG-") => uuids.clone(),
+                    _ => uuids.iter().map(|u| format!("GPU-{u}")).collect(),
+                };
+                if list.is_empty() {
+                    env::set(&mut out, "NVIDIA_VISIBLE_DEVICES", "none");
+                } else {
+                    let v = list.join(",");
+                    env::set(&mut out, "NVIDIA_VISIBLE_DEVICES", &v);
+                    env::set(&mut out, "CUDA_VISIBLE_DEVICES", &v);
+                }
+            }
+        }
+        (out, problems)
+    }
+}

@@ -1,0 +1,566 @@
+//! Starting the job: the scratch directory, the standard files, the command line, the spawn
+//! (`Starter::createTempExecuteDir`, `JICShadow::initWithFileTransfer`, `OsProc::StartJob`,
+//! `UserProc::openStdFile`), and signals to the job's process group.
+
+use std::fs::{DirBuilder, File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use nix::errno::Errno;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+
+use crate::classad::unparse::ad_to_old;
+use crate::classad::{ClassAd, Expr};
+use crate::output::render::{lookup_bool, lookup_int, lookup_str};
+use crate::submit::argenv::{append_arg, split_args};
+
+use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
+use super::finish::{FinishPlan, Previous};
+use super::hold_codes::*;
+use super::transfer::{self, Endpoints, OutputPlan};
+use super::{next_scratch_number, RunningJob, StartFailure, StartRequest};
+
+/// The sandbox name of the job's standard output with file transfer (`StdoutRemapName`).
+pub const STDOUT_NAME: &str = "_condor_stdout";
+/// The sandbox name of the job's standard error with file transfer (`StderrRemapName`).
+pub const STDERR_NAME: &str = "_condor_stderr";
+
+/// HTCondor's signal names (src/condor_utils/sig_name.cpp).
+const SIGNALS: &[(i32, &str)] = &[
+    (libc::SIGKILL, "SIGKILL"),
+    (libc::SIGCONT, "SIGCONT"),
+    (libc::SIGTERM, "SIGTERM"),
+    (libc::SIGQUIT, "SIGQUIT"),
+    (libc::SIGHUP, "SIGHUP"),
+    (libc::SIGSTOP, "SIGSTOP"),
+    (libc::SIGTSTP, "SIGTSTP"),
+    (libc::SIGUSR1, "SIGUSR1"),
+    (libc::SIGUSR2, "SIGUSR2"),
+    (libc::SIGCHLD, "SIGCHLD"),
+    (libc::SIGABRT, "SIGABRT"),
+    (libc::SIGALRM, "SIGALRM"),
+    (libc::SIGFPE, "SIGFPE"),
+    (libc::SIGILL, "SIGILL"),
+    (libc::SIGINT, "SIGINT"),
+    (libc::SIGPIPE, "SIGPIPE"),
+    (libc::SIGSEGV, "SIGSEGV"),
+    (libc::SIGTRAP, "SIGTRAP"),
+    (libc::SIGTTIN, "SIGTTIN"),
+    (libc::SIGTTOU, "SIGTTOU"),
+    (libc::SIGIO, "SIGIO"),
+    (libc::SIGBUS, "SIGBUS"),
+    (libc::SIGURG, "SIGURG"),
+    (libc::SIGPROF, "SIGPROF"),
+    (libc::SIGWINCH, "SIGWINCH"),
+    (libc::SIGSYS, "SIGSYS"),
+    (libc::SIGXCPU, "SIGXCPU"),
+    (libc::SIGXFSZ, "SIGXFSZ"),
+];
+
+/// `signalNumber`: a signal's number from its name (`SIGTERM`, any case).
+pub fn signal_number(name: &str) -> Option<i32> {
+    SIGNALS
+        .iter()
+        .find(|(_, n)| n.eq_ignore_ascii_case(name))
+        .map(|&(s, _)| s)
+}
+
+/// `signalName`: a signal's name, when HTCondor knows it.
+pub fn signal_name(sig: i32) -> Option<&'static str> {
+    SIGNALS.iter().find(|&&(s, _)| s == sig).map(|&(_, n)| n)
+}
+
+/// `findSignal`: a number (`KillSig = 2`) or a name (`KillSig = "SIGINT"`); `None` when the
+/// attribute is missing or names no signal (a number that is not a signal counts as none).
+fn find_signal(job: &ClassAd, attr: &str) -> Option<i32> {
+    if let Some(n) = lookup_int(job, attr) {
+        return i32::try_from(n).ok().filter(|&s| s > 0);
+    }
+    lookup_str(job, attr).and_then(|s| signal_number(&s))
+}
+
+/// Sends `sig` to process group `pgid`; a group that no longer exists is not an error.
+pub(super) fn signal_group(pgid: i32, sig: i32) -> io::Result<()> {
+    if pgid <= 1 {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    let signal = Signal::try_from(sig).map_err(io::Error::from)?;
+    match killpg(Pid::from_raw(pgid), signal) {
+        Ok(()) | Err(Errno::ESRCH) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `strerror`, as glibc words it.
+pub(super) fn strerror(errno: i32) -> &'static str {
+    Errno::from_raw(errno).desc()
+}
+
+/// The errno of an I/O error (0 when it has none).
+pub(super) fn errno_of(e: &io::Error) -> i32 {
+    e.raw_os_error().unwrap_or(0)
+}
+
+/// `nullFile`: the file that means "none".
+pub(super) fn is_null_file(name: &str) -> bool {
+    name.is_empty() || name == "/dev/null"
+}
+
+/// `condor_basename`.
+pub(super) fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Removes the scratch directory of a job that did not start.
+struct ScratchGuard<'a> {
+    dir: Option<&'a Path>,
+}
+
+impl Drop for ScratchGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir {
+            if let Err(e) = std::fs::remove_dir_all(dir) {
+                tracing::warn!("cannot remove scratch directory {}: {e}", dir.display());
+            }
+        }
+    }
+}
+
+/// Makes `$(EXECUTE)/dir_<cluster>_<proc>_<n>` (mode 0700), making `$(EXECUTE)` if needed.
+fn make_scratch_dir(execute_dir: &Path, cluster: i64, proc: i64) -> io::Result<PathBuf> {
+    let mut made_parent = false;
+    loop {
+        let n = next_scratch_number();
+        let dir = execute_dir.join(format!("dir_{cluster}_{proc}_{n}"));
+        match DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            // Left behind by an earlier daemon: take the next number.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !made_parent => {
+                made_parent = true;
+                std::fs::create_dir_all(execute_dir)?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// What a standard file of the job is opened from.
+enum StdFile {
+    Null,
+    /// A file opened as HTCondor's starter opens it (hold codes 7/8).
+    Path(PathBuf),
+    /// A streamed file (hold codes 9/10).
+    Stream(PathBuf),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Which {
+    In,
+    Out,
+    Err,
+}
+
+impl Which {
+    fn phrase(self) -> &'static str {
+        match self {
+            Which::In => "standard input",
+            Which::Out => "standard output",
+            Which::Err => "standard error",
+        }
+    }
+}
+
+/// `UserProc::openStdFile`.
+fn open_std(
+    which: Which,
+    file: &StdFile,
+    err_from: &dyn Fn(&str) -> String,
+) -> Result<Stdio, StartFailure> {
+    let (path, stream) = match file {
+        StdFile::Null => return Ok(Stdio::null()),
+        StdFile::Path(p) => (p, false),
+        StdFile::Stream(p) => (p, true),
+    };
+    let opened = if which == Which::In {
+        File::open(path)
+    } else {
+        // O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666; again without O_TRUNC on failure.
+        let open = |truncate: bool| {
+            OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(truncate)
+                .custom_flags(libc::O_APPEND)
+                .mode(0o666)
+                .open(path)
+        };
+        open(true).or_else(|_| open(false))
+    };
+    match opened {
+        Ok(f) => Ok(Stdio::from(f)),
+        Err(_) if stream => {
+            let code = if which == Which::In {
+                UNABLE_TO_OPEN_INPUT_STREAM
+            } else {
+                UNABLE_TO_OPEN_OUTPUT_STREAM
+            };
+            Err(StartFailure::new(
+                err_from(&format!("unable to establish {} stream", which.phrase())),
+                code,
+                0,
+            ))
+        }
+        Err(e) => {
+            let errno = errno_of(&e);
+            let code = if which == Which::In {
+                UNABLE_TO_OPEN_INPUT
+            } else {
+                UNABLE_TO_OPEN_OUTPUT
+            };
+            Err(StartFailure::new(
+                err_from(&format!(
+                    "Failed to open '{}' as {}: {} (errno {errno})",
+                    path.display(),
+                    which.phrase(),
+                    strerror(errno)
+                )),
+                code,
+                errno as i64,
+            ))
+        }
+    }
+}
+
+/// `ArgList::AppendArgsFromClassAd`: `Arguments` (V2 raw), else `Args` (V1 raw, split on
+/// whitespace).
+fn job_arguments(job: &ClassAd) -> Result<Vec<String>, String> {
+    let mut args = Vec::new();
+    if let Some(v2) = lookup_str(job, "Arguments") {
+        split_args(&v2, &mut args)?;
+    } else if let Some(v1) = lookup_str(job, "Args") {
+        args.extend(
+            v1.split([' ', '\t', '\n', '\r'])
+                .filter(|a| !a.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    Ok(args)
+}
+
+/// The text after `Failed to execute '...'` for a spawn that failed (`Create_Process`'s
+/// error message and `(errno=N: 'text')`).
+fn exec_error_text(cmd: &Path, e: &io::Error) -> String {
+    let Some(errno) = e.raw_os_error() else {
+        return e.to_string();
+    };
+    let mut text = String::new();
+    if errno == libc::ENOENT {
+        if let Some(interp) = script_interpreter(cmd) {
+            text = format!("invalid interpreter ({interp}) specified on first line of script ");
+        }
+    }
+    text.push_str(&format!("(errno={errno}: '{}')", strerror(errno)));
+    text
+}
+
+/// The interpreter a `#!` script names, when the script itself is there to read: the reason
+/// for an `ENOENT` from exec when the file exists.
+fn script_interpreter(cmd: &Path) -> Option<String> {
+    let mut buf = [0u8; 1024];
+    let n = File::open(cmd).ok()?.read(&mut buf).ok()?;
+    let head = buf[..n].strip_prefix(b"#!")?;
+    let text = String::from_utf8_lossy(head);
+    let interp = text
+        .trim_start()
+        .split(|c: char| c.is_ascii_whitespace())
+        .next()?;
+    Some(interp.to_owned())
+}
+
+/// `ShouldTransferFiles`: YES, or IF_NEEDED with a `FileSystemDomain` other than this host's
+/// (or none).
+fn wants_file_transfer(req: &StartRequest<'_>) -> bool {
+    let should = lookup_str(req.job, "ShouldTransferFiles").unwrap_or_default();
+    if should.eq_ignore_ascii_case("YES") {
+        return true;
+    }
+    if !should.eq_ignore_ascii_case("IF_NEEDED") {
+        return false;
+    }
+    let ours = req
+        .config
+        .string("FILESYSTEM_DOMAIN")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    match lookup_str(req.job, "FileSystemDomain") {
+        Some(theirs) => !theirs.eq_ignore_ascii_case(&ours),
+        None => true,
+    }
+}
+
+/// The access point's name in transfer messages (`get_local_hostname`).
+fn local_hostname(req: &StartRequest<'_>) -> String {
+    if let Some(h) = req.config.string("HOSTNAME").ok().flatten() {
+        return h;
+    }
+    nix::unistd::gethostname()
+        .ok()
+        .and_then(|h| h.into_string().ok())
+        .map(|h| h.split('.').next().unwrap_or_default().to_owned())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// A path made absolute against the current directory (the daemon's).
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// [`super::start`].
+pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> {
+    let job = req.job;
+    let slot_name = lookup_str(req.slot, "Name")
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "slot1".into());
+    let err_from = |msg: &str| format!("Error from {slot_name}: {msg}");
+    let cluster = lookup_int(job, "ClusterId").unwrap_or(0);
+    let proc = lookup_int(job, "ProcId").unwrap_or(0);
+
+    // The shadow's `cdToIwd`.
+    let iwd_text = lookup_str(job, "Iwd").unwrap_or_default();
+    let iwd = absolute(Path::new(&*iwd_text));
+    let iwd_error = match std::fs::metadata(&iwd) {
+        Ok(m) if m.is_dir() => None,
+        Ok(_) => Some(libc::ENOTDIR),
+        Err(e) => Some(errno_of(&e)),
+    };
+    if iwd_text.is_empty() || iwd_error.is_some() {
+        let errno = iwd_error.unwrap_or(libc::ENOENT);
+        return Err(StartFailure::new(
+            format!(
+                "Cannot access initial working directory {iwd_text}: {}",
+                strerror(errno)
+            ),
+            IWD_ERROR,
+            errno as i64,
+        ));
+    }
+
+    let transferring = wants_file_transfer(req);
+    let execute_dir = absolute(req.execute_dir);
+    let scratch = make_scratch_dir(&execute_dir, cluster, proc).map_err(|e| {
+        tracing::error!(
+            "cannot create a scratch directory in {}: {e}",
+            execute_dir.display()
+        );
+        StartFailure::new(
+            err_from("Failed to create scratch dir"),
+            SCRATCH_DIR_ERROR,
+            0,
+        )
+    })?;
+    let mut guard = ScratchGuard {
+        dir: Some(&scratch),
+    };
+    let job_iwd = if transferring {
+        scratch.clone()
+    } else {
+        iwd.clone()
+    };
+
+    // The standard files, and the job ad as the job sees it.
+    let mut job_view = job.clone();
+    let in_name = lookup_str(job, "In").unwrap_or_default();
+    let out_name = lookup_str(job, "Out").unwrap_or_default();
+    let err_name = lookup_str(job, "Err").unwrap_or_default();
+    let flag = |name: &str| lookup_bool(job, name).unwrap_or(false);
+    let (stream_in, stream_out, stream_err) =
+        (flag("StreamIn"), flag("StreamOut"), flag("StreamErr"));
+    let mut transfer_stdin = None;
+    let mut output_stdout = None;
+    let mut output_stderr = None;
+    let stdin_file = if is_null_file(&in_name) {
+        StdFile::Null
+    } else if stream_in {
+        StdFile::Stream(iwd.join(&*in_name))
+    } else if transferring && lookup_bool(job, "TransferIn").unwrap_or(true) {
+        transfer_stdin = Some(in_name.to_string());
+        StdFile::Path(scratch.join(basename(&in_name)))
+    } else {
+        StdFile::Path(iwd.join(&*in_name))
+    };
+    let stdout_file = if is_null_file(&out_name) {
+        StdFile::Null
+    } else if stream_out {
+        StdFile::Stream(iwd.join(&*out_name))
+    } else if transferring {
+        job_view.insert("Out", Expr::lit(STDOUT_NAME));
+        output_stdout = Some(out_name.to_string());
+        StdFile::Path(scratch.join(STDOUT_NAME))
+    } else {
+        StdFile::Path(iwd.join(&*out_name))
+    };
+    let stderr_file = if is_null_file(&err_name) {
+        StdFile::Null
+    } else if stream_err {
+        StdFile::Stream(iwd.join(&*err_name))
+    } else if transferring {
+        if err_name == out_name && !stream_out {
+            job_view.insert("Err", Expr::lit(STDOUT_NAME));
+            StdFile::Path(scratch.join(STDOUT_NAME))
+        } else {
+            job_view.insert("Err", Expr::lit(STDERR_NAME));
+            output_stderr = Some(err_name.to_string());
+            StdFile::Path(scratch.join(STDERR_NAME))
+        }
+    } else {
+        StdFile::Path(iwd.join(&*err_name))
+    };
+    if transferring {
+        job_view.insert("Iwd", Expr::lit(scratch.to_string_lossy().into_owned()));
+    }
+    let write_ads = std::fs::write(scratch.join(JOB_AD_FILE), ad_to_old(&job_view, false))
+        .and_then(|()| std::fs::write(scratch.join(MACHINE_AD_FILE), ad_to_old(req.slot, false)));
+    if let Err(e) = write_ads {
+        tracing::error!("cannot write the job's ads into {}: {e}", scratch.display());
+        return Err(StartFailure::new(
+            err_from("Failed to create scratch dir"),
+            SCRATCH_DIR_ERROR,
+            0,
+        ));
+    }
+
+    // The executable (`OsProc::canonicalizeJobPath`).
+    let cmd_text = lookup_str(job, "Cmd").unwrap_or_default();
+    if cmd_text.is_empty() {
+        return Err(StartFailure::new(
+            err_from("Cmd not found in JobAd.  Aborting StartJob."),
+            JOB_NOT_STARTED,
+            0,
+        ));
+    }
+    let transfer_exe = transferring && lookup_bool(job, "TransferExecutable").unwrap_or(true);
+    let cmd = if transfer_exe {
+        scratch.join(basename(&cmd_text))
+    } else {
+        job_iwd.join(&*cmd_text)
+    };
+
+    // Input transfer, then the catalog output transfer compares against.
+    let ends = Endpoints {
+        slot_name: slot_name.clone(),
+        ap_host: local_hostname(req),
+    };
+    let mut bytes_in = 0;
+    let mut output = None;
+    if transferring {
+        let files = transfer::input_files(
+            job,
+            transfer_stdin.as_deref(),
+            transfer_exe.then_some(&*cmd_text),
+        );
+        bytes_in = transfer::transfer_input(
+            &files,
+            &iwd,
+            &scratch,
+            transfer_exe.then_some(&*cmd_text),
+            &ends,
+        )?;
+        output = Some(OutputPlan::new(
+            job,
+            req.config,
+            &iwd,
+            &scratch,
+            basename(&cmd_text),
+            output_stdout,
+            output_stderr,
+            ends,
+        ));
+    }
+
+    let stdin = open_std(Which::In, &stdin_file, &err_from)?;
+    let stdout = open_std(Which::Out, &stdout_file, &err_from)?;
+    let stderr = open_std(Which::Err, &stderr_file, &err_from)?;
+
+    let args = job_arguments(job).map_err(|e| {
+        StartFailure::new(
+            err_from(&format!("Failed to read job arguments from JobAd: {e}")),
+            JOB_NOT_STARTED,
+            0,
+        )
+    })?;
+    let ctx = EnvContext {
+        scratch_dir: &scratch,
+        job_iwd: &job_iwd,
+        slot: req.slot,
+        slot_env: req.slot_env,
+    };
+    let job_env = env::build(job, &ctx, req.config).map_err(|e| {
+        StartFailure::new(
+            err_from(&format!("Failed to read job environment: {e}")),
+            JOB_NOT_STARTED,
+            0,
+        )
+    })?;
+
+    let mut command = Command::new(&cmd);
+    command
+        .args(&args)
+        .env_clear()
+        .envs(job_env.into_pairs())
+        .current_dir(&job_iwd)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
+        .process_group(0);
+    let started = Instant::now();
+    let child = command.spawn().map_err(|e| {
+        let mut msg = format!("Failed to execute '{}'", cmd.display());
+        if !args.is_empty() {
+            let mut shown = String::new();
+            for a in &args {
+                append_arg(a, &mut shown);
+            }
+            msg.push_str(&format!(" with arguments {shown}"));
+        }
+        msg.push_str(&format!(": {}", exec_error_text(&cmd, &e)));
+        StartFailure::new(
+            err_from(&msg),
+            FAILED_TO_CREATE_PROCESS,
+            errno_of(&e) as i64,
+        )
+    })?;
+    drop(command);
+    let pid = child.id() as i32;
+
+    guard.dir = None;
+    let sig = |attr| find_signal(job, attr).unwrap_or(libc::SIGTERM);
+    Ok(RunningJob {
+        pid,
+        scratch_dir: scratch.clone(),
+        job_iwd,
+        kill_sig: sig("KillSig"),
+        remove_kill_sig: sig("RemoveKillSig"),
+        hold_kill_sig: sig("HoldKillSig"),
+        killed: AtomicBool::new(false),
+        started,
+        finish: FinishPlan {
+            output,
+            keep_scratch: req
+                .config
+                .bool("STARTER_KEEP_SCRATCH_DIR")
+                .ok()
+                .flatten()
+                .unwrap_or(false),
+            bytes_recvd: bytes_in,
+            previous: Previous::from_job(job),
+        },
+    })
+}

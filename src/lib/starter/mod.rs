@@ -1,0 +1,281 @@
+//! The starter: running one job on this host, as HTCondor's `condor_starter` runs a vanilla
+//! universe job (src/condor_starter.V6.1/: starter.cpp, jic_shadow.cpp, os_proc.cpp,
+//! vanilla_proc.cpp, user_proc.cpp; src/condor_utils/file_transfer.cpp).
+//!
+//! condorlite has no starter process: the daemon calls this library from its own process, and
+//! the job is the daemon's child. The lifecycle is
+//!
+//! 1. [`start`]: make the job's scratch directory `$(EXECUTE)/dir_<cluster>_<proc>_<n>`, write
+//!    `.job.ad` and `.machine.ad` into it, transfer the input files when the job uses file
+//!    transfer ([`transfer`]), open its standard files, build its environment ([`env`]) and
+//!    spawn the executable directly (never through a shell) in a process group of its own.
+//!    Anything that stops the job from starting is a [`StartFailure`] carrying the hold (or
+//!    vacate) reason and code HTCondor would give.
+//! 2. [`wait`] (blocking; the daemon runs it on a thread of its own) reaps the job with
+//!    `wait4`, so the resource usage comes with the exit status, after killing whatever is left
+//!    of the job's process group. [`RunningJob::soft_kill`] / [`RunningJob::hard_kill`] signal
+//!    the whole group meanwhile.
+//! 3. [`RunningJob::finish`] turns the exit into the job-ad updates the shadow would make
+//!    (`ExitCode`, `RemoteUserCpu`, `ImageSize`, `BytesSent`, ...), transfers the output back
+//!    to the job's `Iwd`, and removes the scratch directory.
+//!
+//! After a crash of the daemon, [`find_orphans`] and [`kill_orphans`] find the jobs it left
+//! running (by `_CONDOR_SCRATCH_DIR` in their environment) and clean them up.
+//!
+//! This module is the only one that forks or signals processes.
+
+pub mod env;
+mod exec;
+mod finish;
+mod orphans;
+mod sys;
+pub mod transfer;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use crate::classad::{ClassAd, Expr};
+use crate::config::Config;
+
+pub use exec::{signal_name, signal_number};
+pub use finish::signal_description;
+pub use orphans::{find_orphans, kill_orphans};
+
+/// HTCondor's hold reason codes (src/condor_utils/condor_holdcodes.h) that the starter gives.
+/// Codes from 1000 up are vacate codes: the job goes back to idle rather than on hold.
+pub mod hold_codes {
+    /// The executable could not be run; the subcode is the errno.
+    pub const FAILED_TO_CREATE_PROCESS: i64 = 6;
+    /// The standard output or error file could not be opened; the subcode is the errno.
+    pub const UNABLE_TO_OPEN_OUTPUT: i64 = 7;
+    /// The standard input file could not be opened; the subcode is the errno.
+    pub const UNABLE_TO_OPEN_INPUT: i64 = 8;
+    /// A streamed standard output or error could not be opened.
+    pub const UNABLE_TO_OPEN_OUTPUT_STREAM: i64 = 9;
+    /// A streamed standard input could not be opened.
+    pub const UNABLE_TO_OPEN_INPUT_STREAM: i64 = 10;
+    /// Output transfer failed; the subcode is the errno.
+    pub const TRANSFER_OUTPUT_ERROR: i64 = 12;
+    /// Input transfer failed; the subcode is the errno.
+    pub const TRANSFER_INPUT_ERROR: i64 = 13;
+    /// The job's `Iwd` cannot be accessed; the subcode is the errno.
+    pub const IWD_ERROR: i64 = 14;
+    /// The job could not be started for a reason that is not its own (vacate).
+    pub const JOB_NOT_STARTED: i64 = 1003;
+    /// The scratch directory could not be made (vacate).
+    pub const SCRATCH_DIR_ERROR: i64 = 1024;
+}
+
+/// What the daemon hands the starter to run one job.
+pub struct StartRequest<'a> {
+    /// The job's full ad (cluster and proc merged, or the proc ad chained to its cluster's).
+    pub job: &'a ClassAd,
+    /// The slot (machine) ad the job runs on.
+    pub slot: &'a ClassAd,
+    /// Extra environment from the startd (assigned resources: `_CONDOR_AssignedGPUs`,
+    /// `CUDA_VISIBLE_DEVICES`, ...); set after the job's own environment, so it wins.
+    pub slot_env: &'a [(String, String)],
+    /// `$(EXECUTE)`: where scratch directories are made.
+    pub execute_dir: &'a Path,
+    pub config: &'a Config,
+}
+
+/// Why a job could not start (or its output could not be brought back): the hold reason as
+/// the job ad would get it, with `HoldReasonCode` and `HoldReasonSubCode`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct StartFailure {
+    pub reason: String,
+    pub code: i64,
+    pub subcode: i64,
+}
+
+impl StartFailure {
+    pub fn new(reason: impl Into<String>, code: i64, subcode: i64) -> StartFailure {
+        StartFailure {
+            reason: reason.into(),
+            code,
+            subcode,
+        }
+    }
+
+    /// Whether HTCondor would put the job back to idle (a vacate code, 1000 and up) rather
+    /// than hold it.
+    pub fn is_vacate(&self) -> bool {
+        self.code >= 1000
+    }
+}
+
+/// How a process ended, as `wait4` reported it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RawExit {
+    /// The raw wait status (`WIFEXITED`, `WTERMSIG`, ... apply).
+    pub status: i32,
+    /// User and system CPU seconds of the job and the children it waited for.
+    pub user_cpu: f64,
+    pub sys_cpu: f64,
+    /// The peak resident set size, KiB (`ru_maxrss`).
+    pub max_rss_kib: i64,
+}
+
+/// How the job ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobExit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal killed it; `core` when it dumped core.
+    Signal { signal: i32, core: bool },
+}
+
+impl JobExit {
+    /// Decodes a raw wait status.
+    pub fn from_status(status: i32) -> JobExit {
+        if libc::WIFSIGNALED(status) {
+            JobExit::Signal {
+                signal: libc::WTERMSIG(status),
+                core: libc::WCOREDUMP(status),
+            }
+        } else {
+            JobExit::Code(libc::WEXITSTATUS(status))
+        }
+    }
+}
+
+/// The figures of one run, for the terminated event (005) and its usage table.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Usage {
+    /// CPU seconds of this run.
+    pub user_cpu: f64,
+    pub sys_cpu: f64,
+    /// Peak resident set size, KiB.
+    pub max_rss_kib: i64,
+    /// The scratch directory's size at exit, KiB (0 when the job ran in its `Iwd`).
+    pub disk_usage_kib: i64,
+    /// Bytes of output transferred back (sent by the job).
+    pub bytes_sent: f64,
+    /// Bytes of input transferred in (received by the job).
+    pub bytes_recvd: f64,
+    /// Seconds from spawn to `finish`.
+    pub wall_secs: f64,
+}
+
+impl Usage {
+    /// This run's CPU time as the event log records it (whole seconds).
+    pub fn remote_rusage(&self) -> crate::eventlog::Rusage {
+        crate::eventlog::Rusage {
+            user_secs: self.user_cpu as i64,
+            sys_secs: self.sys_cpu as i64,
+        }
+    }
+}
+
+/// What a finished job did.
+#[derive(Clone, Debug)]
+pub struct JobResult {
+    pub exit: JobExit,
+    /// The job-ad updates HTCondor's shadow makes at exit, in order.
+    pub updates: Vec<(String, Expr)>,
+    /// Set when the output could not be transferred: HTCondor puts the job on hold.
+    pub hold: Option<StartFailure>,
+    pub usage: Usage,
+    /// Whether the job was signalled by [`RunningJob::soft_kill`], [`RunningJob::hard_kill`]
+    /// or [`RunningJob::send_signal`] before it exited (its output was then not transferred).
+    pub killed: bool,
+}
+
+/// A job that [`start`] spawned.
+#[derive(Debug)]
+pub struct RunningJob {
+    /// The job's process id, which is also its process group id.
+    pub pid: i32,
+    /// The job's scratch directory (`_CONDOR_SCRATCH_DIR`).
+    pub scratch_dir: PathBuf,
+    /// Where the job runs: the scratch directory with file transfer, else its `Iwd`.
+    pub job_iwd: PathBuf,
+    kill_sig: i32,
+    remove_kill_sig: i32,
+    hold_kill_sig: i32,
+    killed: AtomicBool,
+    started: Instant,
+    finish: finish::FinishPlan,
+}
+
+impl RunningJob {
+    /// Sends the job's `KillSig` (default `SIGTERM`) to its process group: the graceful
+    /// shutdown of a vacate.
+    pub fn soft_kill(&self) -> std::io::Result<()> {
+        self.send_signal(self.kill_sig)
+    }
+
+    /// Sends `SIGKILL` to the job's process group.
+    pub fn hard_kill(&self) -> std::io::Result<()> {
+        self.send_signal(libc::SIGKILL)
+    }
+
+    /// The signal for a removal: `RemoveKillSig`, else `SIGTERM` (HTCondor's
+    /// `findRmKillSig`).
+    pub fn remove_kill_sig(&self) -> i32 {
+        self.remove_kill_sig
+    }
+
+    /// The signal for a hold: `HoldKillSig`, else `SIGTERM`.
+    pub fn hold_kill_sig(&self) -> i32 {
+        self.hold_kill_sig
+    }
+
+    /// Sends `sig` to the job's process group. A group that is already gone is not an error.
+    /// Any signal but `SIGSTOP`/`SIGCONT` marks the job as killed (no output transfer).
+    pub fn send_signal(&self, sig: i32) -> std::io::Result<()> {
+        if sig != libc::SIGSTOP && sig != libc::SIGCONT {
+            self.killed.store(true, Ordering::Relaxed);
+        }
+        exec::signal_group(self.pid, sig)
+    }
+
+    /// Stops the job's process group (`condor_suspend`).
+    pub fn suspend(&self) -> std::io::Result<()> {
+        self.send_signal(libc::SIGSTOP)
+    }
+
+    /// Continues a suspended job.
+    pub fn resume(&self) -> std::io::Result<()> {
+        self.send_signal(libc::SIGCONT)
+    }
+
+    /// After the job's exit (from [`wait`]): the exit's job-ad updates, the output transfer
+    /// (unless the job was killed) and the removal of the scratch directory.
+    pub fn finish(self, exit: RawExit) -> JobResult {
+        let killed = self.killed.load(Ordering::Relaxed);
+        let wall = self.started.elapsed().as_secs_f64();
+        self.finish.run(&self.scratch_dir, exit, killed, wall)
+    }
+}
+
+/// Runs one job: see the module documentation.
+pub fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> {
+    exec::start(req)
+}
+
+/// Blocks until process `pid` (a job [`start`] spawned) exits, kills what is left of its
+/// process group while the exited process still holds the group's id, then reaps it.
+pub fn wait(pid: i32) -> std::io::Result<RawExit> {
+    sys::wait_exited(pid)?;
+    let _ = exec::signal_group(pid, libc::SIGKILL);
+    let (status, usage) = sys::wait4(pid)?;
+    Ok(RawExit {
+        status,
+        user_cpu: usage.user_cpu,
+        sys_cpu: usage.sys_cpu,
+        max_rss_kib: usage.max_rss_kib,
+    })
+}
+
+/// The next scratch directory number of this process.
+fn next_scratch_number() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}

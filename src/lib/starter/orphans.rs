@@ -1,0 +1,118 @@
+//! Jobs left running by a daemon that died: every job's environment names its scratch
+//! directory (`_CONDOR_SCRATCH_DIR`), so the processes of this user whose environment points
+//! into `$(EXECUTE)` are the leftovers of earlier runs, and so are the `dir_*` directories
+//! there. (HTCondor's procd tracks job families by ancestry variables in their environment in
+//! the same spirit, and its startd empties the execute directory when it starts.)
+//!
+//! Call these at startup, before any job is started: every job under `execute_dir` is taken
+//! for an orphan.
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::{getpgid, Pid};
+
+const SCRATCH_VAR: &[u8] = b"_CONDOR_SCRATCH_DIR=";
+
+/// `execute_dir` as given and as it resolves (symlinks), for comparing paths.
+fn execute_dir_forms(execute_dir: &Path) -> Vec<PathBuf> {
+    let mut forms = vec![std::path::absolute(execute_dir).unwrap_or_else(|_| execute_dir.into())];
+    if let Ok(real) = fs::canonicalize(execute_dir) {
+        if !forms.contains(&real) {
+            forms.push(real);
+        }
+    }
+    forms
+}
+
+/// The `_CONDOR_SCRATCH_DIR` of a process, if it can be read and has one.
+fn scratch_dir_of(pid: i32) -> Option<PathBuf> {
+    let environ = fs::read(format!("/proc/{pid}/environ")).ok()?;
+    environ
+        .split(|&b| b == 0)
+        .find_map(|entry| entry.strip_prefix(SCRATCH_VAR))
+        .map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned()))
+}
+
+/// The processes of this user (other than this one) whose `_CONDOR_SCRATCH_DIR` lies under
+/// `execute_dir`.
+pub fn find_orphans(execute_dir: &Path) -> Vec<i32> {
+    let forms = execute_dir_forms(execute_dir);
+    let me = std::process::id() as i32;
+    let uid = nix::unistd::geteuid().as_raw();
+    let mut found = Vec::new();
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        // The owner of /proc/<pid> is the process's effective user: skip others cheaply.
+        match entry.metadata() {
+            Ok(m) if m.uid() == uid => {}
+            _ => continue,
+        }
+        let Some(scratch) = scratch_dir_of(pid) else {
+            continue;
+        };
+        if forms
+            .iter()
+            .any(|f| scratch.starts_with(f) && scratch != *f)
+        {
+            found.push(pid);
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
+/// SIGKILLs the orphans under `execute_dir` and their process groups, then removes the
+/// `dir_*` scratch directories there; the number of processes killed.
+pub fn kill_orphans(execute_dir: &Path) -> usize {
+    let own_group = nix::unistd::getpgrp();
+    let mut killed = 0;
+    for pid in find_orphans(execute_dir) {
+        let pid = Pid::from_raw(pid);
+        if let Ok(group) = getpgid(Some(pid)) {
+            if group != own_group && group.as_raw() > 1 {
+                let _ = killpg(group, Signal::SIGKILL);
+            }
+        }
+        match kill(pid, Signal::SIGKILL) {
+            Ok(()) => killed += 1,
+            Err(Errno::ESRCH) => {
+                // Its group's kill got it first.
+                killed += 1;
+            }
+            Err(e) => tracing::warn!("cannot kill orphaned job process {pid}: {e}"),
+        }
+    }
+    if let Ok(entries) = fs::read_dir(execute_dir) {
+        for entry in entries.flatten() {
+            let is_scratch = entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with("dir_"));
+            if is_scratch && entry.file_type().is_ok_and(|t| t.is_dir()) {
+                if let Err(e) = fs::remove_dir_all(entry.path()) {
+                    tracing::warn!(
+                        "cannot remove stale scratch directory {}: {e}",
+                        entry.path().display()
+                    );
+                }
+            }
+        }
+    }
+    killed
+}
