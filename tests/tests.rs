@@ -15,5 +15,8 @@ mod q;
 mod qedit;
 mod queue;
 mod rm;
+mod status;
 mod submit;
 mod userprio;
+mod version;
+mod wait;

@@ -5,6 +5,7 @@
 //! page and completion generator ([`crate::cli::generate`]) and the integration tests iterate
 //! over the registry, so a tool added here is documented and tested with the others.
 
+pub mod argv;
 pub mod classad_eval;
 pub mod config_val;
 pub mod history;
@@ -12,8 +13,11 @@ pub mod options;
 pub mod q;
 pub mod qedit;
 pub mod rm;
+pub mod status;
 pub mod submit;
 pub mod userprio;
+pub mod version;
+pub mod wait;
 
 use std::ffi::OsString;
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -37,6 +41,9 @@ pub static TOOLS: &[Tool] = &[
     history::TOOL,
     submit::TOOL,
     userprio::TOOL,
+    status::TOOL,
+    wait::TOOL,
+    version::TOOL,
 ];
 
 /// What a tool does with its parsed command line: writes its results to `out` and its

@@ -1,0 +1,328 @@
+//! Talking to the running `condor_master`: its command socket, the requests it takes and the
+//! ads it publishes (the part of HTCondor's collector a single host needs).
+//!
+//! The master listens on a Unix stream socket, `$(RUN)/condor_master.sock`. A client writes
+//! one request line and reads the answer until the master closes the connection:
+//!
+//! - `QUERY <kind>`: the ads of that kind ([`AdKind`]), each in the long (old ClassAd) form,
+//!   ads separated by a blank line, nothing more.
+//! - any other command ([`Command`]): `OK` or `ERROR <text>`, one line.
+//!
+//! A missing socket, or one nobody listens on, means no master runs for this pool
+//! ([`MasterError::NotRunning`]). Tools that change the queue wake the master with
+//! [`wake`], which never waits for an answer and never fails.
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::classad::ClassAd;
+use crate::config::Config;
+
+/// The socket's file name in `$(RUN)`.
+pub const SOCKET_FILE: &str = "condor_master.sock";
+
+/// How long a client waits for the master's answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The kinds of ads the master publishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AdKind {
+    /// Slot ads (`MyType = "Machine"`): what `condor_status` lists by default.
+    Slots,
+    /// The startd's own ad (`MyType = "StartD"`... HTCondor's `StartDaemon` ads).
+    Startd,
+    Schedd,
+    /// One ad per user with jobs in the queue (`MyType = "Submitter"`).
+    Submitters,
+    Negotiator,
+    Master,
+    Collector,
+    /// The accountant's records (what `condor_userprio` reads from the negotiator).
+    Accounting,
+}
+
+impl AdKind {
+    pub const ALL: [AdKind; 8] = [
+        AdKind::Slots,
+        AdKind::Startd,
+        AdKind::Schedd,
+        AdKind::Submitters,
+        AdKind::Negotiator,
+        AdKind::Master,
+        AdKind::Collector,
+        AdKind::Accounting,
+    ];
+
+    /// The word for it in a `QUERY` request.
+    pub fn word(self) -> &'static str {
+        match self {
+            AdKind::Slots => "STARTD",
+            AdKind::Startd => "STARTD_DAEMON",
+            AdKind::Schedd => "SCHEDD",
+            AdKind::Submitters => "SUBMITTOR",
+            AdKind::Negotiator => "NEGOTIATOR",
+            AdKind::Master => "MASTER",
+            AdKind::Collector => "COLLECTOR",
+            AdKind::Accounting => "ACCOUNTING",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<AdKind> {
+        AdKind::ALL
+            .into_iter()
+            .find(|k| k.word().eq_ignore_ascii_case(word))
+    }
+}
+
+/// Which daemons a `condor_off`/`condor_on`/`condor_restart` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subsystem {
+    /// The master itself, and so all of them.
+    Master,
+    /// Every daemon but the master (`condor_off` with no daemon named).
+    Daemons,
+    Schedd,
+    Startd,
+    Negotiator,
+    Collector,
+}
+
+impl Subsystem {
+    pub fn word(self) -> &'static str {
+        match self {
+            Subsystem::Master => "MASTER",
+            Subsystem::Daemons => "DAEMONS",
+            Subsystem::Schedd => "SCHEDD",
+            Subsystem::Startd => "STARTD",
+            Subsystem::Negotiator => "NEGOTIATOR",
+            Subsystem::Collector => "COLLECTOR",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<Subsystem> {
+        [
+            Subsystem::Master,
+            Subsystem::Daemons,
+            Subsystem::Schedd,
+            Subsystem::Startd,
+            Subsystem::Negotiator,
+            Subsystem::Collector,
+        ]
+        .into_iter()
+        .find(|s| s.word().eq_ignore_ascii_case(word))
+    }
+}
+
+/// How running jobs are treated when a daemon stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shutdown {
+    /// Jobs are vacated (soft kill, then hard kill after the vacate time): the default.
+    Graceful,
+    /// Running jobs finish first; nothing new starts.
+    Peaceful,
+    /// Jobs are killed at once.
+    Fast,
+}
+
+impl Shutdown {
+    pub fn word(self) -> &'static str {
+        match self {
+            Shutdown::Graceful => "GRACEFUL",
+            Shutdown::Peaceful => "PEACEFUL",
+            Shutdown::Fast => "FAST",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<Shutdown> {
+        [Shutdown::Graceful, Shutdown::Peaceful, Shutdown::Fast]
+            .into_iter()
+            .find(|s| s.word().eq_ignore_ascii_case(word))
+    }
+}
+
+/// A request to the master.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// The queue changed: negotiate now.
+    Reschedule,
+    /// Read the configuration again.
+    Reconfig,
+    Off(Subsystem, Shutdown),
+    On(Subsystem),
+    Restart(Subsystem, Shutdown),
+    Query(AdKind),
+}
+
+impl Command {
+    /// The request line, without its newline.
+    pub fn line(&self) -> String {
+        match self {
+            Command::Reschedule => "RESCHEDULE".to_owned(),
+            Command::Reconfig => "RECONFIG".to_owned(),
+            Command::Off(d, how) => format!("OFF {} {}", d.word(), how.word()),
+            Command::On(d) => format!("ON {}", d.word()),
+            Command::Restart(d, how) => format!("RESTART {} {}", d.word(), how.word()),
+            Command::Query(kind) => format!("QUERY {}", kind.word()),
+        }
+    }
+
+    /// Reads a request line.
+    pub fn parse(line: &str) -> Option<Command> {
+        let mut words = line.split_ascii_whitespace();
+        let verb = words.next()?.to_ascii_uppercase();
+        let mut next = || words.next();
+        let cmd = match verb.as_str() {
+            "RESCHEDULE" => Command::Reschedule,
+            "RECONFIG" => Command::Reconfig,
+            "OFF" => Command::Off(
+                Subsystem::from_word(next()?)?,
+                Shutdown::from_word(next()?)?,
+            ),
+            "ON" => Command::On(Subsystem::from_word(next()?)?),
+            "RESTART" => Command::Restart(
+                Subsystem::from_word(next()?)?,
+                Shutdown::from_word(next()?)?,
+            ),
+            "QUERY" => Command::Query(AdKind::from_word(next()?)?),
+            _ => return None,
+        };
+        Some(cmd)
+    }
+}
+
+/// Why the master could not be asked.
+#[derive(Debug, thiserror::Error)]
+pub enum MasterError {
+    #[error("no condor_master is running for this pool (no one listens on {})", .0.display())]
+    NotRunning(PathBuf),
+    #[error("RUN is not defined in the configuration")]
+    NoRunDir,
+    #[error("talking to the condor_master on {}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the condor_master refused the request: {0}")]
+    Refused(String),
+    #[error("the condor_master sent an ad that does not parse: {0}")]
+    BadAd(String),
+}
+
+/// The socket of the pool `config` describes.
+pub fn socket_path(config: &Config) -> Result<PathBuf, MasterError> {
+    let run = config
+        .string("RUN")
+        .ok()
+        .flatten()
+        .ok_or(MasterError::NoRunDir)?;
+    Ok(Path::new(&run).join(SOCKET_FILE))
+}
+
+fn connect(path: &Path) -> Result<UnixStream, MasterError> {
+    match UnixStream::connect(path) {
+        Ok(s) => Ok(s),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
+            ) =>
+        {
+            Err(MasterError::NotRunning(path.to_owned()))
+        }
+        Err(source) => Err(MasterError::Io {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Sends a command and reads its one-line answer.
+pub fn send(config: &Config, command: &Command) -> Result<(), MasterError> {
+    let path = socket_path(config)?;
+    let answer = exchange(&path, command)?;
+    let answer = answer.trim_end();
+    match answer.strip_prefix("ERROR") {
+        Some(text) => Err(MasterError::Refused(text.trim().to_owned())),
+        None if answer == "OK" => Ok(()),
+        None => Err(MasterError::Refused(answer.to_owned())),
+    }
+}
+
+fn exchange(path: &Path, command: &Command) -> Result<String, MasterError> {
+    let io = |source| MasterError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut stream = connect(path)?;
+    stream.set_read_timeout(Some(ANSWER_TIMEOUT)).map_err(io)?;
+    stream
+        .write_all(format!("{}\n", command.line()).as_bytes())
+        .map_err(io)?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).map_err(io)?;
+    Ok(answer)
+}
+
+/// The ads of one kind the running master publishes.
+pub fn query(config: &Config, kind: AdKind) -> Result<Vec<ClassAd>, MasterError> {
+    let path = socket_path(config)?;
+    let answer = exchange(&path, &Command::Query(kind))?;
+    if let Some(text) = answer.strip_prefix("ERROR") {
+        return Err(MasterError::Refused(text.trim().to_owned()));
+    }
+    parse_ads(&answer)
+}
+
+/// Reads ads in the long form, separated by blank lines.
+pub fn parse_ads(text: &str) -> Result<Vec<ClassAd>, MasterError> {
+    crate::classad::parse_old_ads(text).map_err(|e| MasterError::BadAd(e.to_string()))
+}
+
+/// Tells the master that the queue changed, so that it negotiates at once. Never waits for
+/// an answer and never fails: without a master, jobs wait for the next one to start.
+pub fn wake(config: &Config) {
+    if config.bool("SUBMIT_SEND_RESCHEDULE").ok().flatten() == Some(false) {
+        return;
+    }
+    let Ok(path) = socket_path(config) else {
+        return;
+    };
+    if let Ok(mut stream) = UnixStream::connect(&path) {
+        let _ = stream.write_all(b"RESCHEDULE\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines_round_trip() {
+        let all = [
+            Command::Reschedule,
+            Command::Reconfig,
+            Command::Off(Subsystem::Master, Shutdown::Peaceful),
+            Command::On(Subsystem::Startd),
+            Command::Restart(Subsystem::Master, Shutdown::Fast),
+            Command::Query(AdKind::Submitters),
+        ];
+        for c in all {
+            assert_eq!(Command::parse(&c.line()), Some(c.clone()), "{c:?}");
+        }
+        assert_eq!(Command::parse("OFF NOBODY FAST"), None);
+        assert_eq!(Command::parse(""), None);
+    }
+
+    #[test]
+    fn ads_are_read_between_blank_lines() {
+        let ads = parse_ads("A = 1\nB = \"x\"\n\nA = 2\n\n\n").unwrap();
+        assert_eq!(ads.len(), 2);
+        assert!(matches!(
+            ads[1].eval_attr("A"),
+            crate::classad::Value::Int(2)
+        ));
+        assert!(parse_ads("").unwrap().is_empty());
+    }
+}

@@ -1,0 +1,1587 @@
+//! `condor_status`: the pool's slots and daemons, as HTCondor's src/condor_status.V6/
+//! status.cpp, prettyPrint.cpp and totals.cpp show them.
+//!
+//! The ads come from the running `condor_master` ([`crate::client::master::query`]), which
+//! plays the collector, or from a file (`-ads FILE`, as HTCondor's own option). The display
+//! mode picks the kind of ad and the table: slots (the default; `-avail`, `-claimed`,
+//! `-state`, `-server`, `-compact`), `-startd` (the startd daemons), `-schedd`, `-run` (schedds
+//! running jobs), `-submitters`, `-negotiator`, `-master` and `-collector`. Under most tables
+//! comes a totals table (`-totals` prints only that). `-af`, `-format`, `-long`, `-json` and
+//! `-xml` print the ads in those forms instead; `-constraint`, bare names (a slot's or a
+//! machine's), `-limit` and `-sort` select and order them. Rows are sorted by `Machine` and
+//! `Name` in natural order (`slot2` before `slot10`).
+//!
+//! The command line is read left to right in HTCondor's two passes, so that errors and
+//! conflicts are reported in its words and order ([`super::argv`]). `-help` prints the usage on
+//! stdout, where every condorlite tool prints its help (HTCondor: stderr).
+
+mod compact;
+mod totals;
+mod views;
+
+use std::io::{Read, Write};
+
+use clap::Command;
+
+use super::argv::{atoi, flag_option, words, Argv, Token};
+use super::Tool;
+use crate::classad::functions::version::natural_cmp;
+use crate::classad::parser::parse_old_expr;
+use crate::classad::unparse::{json_ad_attrs, write_ad_inline, xml_ad_attrs, Syntax};
+use crate::classad::{ClassAd, Expr, Value};
+use crate::cli::args::{ArgSpec, Prefix, Unknown};
+use crate::cli::Invocation;
+use crate::client::master::{self, AdKind, MasterError};
+use crate::config::Config;
+use crate::error::CommandError;
+use crate::output::ads::{select, write_long, Selection, XML_FOOTER, XML_HEADER};
+use crate::output::autoformat::{add_format_args, FormatArg};
+use crate::output::mask::{PrintMask, RenderEnv, AUTO_WIDTH, NO_TRUNCATE};
+use crate::output::render::{lookup_int, lookup_str};
+use crate::queue::constraint_holds;
+use crate::version::{CONDOR_PLATFORM, CONDOR_VERSION};
+
+use compact::{Cols, Slot};
+use totals::Totals;
+use views::Sel;
+
+pub const TOOL: Tool = Tool {
+    name: "condor_status",
+    clap: command,
+    args: ArgSpec {
+        prefixes: PREFIXES,
+        // Every other word reaches run(), which reads the command line as status.cpp does.
+        unknown: Unknown::Positional,
+    },
+    usage_status: 1,
+    run,
+};
+
+const NAME: &str = "condor_status";
+
+/// status.cpp's tests, in its order, with its minimum prefix lengths: every option.
+const PREFIXES: &[Prefix] = &[
+    Prefix::min("avail", 2),
+    Prefix::min("ads", 2).qualified(),
+    Prefix::min("format", 1),
+    Prefix::min("autoformat", 5).qualified(),
+    Prefix::min("af", 2).qualified(),
+    Prefix::min("wide", 3).qualified(),
+    Prefix::min("natural", 3).qualified(),
+    Prefix::min("constraint", 3),
+    Prefix::min("debug", 2).qualified(),
+    Prefix::min("help", 1),
+    Prefix::min("limit", 2),
+    Prefix::min("long", 1).qualified(),
+    Prefix::min("xml", 1),
+    Prefix::min("json", 2),
+    Prefix::min("attributes", 2),
+    Prefix::min("claimed", 2),
+    Prefix::min("run", 1),
+    Prefix::min("slots", 2),
+    Prefix::min("compact", 3),
+    Prefix::min("nocompact", 5),
+    Prefix::min("server", 2),
+    Prefix::min("state", 4),
+    Prefix::min("startd", 4),
+    Prefix::min("schedd", 2),
+    Prefix::min("negotiator", 1),
+    Prefix::min("sort", 2),
+    Prefix::min("submitters", 4),
+    Prefix::min("master", 1),
+    Prefix::min("collector", 3),
+    Prefix::min("totals", 1),
+    Prefix::min("expert", 1),
+    Prefix::min("version", 3),
+];
+
+const WORDS: &str = "names";
+
+pub fn command() -> Command {
+    Command::new(NAME)
+        .about("Show the pool's slots and daemons")
+        .long_about(
+            "Show the pool's slots (the default) or daemons, as the running condor_master \
+             publishes them, or the ads of a file (-ads FILE). NAME selects a slot or a \
+             machine by name. Options that take values take the words after them.",
+        )
+        .after_help("Exit status: 0 on success, 1 on failure.")
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .arg(flag_option(
+            "avail",
+            "Show the slots that are available (Unclaimed)",
+        ))
+        .arg(flag_option(
+            "ads",
+            "-ads[:long|json|new|auto] FILE: read the ads from FILE",
+        ))
+        .arg(flag_option(
+            "format",
+            "-format FMT ATTR: print ATTR with printf format FMT",
+        ))
+        .arg(flag_option(
+            "autoformat",
+            "-autoformat[:jlhVrTY,tng] ATTR...: print the attributes, one line per ad",
+        ))
+        .arg(flag_option(
+            "af",
+            "-af[:jlhVrTY,tng] ATTR...: same as -autoformat",
+        ))
+        .arg(flag_option(
+            "wide",
+            "-wide[:N]: do not truncate to the terminal width",
+        ))
+        .arg(flag_option(
+            "natural",
+            "-natural[:off]: natural sort order (always on)",
+        ))
+        .arg(flag_option(
+            "constraint",
+            "-constraint EXPR: only ads for which EXPR is true",
+        ))
+        .arg(flag_option("debug", "Debugging output (ignored)"))
+        .arg(flag_option("help", "Print the usage and exit"))
+        .arg(flag_option("limit", "-limit N: show at most N ads"))
+        .arg(flag_option(
+            "long",
+            "Print whole ads (-long:json, -long:xml, -long:nosort)",
+        ))
+        .arg(flag_option("xml", "Print whole ads as XML"))
+        .arg(flag_option("json", "Print whole ads as JSON"))
+        .arg(flag_option(
+            "attributes",
+            "-attributes A,B,...: only these attributes with -long, -json, -xml",
+        ))
+        .arg(flag_option("claimed", "Show the claimed slots"))
+        .arg(flag_option(
+            "run",
+            "Show the schedds that run jobs (-slots -run: claimed slots)",
+        ))
+        .arg(flag_option("slots", "Show slots (the default)"))
+        .arg(flag_option("compact", "One row per machine"))
+        .arg(flag_option("nocompact", "One row per slot (the default)"))
+        .arg(flag_option(
+            "server",
+            "Show the slots' memory, disk and speed",
+        ))
+        .arg(flag_option(
+            "state",
+            "Show the slots' states and activities with their times",
+        ))
+        .arg(flag_option("startd", "Show the startd daemons"))
+        .arg(flag_option("schedd", "Show the schedds"))
+        .arg(flag_option("negotiator", "Show the negotiators"))
+        .arg(flag_option(
+            "sort",
+            "-sort EXPR: sort by EXPR (repeatable; no, none, false or 0: do not sort)",
+        ))
+        .arg(flag_option("submitters", "Show the submitters"))
+        .arg(flag_option("master", "Show the masters"))
+        .arg(flag_option("collector", "Show the collectors"))
+        .arg(flag_option("totals", "Show only the totals"))
+        .arg(flag_option("expert", "Shorter error messages"))
+        .arg(flag_option(
+            "version",
+            "Print the HTCondor version and exit",
+        ))
+        .arg(words(WORDS, "NAME", "Slots or machines to show"))
+}
+
+/// The display modes (`SDO_*`), each with its kind of ad and its table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Slots,
+    SlotsAvail,
+    SlotsClaimed,
+    StartDaemon,
+    Schedd,
+    ScheddRun,
+    Submitters,
+    Master,
+    Collector,
+    Negotiator,
+}
+
+impl Mode {
+    fn ad_kind(self) -> AdKind {
+        match self {
+            Mode::Slots | Mode::SlotsAvail | Mode::SlotsClaimed => AdKind::Slots,
+            Mode::StartDaemon => AdKind::Startd,
+            Mode::Schedd | Mode::ScheddRun => AdKind::Schedd,
+            Mode::Submitters => AdKind::Submitters,
+            Mode::Master => AdKind::Master,
+            Mode::Collector => AdKind::Collector,
+            Mode::Negotiator => AdKind::Negotiator,
+        }
+    }
+
+    fn style(self) -> Pp {
+        match self {
+            Mode::Slots | Mode::SlotsAvail => Pp::SlotsNormal,
+            Mode::SlotsClaimed => Pp::SlotsRun,
+            Mode::StartDaemon => Pp::StartDaemon,
+            Mode::Schedd => Pp::ScheddNormal,
+            Mode::ScheddRun => Pp::ScheddRun,
+            Mode::Submitters => Pp::SubmitterNormal,
+            Mode::Master => Pp::MasterNormal,
+            Mode::Collector => Pp::CollectorNormal,
+            Mode::Negotiator => Pp::NegotiatorNormal,
+        }
+    }
+}
+
+/// The output styles (`ppOption`), in HTCondor's order: a later style may replace an earlier
+/// one, not the reverse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Pp {
+    NotSet = 0,
+    SlotsNormal = 1,
+    SlotsServer = 2,
+    SlotsState = 3,
+    SlotsRun = 4,
+    StartDaemon = 10,
+    ScheddNormal = 15,
+    ScheddRun = 17,
+    SubmitterNormal = 18,
+    MasterNormal = 19,
+    CollectorNormal = 20,
+    NegotiatorNormal = 24,
+    Custom = 30,
+    Long = 31,
+    Xml = 32,
+    Json = 33,
+    NewClassad = 34,
+}
+
+impl Pp {
+    fn longish(self) -> bool {
+        self >= Pp::Long
+    }
+}
+
+/// Header and footer flags (`printmask_headerfooter_t`).
+const HF_NOHEADER: u32 = 2;
+const HF_NOSUMMARY: u32 = 4;
+const HF_BARE: u32 = 15;
+
+/// The form of an `-ads` file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FileForm {
+    Long,
+    Xml,
+    Json,
+    New,
+    Auto,
+}
+
+impl FileForm {
+    /// `parseAdsFileFormat`.
+    fn parse(name: &str, default: FileForm) -> FileForm {
+        match name {
+            "long" => FileForm::Long,
+            "xml" => FileForm::Xml,
+            "json" => FileForm::Json,
+            "new" => FileForm::New,
+            "auto" => FileForm::Auto,
+            _ => default,
+        }
+    }
+}
+
+/// What set the mode and the style (`setby`), for the messages about conflicting options.
+#[derive(Debug, Default)]
+struct SetBy {
+    mode: Option<Mode>,
+    arg_index: usize,
+    arg: String,
+    pp_arg_index: usize,
+    pp_arg: Option<String>,
+}
+
+/// Everything the command line asks for.
+#[derive(Debug)]
+struct Status {
+    mode: Option<Mode>,
+    style: Pp,
+    set_by: SetBy,
+    headfoot: u32,
+    wide: bool,
+    forced_width: i32,
+    only_totals: bool,
+    explicit_format: bool,
+    compact: bool,
+    result_limit: i32,
+    ads_file: Option<(String, FileForm)>,
+    and_constraints: Vec<String>,
+    or_constraints: Vec<String>,
+    sort_keys: Vec<Expr>,
+    no_sort: bool,
+    formats: Vec<FormatArg>,
+    attributes: Vec<String>,
+    hash_order: bool,
+}
+
+/// How a run ends early: already reported, with this exit status.
+struct Stop(u8);
+
+impl From<Stop> for CommandError {
+    fn from(s: Stop) -> CommandError {
+        CommandError::Exit(s.0)
+    }
+}
+
+fn use_help(err: &mut dyn Write, message: &str) -> Stop {
+    let _ = writeln!(err, "{message}");
+    let _ = writeln!(err, "Use \"{NAME} -help\" for details");
+    Stop(1)
+}
+
+impl Status {
+    fn new() -> Status {
+        Status {
+            mode: None,
+            style: Pp::NotSet,
+            set_by: SetBy::default(),
+            headfoot: 0,
+            wide: false,
+            forced_width: 0,
+            only_totals: false,
+            explicit_format: false,
+            compact: false,
+            result_limit: 0,
+            ads_file: None,
+            and_constraints: Vec::new(),
+            or_constraints: Vec::new(),
+            sort_keys: Vec::new(),
+            no_sort: false,
+            formats: Vec::new(),
+            attributes: Vec::new(),
+            hash_order: false,
+        }
+    }
+
+    /// `setPPstyle`.
+    fn set_style(&mut self, pps: Pp, index: usize, arg: &str, err: &mut dyn Write) {
+        if self.set_by.pp_arg_index != 0 && index == 0 {
+            return;
+        }
+        if (self.style.longish() || self.style == Pp::Custom) && !pps.longish() && pps != Pp::Custom
+        {
+            return;
+        }
+        if pps.longish() || self.set_by.pp_arg_index == 0 || self.style <= pps {
+            self.style = pps;
+            self.set_by.pp_arg_index = index;
+            self.set_by.pp_arg = Some(arg.to_owned());
+        } else {
+            let _ = writeln!(
+                err,
+                "Error:  arg {index} ({arg}) contradicts arg {} ({})",
+                self.set_by.pp_arg_index,
+                self.set_by.pp_arg.as_deref().unwrap_or("DEFAULT")
+            );
+        }
+    }
+
+    /// `setMode`.
+    fn set_mode(
+        &mut self,
+        mode: Mode,
+        index: usize,
+        arg: &str,
+        err: &mut dyn Write,
+    ) -> Result<(), Stop> {
+        if self.set_by.arg_index == 0 {
+            self.mode = Some(mode);
+            self.set_by.mode = Some(mode);
+            self.set_by.arg_index = index;
+            self.set_by.arg = arg.to_owned();
+            self.set_style(mode.style(), index, arg, err);
+        } else if index != 0 && arg != self.set_by.arg {
+            let _ = writeln!(
+                err,
+                "Error:  Arg {index} ({arg}) contradicts arg {} ({})",
+                self.set_by.arg_index, self.set_by.arg
+            );
+            return Err(Stop(1));
+        }
+        Ok(())
+    }
+
+    /// `resetMode`.
+    fn reset_mode(
+        &mut self,
+        mode: Mode,
+        index: usize,
+        arg: &str,
+        err: &mut dyn Write,
+    ) -> Result<(), Stop> {
+        self.set_by.arg_index = 0;
+        self.set_mode(mode, index, arg, err)
+    }
+
+    /// The first pass over the command line: modes, styles, options and their errors.
+    fn first_pass(
+        &mut self,
+        argv: &Argv,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<bool, Stop> {
+        let mut i = 0;
+        while i < argv.len() {
+            let index = i + 1;
+            let token = &argv.tokens[i];
+            let text = token.text();
+            let next_exists = |n: usize| i + n < argv.len();
+            match token {
+                Token::Opt { id, qualifier } => match *id {
+                    "avail" => self.set_mode(Mode::SlotsAvail, index, &text, err)?,
+                    "ads" => {
+                        if !next_exists(1) {
+                            return Err(use_help(
+                                err,
+                                &format!("{NAME}: -ads requires a filename argument"),
+                            ));
+                        }
+                        i += 1;
+                        let form = qualifier
+                            .as_deref()
+                            .map_or(FileForm::Long, |q| FileForm::parse(q, FileForm::Long));
+                        self.ads_file = Some((argv.text(i).unwrap_or_default(), form));
+                    }
+                    "format" => {
+                        self.set_style(Pp::Custom, index, &text, err);
+                        if !next_exists(2) {
+                            return Err(use_help(
+                                err,
+                                &format!("{NAME}: -format requires two other arguments"),
+                            ));
+                        }
+                        i += 2;
+                        self.headfoot = HF_BARE;
+                        self.explicit_format = true;
+                    }
+                    "autoformat" | "af" => {
+                        if argv.get(i + 1).is_none_or(Token::starts_with_dash) {
+                            return Err(use_help(
+                                err,
+                                &format!(
+                                    "Error: Argument {text} requires at least one attribute parameter"
+                                ),
+                            ));
+                        }
+                        self.headfoot = HF_NOSUMMARY;
+                        self.explicit_format = true;
+                        self.set_style(Pp::Custom, index, &text, err);
+                        while argv.get(i + 1).is_some_and(|t| !t.starts_with_dash()) {
+                            i += 1;
+                        }
+                        if argv.get(i + 1) == Some(&Token::Word("-".into())) {
+                            i += 1;
+                        }
+                    }
+                    "wide" => {
+                        self.wide = true;
+                        if let Some(q) = qualifier {
+                            self.forced_width = atoi(q);
+                            if self.forced_width <= 100 {
+                                self.wide = false;
+                            }
+                        }
+                    }
+                    "natural" | "debug" | "expert" => {}
+                    "constraint" | "limit" | "attributes" | "sort" => {
+                        if !next_exists(1) {
+                            let what = match *id {
+                                "constraint" | "sort" => "another argument",
+                                _ => "one additional argument",
+                            };
+                            return Err(use_help(err, &format!("{NAME}: -{id} requires {what}")));
+                        }
+                        i += 1;
+                        let value = argv.text(i).unwrap_or_default();
+                        match *id {
+                            "limit" => self.result_limit = atoi(&value),
+                            "sort" => {
+                                let off = ["false", "0", "no", "none"];
+                                if off.iter().any(|o| o.eq_ignore_ascii_case(&value)) {
+                                    self.no_sort = true;
+                                } else {
+                                    match parse_old_expr(&value) {
+                                        Ok(e) => self.sort_keys.push(e),
+                                        Err(_) => {
+                                            let _ =
+                                                writeln!(err, "Error:  Parse error of: {value}");
+                                            return Err(Stop(1));
+                                        }
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    "help" => {
+                        // Where every condorlite tool prints its help (HTCondor: stderr).
+                        usage(out, argv.text(i + 1).as_deref());
+                        return Ok(false);
+                    }
+                    "long" => {
+                        let mut form = FileForm::Long;
+                        for opt in qualifier
+                            .as_deref()
+                            .unwrap_or("")
+                            .split([',', ' '])
+                            .filter(|o| !o.is_empty())
+                        {
+                            if opt == "nosort" {
+                                self.hash_order = true;
+                            } else {
+                                form = FileForm::parse(opt, form);
+                            }
+                        }
+                        let style = match form {
+                            FileForm::Xml => Pp::Xml,
+                            FileForm::Json => Pp::Json,
+                            FileForm::New => Pp::NewClassad,
+                            _ => Pp::Long,
+                        };
+                        self.set_style(style, index, &text, err);
+                    }
+                    "xml" => self.set_style(Pp::Xml, index, &text, err),
+                    "json" => self.set_style(Pp::Json, index, &text, err),
+                    "claimed" => self.set_mode(Mode::SlotsClaimed, index, &text, err)?,
+                    "run" => match self.mode {
+                        Some(Mode::Slots | Mode::SlotsClaimed) => {
+                            self.reset_mode(Mode::SlotsClaimed, index, &text, err)?
+                        }
+                        Some(Mode::Schedd) => {
+                            self.reset_mode(Mode::ScheddRun, index, &text, err)?
+                        }
+                        _ => self.set_mode(Mode::ScheddRun, index, &text, err)?,
+                    },
+                    "slots" => {
+                        self.set_mode(Mode::Slots, index, &text, err)?;
+                        self.compact = false;
+                    }
+                    "compact" => self.compact = true,
+                    "nocompact" => self.compact = false,
+                    "server" => self.set_style(Pp::SlotsServer, index, &text, err),
+                    "state" => self.set_style(Pp::SlotsState, index, &text, err),
+                    "startd" => self.set_mode(Mode::StartDaemon, index, &text, err)?,
+                    "schedd" => match self.mode {
+                        Some(Mode::SlotsClaimed) => {
+                            self.reset_mode(Mode::ScheddRun, index, &text, err)?
+                        }
+                        Some(Mode::Schedd | Mode::ScheddRun) => {}
+                        _ => self.set_mode(Mode::Schedd, index, &text, err)?,
+                    },
+                    "negotiator" => self.set_mode(Mode::Negotiator, index, &text, err)?,
+                    "submitters" => self.set_mode(Mode::Submitters, index, &text, err)?,
+                    "master" => self.set_mode(Mode::Master, index, &text, err)?,
+                    "collector" => self.set_mode(Mode::Collector, index, &text, err)?,
+                    "totals" => {
+                        self.only_totals = true;
+                        self.headfoot = 1 | HF_NOHEADER;
+                        self.explicit_format = true;
+                    }
+                    "version" => {
+                        let _ = writeln!(out, "{CONDOR_VERSION}\n{CONDOR_PLATFORM}");
+                        return Ok(false);
+                    }
+                    _ => {}
+                },
+                Token::Word(w) if w.starts_with('-') => {
+                    let _ = writeln!(err, "Error:  Unknown option {w}");
+                    usage(err, None);
+                    return Err(Stop(1));
+                }
+                Token::Word(_) => {}
+            }
+            i += 1;
+        }
+        Ok(true)
+    }
+
+    /// The second pass: constraints, names, `-af` and `-format` columns, `-attributes`.
+    fn second_pass(
+        &mut self,
+        argv: &Argv,
+        config: &Config,
+        err: &mut dyn Write,
+    ) -> Result<(), Stop> {
+        let mut i = 0;
+        while i < argv.len() {
+            let token = &argv.tokens[i];
+            let at = i;
+            let value = |n: usize| argv.text(at + n).unwrap_or_default();
+            match token {
+                Token::Opt {
+                    id: "limit" | "ads",
+                    ..
+                } => i += 1,
+                Token::Opt { id: "format", .. } => {
+                    self.formats.push(FormatArg::Format {
+                        format: value(1),
+                        attr: value(2),
+                    });
+                    i += 2;
+                }
+                Token::Opt {
+                    id: "autoformat" | "af",
+                    qualifier,
+                } => {
+                    let mut attrs = Vec::new();
+                    while let Some(Token::Word(w)) =
+                        argv.get(i + 1).filter(|t| !t.starts_with_dash())
+                    {
+                        attrs.push(w.clone());
+                        i += 1;
+                    }
+                    if argv.get(i + 1) == Some(&Token::Word("-".into())) {
+                        i += 1;
+                    }
+                    self.formats.push(FormatArg::AutoFormat {
+                        qualifiers: qualifier.clone(),
+                        attrs,
+                    });
+                }
+                Token::Opt { id: "sort", .. } => {
+                    if !self.no_sort {
+                        self.and_constraints
+                            .push(format!("{} =!= UNDEFINED", value(1)));
+                    }
+                    i += 1;
+                }
+                Token::Opt {
+                    id: "attributes", ..
+                } => {
+                    for a in value(1).split(',').map(str::trim).filter(|a| !a.is_empty()) {
+                        if !self.attributes.iter().any(|x| x.eq_ignore_ascii_case(a)) {
+                            self.attributes.push(a.to_owned());
+                        }
+                    }
+                    i += 1;
+                }
+                Token::Opt {
+                    id: "constraint", ..
+                } => {
+                    self.and_constraints.push(value(1));
+                    i += 1;
+                }
+                Token::Word(w) if !w.starts_with('-') => {
+                    let name = match daemon_name(w, config) {
+                        Some(n) => n,
+                        None => {
+                            let host = w.rsplit('@').next().unwrap_or(w);
+                            let _ = writeln!(err, "{NAME}: unknown host {host}");
+                            return Err(Stop(1));
+                        }
+                    };
+                    if self.mode == Some(Mode::SlotsClaimed) {
+                        self.or_constraints.push(format!("RemoteUser == \"{w}\""));
+                    } else {
+                        self.or_constraints
+                            .push(format!("Name==\"{name}\" || Machine==\"{name}\""));
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// The query's requirements (`GenericQuery::makeQuery`): the ANDed constraints, then the
+    /// ORed ones.
+    fn requirements(&self) -> String {
+        let mut req = String::new();
+        for (list, sep) in [
+            (&self.and_constraints, " && "),
+            (&self.or_constraints, " || "),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            req.push_str(if req.is_empty() { "(" } else { " && (" });
+            for (n, c) in list.iter().enumerate() {
+                req.push_str(if n == 0 { " " } else { sep });
+                req.push('(');
+                req.push_str(c);
+                req.push(')');
+            }
+            req.push_str(" )");
+        }
+        req
+    }
+}
+
+/// `get_daemon_name`: a name with `@` or `.` as it is, else the host's full name (from DNS, or
+/// with `DEFAULT_DOMAIN_NAME`); `None` when it has none.
+fn daemon_name(name: &str, config: &Config) -> Option<String> {
+    if name.contains('@') || name.contains('.') {
+        return Some(name.to_owned());
+    }
+    let no_dns = config.bool("NO_DNS").ok().flatten().unwrap_or(false);
+    if !no_dns {
+        if let Some(fqdn) = canonical_name(name).filter(|n| n.contains('.')) {
+            return Some(fqdn);
+        }
+    }
+    let domain = config
+        .string("DEFAULT_DOMAIN_NAME")
+        .ok()
+        .flatten()
+        .filter(|d| !d.is_empty())?;
+    let mut fqdn = name.to_owned();
+    if !fqdn.ends_with('.') {
+        fqdn.push('.');
+    }
+    fqdn.push_str(&domain);
+    Some(fqdn)
+}
+
+/// The canonical name `getaddrinfo` gives a host name.
+fn canonical_name(host: &str) -> Option<String> {
+    use nix::libc;
+    let c_host = std::ffi::CString::new(host).ok()?;
+    // SAFETY: a zeroed addrinfo is a valid "no hints" value; we set only the flags.
+    let mut hints: libc::addrinfo = unsafe { std::mem::zeroed() };
+    hints.ai_flags = libc::AI_CANONNAME;
+    let mut res: *mut libc::addrinfo = std::ptr::null_mut();
+    // SAFETY: the strings are NUL-terminated, and `res` receives a list we free below.
+    let rc = unsafe { libc::getaddrinfo(c_host.as_ptr(), std::ptr::null(), &hints, &mut res) };
+    if rc != 0 || res.is_null() {
+        return None;
+    }
+    // SAFETY: getaddrinfo succeeded, so `res` points at a valid list until freed.
+    let name = unsafe {
+        let canon = (*res).ai_canonname;
+        let name = (!canon.is_null()).then(|| {
+            std::ffi::CStr::from_ptr(canon)
+                .to_string_lossy()
+                .into_owned()
+        });
+        libc::freeaddrinfo(res);
+        name
+    };
+    name
+}
+
+/// The usage text; with `all` or `subsystem`, the subsystem types too.
+fn usage(w: &mut dyn Write, opts: Option<&str>) {
+    let _ = write!(
+        w,
+        "Usage: {NAME} [help-opt] [query-opt] [custom-opts] [display-opts] [name ...]
+    where [help-opt] is one of
+\t-help\t\t\tPrint this screen and exit
+\t-version\t\tPrint HTCondor version and exit
+\t-diagnose\t\tPrint out query ad without performing query
+
+    and [query-opt] is one of
+\t-absent\t\t\tPrint information about absent resources
+\t-annex-name <name>\tPrint information about the named annex's slots
+\t-annex-slots\t\tPrint information about any annex's slots
+\t-avail\t\t\tPrint information about available resources
+\t-ckptsrvr\t\tDisplay checkpoint server attributes
+\t-claimed\t\tPrint information about claimed resources
+\t-cod\t\t\tDisplay Computing On Demand (COD) jobs
+\t-collector\t\tDisplay collector daemon attributes
+\t-data\t\t\tDisplay data transfer information
+\t-debug\t\t\tDisplay debugging info to console
+\t-defrag\t\t\tDisplay status of defrag daemon
+\t-direct <host>\t\tGet attributes directly from the given daemon
+\t-java\t\t\tDisplay Java-capable hosts
+\t-vm\t\t\tDisplay VM-capable hosts
+\t-license\t\tDisplay attributes of licenses
+\t-master\t\t\tDisplay daemon master attributes
+\t-pool <name>\t\tGet information from collector <name>
+\t-ads[:<form>] <file>\tGet information from <file> in <form> format.
+\t           where <form> choice is one of:
+\t       long    The traditional -long form. This is the default
+\t       xml     XML form, the same as -xml
+\t       json    JSON classad form, the same as -json
+\t       new     'new' classad form without newlines
+\t       auto    Guess the format from reading the input stream
+\t-grid\t\t\tDisplay grid resources
+\t-gpus\t\t\tDisplay resources that have GPUs
+\t-run\t\t\tDisplay running job stats
+\t-schedd\t\t\tDisplay attributes of schedds
+\t-server\t\t\tDisplay important attributes of resources
+\t-slot\t\t\tDisplay slot resource attributes
+\t-startd\t\t\tDisplay STARTD daemon attributes
+\t-broken\t\t\tDisplay broken machine resources
+\t-healthy[:verbose]\tDisplay machine or slot health factor
+\t-generic\t\tDisplay attributes of 'generic' ads
+\t-subsystem <type>\tDisplay classads of the given type
+\t-negotiator\t\tDisplay negotiator attributes
+\t-storage\t\tDisplay network storage resources
+\t-any\t\t\tDisplay any resources
+\t-state\t\t\tDisplay state of resources
+\t-submitters\t\tDisplay information about request submitters
+
+    and [custom-opts ...] are one or more of
+\t-constraint <const>\tAdd constraint on classads
+\t-compact\t\tShow compact form, rolling up slots into a single line
+\t-statistics <set>:<n>\tDisplay statistics for <set> at level <n>
+\t\t\t\tsee STATISTICS_TO_PUBLISH for valid <set> and level values
+\t\t\t\tuse with -direct queries to STARTD and SCHEDD daemons
+\t-target <file>\t\tUse target classad with -format or -af evaluation
+
+    and [display-opts] are one or more of
+\t-long[:<form>]\t\tDisplay entire classads in format <form>. See -ads
+\t-limit <n>\t\tDisplay no more than <n> classads.
+\t-sort <expr>\t\tSort ClassAds by expressions. 'no' disables sorting
+\t-natural[:off]\t\tUse natural sort order in default output (default=on)
+\t-totals\t\t\tDisplay totals only
+\t-expert\t\t\tDisplay shorter error messages
+\t-wide[:<width>]\t\tDon't truncate data to fit in 80 columns.
+\t\t\t\tTruncates to console width or <width> argument if specified.
+\t-xml\t\t\tDisplay entire classads, but in XML
+\t-json\t\t\tDisplay entire classads, but in JSON
+\t-attributes X,Y,...\tAttributes to show in -xml or -long 
+\t-format <fmt> <attr>\tDisplay <attr> values with formatting
+\t-autoformat[:lhVr,tng] <attr> [<attr2> [...]]
+\t-af[:jlhVrTY,tng] <attr> [attr2 [...]]
+\t    Print attr(s) with automatic formatting
+\t    the [jlhVrTY,tng] options modify the formatting
+\t        j   display Job id
+\t        l   attribute labels
+\t        h   attribute column headings
+\t        V   %V formatting (string values are quoted)
+\t        r   %r formatting (raw/unparsed values)
+\t        T   %T formatting (elapsed time values)
+\t        Y   %Y formatting (time and date values)
+\t        ,   comma after each value
+\t        t   tab before each value (default is space)
+\t        n   newline after each value
+\t        g   newline between ClassAds, no space before values
+\t    use -af:h to get tabular values with headings
+\t    use -af:lrng to get -long equivalent format
+\t-aaf[:VrTY] <attr> [attr2 [...]]
+\t    Like -af, but appends attr(s) after the standard columns
+\t-merge <file>\t\tCompare ads in file and query by sort key
+\t-print-format <file>\tUse <file> to set display attributes and formatting
+\t\t\t\t(experimental, see htcondor-wiki for more information)
+"
+    );
+    let is_prefix = |word: &str, of: &str, min: usize| {
+        !word.is_empty() && of.starts_with(word) && word.len() >= min
+    };
+    if let Some(o) = opts {
+        if o == "all" || is_prefix(o, "subsystem", 3) {
+            let _ = write!(
+                w,
+                "\n\n    subsystem types:\n\tschedd\n\tsubmitters\n\tstartd\n\tdefrag\n\tgrid\n\
+                 \taccounting\n\tnegotiator\n\tmaster\n\tcollector\n\tgeneric\n\thad\n"
+            );
+        }
+    }
+}
+
+/// The width of the display (`getDisplayWidth`) and whether the output is not a terminal.
+fn display_width(st: &Status) -> (i32, bool) {
+    if st.forced_width > 0 {
+        return (st.forced_width, false);
+    }
+    match crate::output::console_width() {
+        Some(w) => (w as i32, false),
+        None => (if st.wide { 1024 } else { 80 }, true),
+    }
+}
+
+/// The table of a style, with the widths its Name and Machine columns start from, the
+/// width of its other columns (for fitting a terminal) and its `WHERE` constraint.
+struct View {
+    lines: Vec<Sel>,
+    name_width: i32,
+    name_auto: bool,
+    machine_width: i32,
+    machine_auto: bool,
+    fixed_width: i32,
+    summary: bool,
+    constraint: Option<&'static str>,
+    cols: Cols,
+}
+
+fn view_of(st: &Status, width: i32) -> Option<View> {
+    let plain = |lines: Vec<Sel>| View {
+        lines,
+        name_width: 0,
+        name_auto: false,
+        machine_width: 0,
+        machine_auto: false,
+        fixed_width: -1,
+        summary: true,
+        constraint: None,
+        cols: Cols::default(),
+    };
+    let compact_cols = |act: usize, starts: usize, resources: bool| Cols {
+        machine_slot: Some(0),
+        platform: Some(1),
+        slots: Some(2),
+        free_cpus: resources.then_some(7),
+        free_mem: resources.then_some(8),
+        act_code: Some(act),
+        job_starts: Some(starts),
+        max_slot_mem: resources.then_some(12),
+    };
+    let mut v = match st.style {
+        Pp::SlotsNormal if st.compact => View {
+            machine_width: 12,
+            machine_auto: true,
+            constraint: Some(views::STARTD_COMPACT_WHERE),
+            cols: compact_cols(10, 11, true),
+            ..plain(views::slots_compact())
+        },
+        Pp::SlotsNormal => View {
+            name_auto: true,
+            fixed_width: 65,
+            ..plain(views::slots_normal(width < 100 && !st.wide))
+        },
+        Pp::SlotsServer if st.compact => View {
+            name_auto: true,
+            fixed_width: 65,
+            constraint: Some(views::STARTD_COMPACT_WHERE),
+            cols: compact_cols(10, 11, false),
+            ..plain(views::server_compact())
+        },
+        Pp::SlotsServer => View {
+            name_auto: true,
+            fixed_width: 65,
+            ..plain(views::slots_server())
+        },
+        Pp::SlotsState if st.compact => View {
+            name_auto: true,
+            fixed_width: 34 + 3 * 12,
+            constraint: Some(views::STARTD_COMPACT_WHERE),
+            cols: compact_cols(8, 9, false),
+            ..plain(views::state_compact())
+        },
+        Pp::SlotsState => View {
+            name_auto: true,
+            fixed_width: 34 + 3 * 12,
+            ..plain(views::slots_state())
+        },
+        Pp::SlotsRun if st.compact => View {
+            name_auto: true,
+            fixed_width: 63,
+            constraint: Some(views::CLAIMED_COMPACT_WHERE),
+            cols: Cols {
+                machine_slot: Some(0),
+                platform: Some(1),
+                slots: Some(2),
+                ..Cols::default()
+            },
+            ..plain(views::claimed_compact())
+        },
+        Pp::SlotsRun => View {
+            name_auto: true,
+            fixed_width: 63,
+            ..plain(views::slots_claimed())
+        },
+        Pp::StartDaemon => plain(views::start_daemon()),
+        Pp::ScheddNormal => View {
+            name_width: 15,
+            name_auto: true,
+            machine_width: 12,
+            machine_auto: true,
+            fixed_width: 35,
+            ..plain(views::schedd_normal())
+        },
+        Pp::ScheddRun => View {
+            name_width: 15,
+            name_auto: true,
+            fixed_width: 35,
+            summary: false,
+            constraint: Some(views::SCHEDD_RUN_WHERE),
+            ..plain(views::schedd_run())
+        },
+        Pp::SubmitterNormal => View {
+            name_width: 15,
+            name_auto: true,
+            machine_width: 12,
+            machine_auto: true,
+            fixed_width: 35,
+            ..plain(views::submitters())
+        },
+        Pp::NegotiatorNormal => View {
+            name_width: 12,
+            name_auto: true,
+            fixed_width: 12 + 5 + 7 + 8 + 7 + 7 + 7 + 10,
+            summary: false,
+            ..plain(views::negotiator())
+        },
+        Pp::MasterNormal => View {
+            name_width: 12,
+            name_auto: true,
+            summary: false,
+            ..plain(views::master())
+        },
+        Pp::CollectorNormal => {
+            let mut mach = if st.wide { -34 } else { -18 };
+            if width > 79 && !st.wide {
+                let wid = (width - (28 + 18 + 11 + 8 + 10 + 4)).min(50);
+                let nw = (wid * 2 / 3).min(20);
+                mach -= (wid - nw).min(30);
+            }
+            View {
+                machine_width: mach,
+                ..plain(views::collector())
+            }
+        }
+        _ => return None,
+    };
+    // Without a width of their own, the columns grow on a wide display.
+    v.name_auto |= st.wide;
+    v.machine_auto |= st.wide;
+    Some(v)
+}
+
+/// Where the Name and Machine columns are, for fitting the table to a terminal.
+#[derive(Clone, Copy, Debug, Default)]
+struct NameCols {
+    name: Option<usize>,
+    machine: Option<usize>,
+}
+
+/// `ppAdjustProjection`: the Name and Machine columns' starting widths and growth.
+fn adjust_names(mask: &mut PrintMask, v: &View, wide: bool) -> NameCols {
+    let mut at = NameCols::default();
+    for (i, col) in mask.columns.iter_mut().enumerate() {
+        if col.attr.eq_ignore_ascii_case("Name") {
+            at.name = Some(i);
+            if v.name_width != 0 {
+                col.width = v.name_width;
+                if !wide {
+                    col.opts &= !AUTO_WIDTH;
+                }
+                if v.name_auto {
+                    col.opts |= AUTO_WIDTH;
+                }
+            } else if v.name_auto {
+                col.opts |= AUTO_WIDTH;
+            }
+        } else if col.attr.eq_ignore_ascii_case("Machine") {
+            at.machine = Some(i);
+            if v.machine_width != 0 {
+                col.width = v.machine_width;
+                col.opts &= !AUTO_WIDTH;
+                if v.machine_auto {
+                    col.opts |= AUTO_WIDTH;
+                }
+            }
+        }
+    }
+    at
+}
+
+/// `prettyPrintHeadings`' fitting: on a terminal, narrows the Name (and Machine) columns so
+/// that the rows fit.
+fn fit_to_terminal(mask: &mut PrintMask, at: NameCols, fixed: i32, display: i32) {
+    if fixed <= 0 {
+        return;
+    }
+    let width_of = |ix: Option<usize>| ix.map_or(0, |i| mask.columns[i].width.abs());
+    let (mut name_w, mut mach_w) = (width_of(at.name), width_of(at.machine));
+    let mut remain = display - fixed;
+    if at.name.is_some() {
+        remain -= name_w;
+    }
+    if at.machine.is_some() {
+        remain -= mach_w;
+    }
+    if remain >= 0 {
+        return;
+    }
+    let mut crop = -remain;
+    if at.name.is_some() {
+        if at.machine.is_some() {
+            let m = (mach_w - crop / 2).max(7);
+            crop -= mach_w - m;
+            mach_w = m;
+        }
+        name_w = (name_w - crop).max(12);
+    } else if at.machine.is_some() {
+        mach_w = (mach_w - crop).max(7);
+    }
+    for (ix, w) in [(at.name, name_w), (at.machine, mach_w)] {
+        if let Some(i) = ix {
+            if w != 0 {
+                let col = &mut mask.columns[i];
+                col.width = w;
+                col.opts &= !(AUTO_WIDTH | NO_TRUNCATE);
+            }
+        }
+    }
+}
+
+/// `ClassadSortSpecs::RenderKey`: each key's value as text, a newline after each, then the
+/// ordinal in hex.
+fn sort_key(keys: &[Expr], ordinal: u32, ad: &ClassAd) -> String {
+    let mut key = String::new();
+    for k in keys {
+        let text = match ad.eval_expr(k, None) {
+            Value::Real(r) => (r.to_bits() as i64).to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Bool(b) => (b as i64).to_string(),
+            Value::Str(s) => s.to_string(),
+            other => views::value_text(&other),
+        };
+        key.push_str(&text);
+        key.push('\n');
+    }
+    key.push_str(&format!("{ordinal:08X}"));
+    key
+}
+
+/// The ads of an `-ads` file, as `read_classad_file` reads them: those the constraint
+/// selects, at most `limit`.
+fn read_ads_file(
+    path: &str,
+    form: FileForm,
+    constraint: &str,
+    limit: i32,
+    err: &mut dyn Write,
+) -> Vec<ClassAd> {
+    let mut text = String::new();
+    let read = if path == "-" {
+        std::io::stdin().read_to_string(&mut text).is_ok()
+    } else {
+        std::fs::read(path)
+            .map(|b| text = String::from_utf8_lossy(&b).into_owned())
+            .is_ok()
+    };
+    if !read {
+        let _ = writeln!(err, "Can't open file of ClassAds: {path}");
+        return Vec::new();
+    }
+    let filter = if constraint.is_empty() {
+        None
+    } else {
+        match parse_old_expr(constraint) {
+            Ok(e) => Some(e),
+            Err(_) => {
+                let _ = writeln!(err, "Invalid constraint expression : {constraint}");
+                return Vec::new();
+            }
+        }
+    };
+    let form = match form {
+        FileForm::Auto => guess_form(&text),
+        f => f,
+    };
+    let parsed = match form {
+        FileForm::Json => crate::classad::json::parse_json_ads(&text).map_err(|e| e.to_string()),
+        FileForm::New => parse_new_ads(&text),
+        FileForm::Xml => Err("XML ads are not supported".to_owned()),
+        _ => crate::classad::parse_old_ads(&text).map_err(|e| e.to_string()),
+    };
+    let ads = match parsed {
+        Ok(ads) => ads,
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "Unexpected error reading file of ClassAds: {path}: {e}"
+            );
+            return Vec::new();
+        }
+    };
+    let limit = if limit <= 0 {
+        usize::MAX
+    } else {
+        limit as usize
+    };
+    ads.into_iter()
+        .filter(|ad| filter.as_ref().is_none_or(|f| constraint_holds(f, ad)))
+        .take(limit)
+        .collect()
+}
+
+/// `Parse_auto`: the form a file's first character suggests.
+fn guess_form(text: &str) -> FileForm {
+    let t = text.trim_start();
+    if t.starts_with('<') {
+        FileForm::Xml
+    } else if let Some(rest) = t.strip_prefix('[') {
+        if rest.trim_start().starts_with('{') {
+            FileForm::Json
+        } else {
+            FileForm::New
+        }
+    } else if t.starts_with('{') {
+        FileForm::Json
+    } else {
+        FileForm::Long
+    }
+}
+
+/// Ads in new syntax (`[ a = 1; ... ]`), one after another.
+fn parse_new_ads(text: &str) -> Result<Vec<ClassAd>, String> {
+    let mut parser = crate::classad::parser::Parser::new(text, crate::classad::lexer::Dialect::New);
+    let mut ads = Vec::new();
+    while !parser.at_end() {
+        ads.push(parser.classad().map_err(|e| e.to_string())?);
+    }
+    Ok(ads)
+}
+
+/// The pool's ads of one kind from the running master, those the constraint selects, at most
+/// `limit`; `Err` once the failure is reported.
+fn query_master(
+    config: &Config,
+    kind: AdKind,
+    constraint: &str,
+    limit: i32,
+    err: &mut dyn Write,
+) -> Result<Vec<ClassAd>, Stop> {
+    let filter = if constraint.is_empty() {
+        None
+    } else {
+        match parse_old_expr(constraint) {
+            Ok(e) => Some(e),
+            Err(_) => {
+                let _ = writeln!(err, "Error: invalid constraint\n");
+                return Err(Stop(1));
+            }
+        }
+    };
+    let ads = match master::query(config, kind) {
+        Ok(ads) => ads,
+        Err(MasterError::NotRunning(_)) => {
+            let port = config
+                .int("SHARED_PORT_PORT")
+                .ok()
+                .flatten()
+                .unwrap_or(9618);
+            let _ = writeln!(
+                err,
+                "Error: communication error\nCEDAR:6001:Failed to connect to <127.0.0.1:{port}>"
+            );
+            return Err(Stop(1));
+        }
+        Err(e) => {
+            let _ = writeln!(err, "Error: communication error\n{e}");
+            return Err(Stop(1));
+        }
+    };
+    let limit = if limit <= 0 {
+        usize::MAX
+    } else {
+        limit as usize
+    };
+    Ok(ads
+        .into_iter()
+        .filter(|ad| filter.as_ref().is_none_or(|f| constraint_holds(f, ad)))
+        .take(limit)
+        .collect())
+}
+
+pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
+    let argv = Argv::from_invocation(inv, PREFIXES, WORDS);
+    let config = Config::load().map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let mut st = Status::new();
+    if !st.first_pass(&argv, out, err)? {
+        return Ok(());
+    }
+    // The default mode, unless an option chose one.
+    if st.set_by.arg_index == 0 {
+        st.set_mode(Mode::Slots, 0, "<default>", err)?;
+    }
+    let mode = st.mode.unwrap_or(Mode::Slots);
+    let slots = mode.ad_kind() == AdKind::Slots;
+    if st.compact && !slots {
+        let more = if mode == Mode::StartDaemon {
+            "remove -startd from command or use -slot instead"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            err,
+            "Error:  arg (-compact) contradicts arg {} ({}) {more}",
+            st.set_by.arg_index, st.set_by.arg
+        );
+        return Err(CommandError::Exit(1));
+    }
+    if !st.compact {
+        match mode {
+            Mode::SlotsAvail => st
+                .or_constraints
+                .push("State == \"Unclaimed\" && Cpus > 0 && Memory > 0".to_owned()),
+            Mode::SlotsClaimed => st.or_constraints.push("State == \"Claimed\"".to_owned()),
+            _ => {}
+        }
+    } else {
+        st.and_constraints.push(
+            match mode {
+                Mode::SlotsAvail => "State == \"Unclaimed\" && Cpus > 0 && Memory > 0",
+                Mode::SlotsClaimed => views::CLAIMED_COMPACT_WHERE,
+                _ => views::STARTD_COMPACT_WHERE,
+            }
+            .to_owned(),
+        );
+    }
+    st.second_pass(&argv, &config, err)?;
+    if st.sort_keys.is_empty() && !st.no_sort {
+        for k in ["Machine", "Name"] {
+            st.sort_keys
+                .push(parse_old_expr(k).expect("an attribute name"));
+        }
+    }
+    if st.compact {
+        // Machine, then slot type, first.
+        let join = parse_old_expr("join(\":\",Machine,SlotTypeId)").expect("a valid key");
+        let first_is_machine = st
+            .sort_keys
+            .first()
+            .is_some_and(|k| matches!(k, Expr::Attr(n) if n.eq_ignore_ascii_case("Machine")));
+        if first_is_machine {
+            st.sort_keys[0] = join;
+        } else {
+            st.sort_keys.insert(0, join);
+        }
+    }
+
+    // The table.
+    let (width, piped) = display_width(&st);
+    let display = width - 1;
+    let mut mask = PrintMask::new();
+    let mut cols = Cols::default();
+    let mut names = NameCols::default();
+    let mut fixed = -1;
+    let total_style = st.style;
+    if st.style.longish() {
+        st.headfoot = HF_BARE;
+    } else if st.style != Pp::Custom && !st.explicit_format && !st.only_totals {
+        if let Some(v) = view_of(&st, display) {
+            mask.set_separators(None, Some(" "), None, Some("\n"));
+            if st.forced_width > 0 || (!st.wide && !piped) {
+                mask.overall_width = display.max(0) as usize;
+            }
+            views::register_all(&mut mask, &v.lines);
+            names = adjust_names(&mut mask, &v, st.wide);
+            st.headfoot = if v.summary { 0 } else { HF_NOSUMMARY };
+            if let Some(c) = v.constraint {
+                st.and_constraints.push(c.to_owned());
+            }
+            cols = v.cols;
+            fixed = v.fixed_width;
+        }
+    } else if !st.formats.is_empty() {
+        for f in st.formats.clone() {
+            if let Err(bad) = add_format_args(&mut mask, std::slice::from_ref(&f)) {
+                if let FormatArg::Format { .. } = f {
+                    let _ = writeln!(err, "Error:  Parse error of: {bad}");
+                }
+                return Err(CommandError::Exit(1));
+            }
+        }
+    }
+
+    // The ads.
+    let req = st.requirements();
+    let ads = match &st.ads_file {
+        Some((path, form)) => read_ads_file(path, *form, &req, st.result_limit, err),
+        None => query_master(&config, mode.ad_kind(), &req, st.result_limit, err)?,
+    };
+
+    let mut totals = (st.headfoot & HF_NOSUMMARY == 0).then(|| Totals::new(total_style));
+    let columns = !mask.is_empty();
+    let env = RenderEnv::default();
+    let mut rows: Vec<Slot> = Vec::new();
+    let mut kept: Vec<(String, ClassAd)> = Vec::new();
+    for (n, mut ad) in ads.into_iter().enumerate() {
+        let ordinal = n as u32 + 1;
+        // Compact keys put a dynamic slot's (negative) slot type with its partitionable slot.
+        let type_id = lookup_int(&ad, "SlotTypeID");
+        let flipped = st.compact && type_id.is_some_and(|t| t < 0);
+        if flipped {
+            ad.insert("SlotTypeID", Expr::lit(-type_id.unwrap_or(0)));
+        }
+        let key = sort_key(&st.sort_keys, ordinal, &ad);
+        if flipped {
+            ad.insert("SlotTypeID", Expr::lit(type_id.unwrap_or(0)));
+        }
+        if let Some(t) = totals.as_mut() {
+            if !columns || !st.compact {
+                t.update(&ad, 0, None);
+            }
+        }
+        if !columns {
+            kept.push((key, ad));
+            continue;
+        }
+        let mut row = mask.render(&ad, &env);
+        let flags = compact::slot_flags(&ad);
+        if let (Some(t), true) = (totals.as_mut(), st.compact) {
+            let bk = if flags & compact::BACKFILL != 0 {
+                totals::BACKFILL_SLOTS
+            } else {
+                0
+            };
+            let subkey = match total_style {
+                Pp::SlotsState => String::new(),
+                _ => cols
+                    .platform
+                    .and_then(|p| compact::text(&row, p))
+                    .filter(|_| cols.platform.is_some_and(|p| row[p].is_valid()))
+                    .unwrap_or_default(),
+            };
+            if !subkey.is_empty() {
+                t.note_subkey(subkey.len());
+            }
+            let key = Some(subkey.as_str());
+            t.update(
+                &ad,
+                bk | totals::ROLLUP_PARTITIONABLE | totals::IGNORE_DYNAMIC,
+                key,
+            );
+            let p = compact::PARTITIONABLE;
+            if flags & (p | compact::EXHAUSTED | compact::BACKFILL) == p {
+                t.update(&ad, bk | totals::IGNORE_DYNAMIC, key);
+            }
+        }
+        let label = match cols.machine_slot {
+            Some(_) => lookup_str(&ad, "Name")
+                .map(|n| n.split('@').next().unwrap_or_default().to_owned())
+                .unwrap_or_default(),
+            None => String::new(),
+        };
+        if let (true, true, Some(ac)) = (
+            st.compact,
+            flags & compact::PARTITIONABLE != 0,
+            cols.act_code,
+        ) {
+            compact::roll_up_children(&mut row, &ad, flags, ac);
+        }
+        rows.push(Slot {
+            key,
+            row,
+            flags,
+            label,
+        });
+    }
+    rows.sort_by(|a, b| natural_cmp(&a.key, &b.key).cmp(&0));
+    kept.sort_by(|a, b| natural_cmp(&a.0, &b.0).cmp(&0));
+
+    if st.compact && slots {
+        if st.only_totals {
+            let _ = writeln!(
+                err,
+                "Warning: ignoring -compact option because -total option is also set"
+            );
+        } else {
+            compact::reduce(&mut rows, &cols);
+        }
+    }
+
+    let mut text = String::new();
+    let any = !rows.is_empty() || !kept.is_empty();
+    // Headings.
+    let custom = st.style == Pp::Custom;
+    if custom {
+        if !st.only_totals && mask.has_headings() && st.headfoot & HF_NOHEADER == 0 {
+            text.push_str(&mask.headings_line());
+        }
+    } else if !st.style.longish() {
+        if any && !st.wide && !piped {
+            fit_to_terminal(&mut mask, names, fixed, display);
+        }
+        if !st.only_totals && any && columns {
+            text.push_str(&mask.headings_line());
+            text.push('\n');
+        }
+    }
+    if st.style == Pp::Xml {
+        text.push_str(XML_HEADER);
+    }
+    let mut printed = 0;
+    for slot in rows.iter().filter(|s| s.flags & compact::FOLDED == 0) {
+        mask.display(&mut text, &slot.row);
+    }
+    if !st.only_totals {
+        for (_, ad) in &kept {
+            print_ad(&mut text, &st, ad, printed);
+            printed += 1;
+        }
+    }
+    match st.style {
+        Pp::Xml => text.push_str(XML_FOOTER),
+        Pp::Json if printed > 0 => text.push_str("]\n"),
+        Pp::NewClassad if printed > 0 => text.push_str("}\n"),
+        _ => {}
+    }
+    if let Some(t) = totals.as_ref().filter(|t| any && t.have_totals()) {
+        text.push('\n');
+        let key_width = if st.wide || total_style == Pp::SubmitterNormal {
+            None
+        } else {
+            Some(t.key_width())
+        };
+        t.display(&mut text, key_width);
+    }
+    out.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// One whole ad in the `-long`, `-xml`, `-json` or new-ClassAd form (`prettyPrintAd`).
+fn print_ad(text: &mut String, st: &Status, ad: &ClassAd, printed: usize) {
+    let only = (!st.attributes.is_empty()).then_some(&st.attributes[..]);
+    let listed = |name: &str| only.is_some_and(|o| o.iter().any(|x| x.eq_ignore_ascii_case(name)));
+    if st.style == Pp::Long && st.hash_order && only.is_some() {
+        // -long:nosort with -attributes: the ad's own order.
+        let own: Vec<_> = ad.iter().filter(|(n, _)| listed(n)).collect();
+        write_long(text, &own);
+        if !own.is_empty() {
+            text.push('\n');
+        }
+        return;
+    }
+    let attrs: Vec<(&str, &Expr)> = if !st.hash_order || only.is_some() {
+        let sel = Selection {
+            only,
+            sorted: true,
+            exclude_private: true,
+        };
+        select(ad, &sel)
+    } else if st.style == Pp::Long {
+        // sPrintAd: sorted, but byte by byte.
+        let sel = Selection {
+            only: None,
+            sorted: false,
+            exclude_private: true,
+        };
+        let mut attrs = select(ad, &sel);
+        attrs.sort_by(|a, b| a.0.cmp(b.0));
+        attrs
+    } else {
+        ad.iter().collect()
+    };
+    match st.style {
+        Pp::Long => {
+            write_long(text, &attrs);
+            text.push('\n');
+        }
+        Pp::Xml => {
+            xml_ad_attrs(text, attrs.iter().copied());
+            text.push('\n');
+        }
+        Pp::Json => {
+            text.push_str(if printed == 0 { "[\n" } else { ",\n" });
+            json_ad_attrs(text, attrs.iter().copied(), 0, false);
+            text.push('\n');
+        }
+        Pp::NewClassad => {
+            text.push_str(if printed == 0 { "{\n" } else { ",\n" });
+            let sub = ClassAd::from_attrs(
+                attrs
+                    .iter()
+                    .map(|(n, e)| (std::sync::Arc::from(*n), (*e).clone()))
+                    .collect(),
+            );
+            write_ad_inline(text, &sub, Syntax::New);
+            text.push('\n');
+        }
+        _ => {}
+    }
+}
