@@ -11,6 +11,7 @@ mod eventlog;
 mod generated;
 mod history;
 mod negotiator;
+mod pool;
 mod q;
 mod qedit;
 mod queue;

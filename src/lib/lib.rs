@@ -9,6 +9,7 @@ pub mod classad;
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod daemon;
 pub mod error;
 pub mod eventlog;
 pub mod negotiator;

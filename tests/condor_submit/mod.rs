@@ -322,6 +322,10 @@ fn a_bad_file_queues_nothing() {
 fn submit_events_and_wake_up() {
     let env = env();
     std::fs::create_dir_all(env.local_dir().join("run")).unwrap();
+    // Stand in for the master: the submit wakes it through its socket.
+    let master =
+        std::os::unix::net::UnixListener::bind(env.local_dir().join("run/condor_master.sock"))
+            .unwrap();
     env.write_file("job.sub", "executable = prog.sh\nlog = job.log\nqueue 2\n");
     let out = env.run("condor_submit", ["job.sub"]);
     assert_eq!(out.status, Some(0), "{out}");
@@ -336,7 +340,10 @@ fn submit_events_and_wake_up() {
         "{log}"
     );
     assert!(log.contains("000 (001.001.000) "), "{log}");
-    assert!(env.local_dir().join("run/reschedule").exists());
+    let (mut woken, _) = master.accept().unwrap();
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut woken, &mut said).unwrap();
+    assert_eq!(said, "RESCHEDULE\n");
 }
 
 // ---- the differential fixtures, through the real tool ----

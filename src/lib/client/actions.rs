@@ -19,11 +19,10 @@
 
 use std::sync::Arc;
 
-use crate::classad::intern::intern;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
 use crate::eventlog::{EventBody, JobAborted, JobHeld, JobReleased};
-use crate::output::render::{lookup_int, lookup_str, lookup_value};
+use crate::output::render::{lookup_int, lookup_str};
 use crate::queue::{JobId, JobQuery, JobStatus, LeftQueue, Queue, QueueError, Transaction};
 
 use super::userlog::JobLogs;
@@ -217,6 +216,9 @@ pub fn act_on_jobs(
         e.logs
             .write(e.job.cluster.0, e.job.proc, session.now, e.body);
     }
+    if outcome.success > 0 {
+        super::master::wake(&session.config);
+    }
     Ok(outcome)
 }
 
@@ -315,6 +317,15 @@ fn act_on_job(
         }),
     };
     if matches!(action, Action::Remove | Action::RemoveX) {
+        if matches!(
+            JobStatus::from_code(status),
+            Some(JobStatus::Running | JobStatus::TransferringOutput | JobStatus::Suspended)
+        ) && action == Action::Remove
+        {
+            // A job with a running process stays in the queue, `Removed`, until the
+            // master has killed it; the master then logs the abort and retires the job.
+            return Ok(ActionResult::Success);
+        }
         // A removed job with no shadow leaves the queue at once (`DestroyProc`).
         let _: LeftQueue = tx.move_to_history(id)?;
     }
@@ -363,22 +374,36 @@ fn hold(
     reason: &str,
     subcode: i64,
 ) -> Result<(), QueueError> {
-    tx.set_attr(id, "HoldReason", Expr::lit(reason))?;
-    // Setting HoldReasonCode counts the hold, in total and by reason.
-    let holds = lookup_int(ad, "NumHolds").unwrap_or(0);
-    tx.set_attr(id, "NumHolds", Expr::lit(holds + 1))?;
-    let mut by_reason = match lookup_value(ad, "NumHoldsByReason") {
-        Some(Value::Ad(frame)) => frame.ad_snapshot(),
-        _ => ClassAd::new(),
-    };
-    let n = lookup_int(&by_reason, "UserRequest").unwrap_or(0);
-    by_reason.insert_named(intern("UserRequest"), Expr::lit(n + 1));
-    tx.set_attr(id, "NumHoldsByReason", Expr::Ad(Box::new(by_reason)))?;
-    tx.set_attr(id, "HoldReasonCode", Expr::lit(HOLD_CODE_USER_REQUEST))?;
-    tx.set_attr(id, "HoldReasonSubCode", Expr::lit(subcode))?;
-    tx.set_status(id, JobStatus::Held)?;
-    move_str_attr(tx, id, "ReleaseReason", "LastReleaseReason")?;
-    tx.set_attr(id, "LastSuspensionTime", Expr::lit(0))?;
+    hold_job(tx, id, ad, reason, HOLD_CODE_USER_REQUEST, subcode)
+}
+
+/// Puts a job on hold, as the schedd's `holdJobRaw` records it: the reason, the code and
+/// subcode, the hold counted in total and by reason ([`crate::schedd::exit::hold_updates`]).
+pub fn hold_job(
+    tx: &mut Transaction<'_>,
+    id: JobId,
+    ad: &ClassAd,
+    reason: &str,
+    code: i64,
+    subcode: i64,
+) -> Result<(), QueueError> {
+    let update = crate::schedd::exit::hold_updates(ad, reason, code, subcode);
+    apply_update(tx, id, &update)?;
+    tx.set_status(id, JobStatus::Held)
+}
+
+/// Makes the changes of an [`AdUpdate`](crate::schedd::exit::AdUpdate) to a job.
+pub fn apply_update(
+    tx: &mut Transaction<'_>,
+    id: JobId,
+    update: &crate::schedd::exit::AdUpdate,
+) -> Result<(), QueueError> {
+    for (name, e) in &update.set {
+        tx.set_attr(id, name, e.clone())?;
+    }
+    for name in &update.delete {
+        tx.delete_attr(id, name)?;
+    }
     Ok(())
 }
 

@@ -174,6 +174,15 @@ impl Queue {
         self.clock = Arc::new(clock);
     }
 
+    /// A number that changes whenever another connection (another process, or another
+    /// `Queue` of this one) commits a change to the store (SQLite's `data_version`): a daemon
+    /// compares it between steps to notice the tools' changes without reading the queue.
+    pub fn data_version(&self) -> Result<i64, QueueError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| QueueError::store(&self.path, e))
+    }
+
     /// Runs `f` in one write transaction: everything it changes is committed (durably) when
     /// it returns `Ok`, and nothing is when it returns `Err` or panics. Waits for other
     /// writers up to the busy timeout.

@@ -338,6 +338,67 @@ impl<'q> Transaction<'q> {
         }
     }
 
+    /// Changes one job in one read and one write: sets and deletes attributes (as
+    /// [`Transaction::set_attr`] and [`Transaction::delete_attr`] would, one after the other),
+    /// then sets its status (as [`Transaction::set_status`]). Returns false, changing nothing,
+    /// when the job is not in the queue. This is how a daemon records a job's run.
+    pub fn update_job(
+        &mut self,
+        job: JobId,
+        set: &[(String, Expr)],
+        delete: &[String],
+        status: Option<JobStatus>,
+    ) -> Result<bool> {
+        let key = AdKey::Job(job);
+        let (mut own, cluster) = match self.load_proc(job) {
+            Ok(found) => found,
+            Err(QueueError::JobNotFound(_)) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        let special = |name: &str| {
+            is_owner_attr(name)
+                || [codec::PROC_ID, codec::CLUSTER_ID, codec::JOB_STATUS]
+                    .iter()
+                    .any(|a| name.eq_ignore_ascii_case(a))
+        };
+        let mut later: Vec<(&String, &Expr)> = Vec::new();
+        for (name, value) in set {
+            check_name(key, name)?;
+            if special(name) {
+                later.push((name, value));
+                continue;
+            }
+            check_value(key, name, value)?;
+            own.insert(name, value.clone());
+        }
+        let mut later_deletes: Vec<&String> = Vec::new();
+        if !delete.is_empty() {
+            let mut chained = own;
+            chained.chain_to((*cluster).clone());
+            for name in delete {
+                if special(name) {
+                    later_deletes.push(name);
+                } else {
+                    chained.remove(name);
+                }
+            }
+            chained.unchain();
+            own = chained;
+        }
+        if let Some(status) = status {
+            apply_status(job, &mut own, &cluster, status.code())?;
+            own.insert_named(intern(codec::ENTERED_CURRENT_STATUS), Expr::lit(self.now));
+        }
+        self.write_proc(job, &own, &cluster)?;
+        for (name, value) in later {
+            self.set_attr(job, name, value.clone())?;
+        }
+        for name in later_deletes {
+            self.delete_attr(job, name)?;
+        }
+        Ok(true)
+    }
+
     /// Deletes an attribute from a cluster ad or a proc ad; returns whether the ad had it.
     /// Deleting from a proc ad what its cluster ad also has sets it to `undefined` in the proc
     /// ad, as HTCondor's chained ads do.

@@ -760,6 +760,36 @@ impl Startd {
     }
 
     /// The names of the slots, in slot order (hidden ones included).
+    /// The ad of one slot, by name.
+    pub fn slot_ad(&self, name: &str) -> Option<ClassAd> {
+        let i = self.find(name)?;
+        let slot = &self.slots[i];
+        if slot.kind != SlotKind::Partitionable
+            && self.settings.slot_attrs.is_empty()
+            && !slot.hidden
+        {
+            // What build_slot_ads publishes for it, without building the others.
+            return Some(self.base_ad(i));
+        }
+        self.build_slot_ads().into_iter().find(|ad| {
+            matches!(ad.eval_attr("Name"), crate::classad::Value::Str(n) if n.eq_ignore_ascii_case(name))
+        })
+    }
+
+    /// Whether a slot could take a new claim: an unclaimed static slot, or a partitionable
+    /// slot with CPUs and memory left. (Cheap: no ad is built.)
+    pub fn has_free_resources(&self) -> bool {
+        self.slots.iter().any(|s| {
+            !s.hidden
+                && s.state() == State::Unclaimed
+                && match s.kind {
+                    SlotKind::Partitionable => s.res.cpus > 0.0 && s.res.memory > 0,
+                    SlotKind::Dynamic => false,
+                    _ => true,
+                }
+        })
+    }
+
     pub fn slot_names(&self) -> Vec<String> {
         self.slots.iter().map(|s| s.name.clone()).collect()
     }

@@ -105,7 +105,10 @@ impl FinishPlan {
                 put("ExitSignal", Expr::lit(signal as i64));
                 put(
                     "ExitReason",
-                    Expr::lit(format!("died on signal {signal} ({})", signal_description(signal))),
+                    Expr::lit(format!(
+                        "died on signal {signal} ({})",
+                        signal_description(signal)
+                    )),
                 );
                 if core {
                     put("JobCoreDumped", Expr::lit(true));

@@ -8,11 +8,14 @@
 pub mod argv;
 pub mod classad_eval;
 pub mod config_val;
+pub mod daemon_cmd;
 pub mod history;
+pub mod master;
 pub mod options;
 pub mod q;
 pub mod qedit;
 pub mod rm;
+pub mod run;
 pub mod status;
 pub mod submit;
 pub mod userprio;
@@ -43,6 +46,13 @@ pub static TOOLS: &[Tool] = &[
     userprio::TOOL,
     status::TOOL,
     wait::TOOL,
+    master::TOOL,
+    daemon_cmd::OFF,
+    daemon_cmd::ON,
+    daemon_cmd::RESTART,
+    daemon_cmd::RECONFIG,
+    daemon_cmd::RESCHEDULE,
+    run::TOOL,
     version::TOOL,
 ];
 

@@ -14,7 +14,7 @@
 //!   script with CRLF line endings unless `-allow-crlf-script`);
 //! - stdout and stderr texts as submit.cpp prints them, and exit status 1 on any error;
 //! - the submit event (000) for each proc in its job event log, written after the commit;
-//! - waking the daemon afterwards ([`wake_daemon`]).
+//! - waking the daemon afterwards ([`crate::client::master::wake`]).
 //!
 //! `-dry-run FILE` runs HTCondor's simulated schedd (submit_simulate.cpp): clusters from 1 (or
 //! `-dry-run:cluster=N`), a blank line per proc then its attributes as `Name=value`, the
@@ -600,37 +600,6 @@ fn is_crlf_shebang(path: &Path) -> bool {
     line.starts_with(b"#!") && line.len() > 2 && line.ends_with(b"\r\n")
 }
 
-/// Wakes the daemon after the queue changed, so that new jobs are negotiated at once rather
-/// than at the next negotiation interval (HTCondor's condor_submit sends the schedd a
-/// RESCHEDULE command).
-///
-/// The wake-up protocol: a tool that changed the queue touches `$(RUN)/reschedule` (creates it
-/// or updates its modification time). The daemon, when it runs, keeps `$(RUN)` in existence
-/// and watches that file (inotify, or a poll of its mtime) and starts a negotiation cycle when
-/// it changes. When `$(RUN)` does not exist, no daemon has ever run in this pool, and nothing
-/// is touched. `SUBMIT_SEND_RESCHEDULE = false` turns the wake-up off, as in HTCondor. A
-/// failure to touch the file is not an error: the daemon negotiates on its interval anyway.
-pub fn wake_daemon(config: &Config) {
-    if config.bool("SUBMIT_SEND_RESCHEDULE").ok().flatten() == Some(false) {
-        return;
-    }
-    let Some(run) = config.string("RUN").ok().flatten() else {
-        return;
-    };
-    let run = PathBuf::from(run);
-    if !run.is_dir() {
-        return;
-    }
-    let _ = File::options()
-        .create(true)
-        .append(true)
-        .open(run.join(RESCHEDULE_FILE))
-        .and_then(|f| f.set_modified(std::time::SystemTime::now()));
-}
-
-/// The file under `$(RUN)` that [`wake_daemon`] touches.
-pub const RESCHEDULE_FILE: &str = "reschedule";
-
 /// The submit event of every proc, written to the jobs' logs once the submit is committed.
 struct EventPlan {
     /// The distinct sets of logs and notes, and which procs use each.
@@ -905,7 +874,7 @@ pub fn submit(
     if let Some(events) = events {
         events.write(session);
         if !submitted.is_empty() {
-            wake_daemon(&session.config);
+            crate::client::master::wake(&session.config);
         }
     }
 

@@ -1,0 +1,1346 @@
+//! The pool's state and its main loop: the schedd's job lifecycle, the negotiator's cycles and
+//! the startd's slots, in one thread that owns them all.
+//!
+//! Everything that happens arrives as a [`Msg`] on one channel: a tool's wake-up or command
+//! from the socket thread, a job's exit from its waiter thread, a signal from the signal
+//! thread. The loop takes every message waiting, acts on them, and then does one step:
+//!
+//! 1. If another process changed the queue (SQLite's `data_version`), re-read the idle jobs
+//!    and look at the running ones (a `condor_rm` or `condor_hold` of a running job kills
+//!    it).
+//! 2. Claims whose job ended run the same submitter's next job that fits (HTCondor's claim
+//!    reuse, no negotiation needed); others are released.
+//! 3. With idle jobs and free slots, a negotiation cycle, at once after a wake-up, else every
+//!    `NEGOTIATOR_INTERVAL`; matches claim slots and start jobs.
+//! 4. Every queue change of the step is one transaction; the events are logged after it
+//!    commits, so a log never shows what the queue does not hold.
+//! 5. Every `UPDATE_INTERVAL` (at most 5 s), the startd re-evaluates its slots' policy.
+//!
+//! Queries for ads (`condor_status`) are answered between steps, from the state as it is.
+//!
+//! A running job is a child process (see [`crate::starter`]); a thread per job waits for it
+//! and reports its exit. If the master dies, the jobs' processes are found and killed at the
+//! next start, and their jobs go back to idle ([`Pool::recover`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::accountant::{resource_name, Accountant};
+use crate::classad::parser::parse_old_expr;
+use crate::classad::{ClassAd, Expr, Value};
+use crate::client::master::{AdKind, Command, Shutdown, Subsystem};
+use crate::client::userlog::JobLogs;
+use crate::client::Session;
+use crate::config::Config;
+use crate::eventlog::{
+    usage_from_job_ad, EventBody, Eviction, Execute, ExitStatus, ImageSize, JobAborted, JobEvicted,
+    JobHeld, JobReconnectFailed, JobTerminated, Rusage,
+};
+use crate::negotiator::{self, CycleInput, IdleJob, Negotiator};
+use crate::output::render::{lookup_bool, lookup_int, lookup_str};
+use crate::queue::{JobId, JobQuery, JobStatus, Queue};
+use crate::schedd::exit::{self as run, AdUpdate, ExitInfo, Outcome, RunConfig};
+use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
+use crate::startd::Startd;
+use crate::starter::{self, JobExit, RawExit, RunningJob, StartRequest};
+
+use super::{DaemonError, Msg};
+
+/// Why a running job is being stopped.
+#[derive(Clone, Debug, PartialEq)]
+enum Stop {
+    /// `condor_rm`: it leaves the queue when its process is gone.
+    Remove,
+    /// `condor_hold`, or a periodic hold: the hold is already recorded.
+    Hold,
+    /// Vacated (shutdown, periodic vacate): back to idle.
+    Vacate {
+        reason: String,
+        code: i64,
+        subcode: i64,
+    },
+}
+
+/// A job whose process runs.
+struct Running {
+    job: RunningJob,
+    slot: String,
+    /// The job's ad as it started (with the start attributes).
+    ad: ClassAd,
+    logs: JobLogs,
+    submitter: Arc<str>,
+    stop: Option<Stop>,
+    /// When the soft kill turns into a hard one.
+    hard_kill_at: Option<Instant>,
+}
+
+/// A claim on a slot: a submitter holds it between jobs.
+#[derive(Clone, Debug)]
+struct Claim {
+    submitter: Arc<str>,
+    /// The accountant's resource name.
+    resource: String,
+    job: Option<JobId>,
+}
+
+/// Where a job stands in its submitter's order: higher priorities first, then older ids.
+type SubmitterOrder = (std::cmp::Reverse<[i64; 5]>, JobId);
+
+/// The idle jobs, by id and in each submitter's order.
+#[derive(Default)]
+struct IdleIndex {
+    jobs: BTreeMap<JobId, IdleJob>,
+    by_submitter: HashMap<Arc<str>, BTreeSet<SubmitterOrder>>,
+}
+
+impl IdleIndex {
+    fn insert(&mut self, id: JobId, job: IdleJob) {
+        let key = (std::cmp::Reverse(job.prio.0), id);
+        self.by_submitter
+            .entry(job.submitter.clone())
+            .or_default()
+            .insert(key);
+        if let Some(old) = self.jobs.insert(id, job) {
+            self.unlink(id, &old);
+        }
+    }
+
+    fn unlink(&mut self, id: JobId, job: &IdleJob) {
+        if let Some(set) = self.by_submitter.get_mut(&job.submitter) {
+            set.remove(&(std::cmp::Reverse(job.prio.0), id));
+            if set.is_empty() {
+                self.by_submitter.remove(&job.submitter);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: JobId) -> Option<IdleJob> {
+        let job = self.jobs.remove(&id)?;
+        self.unlink(id, &job);
+        Some(job)
+    }
+
+    /// The submitter's idle jobs, best first.
+    fn of(&self, submitter: &str) -> impl Iterator<Item = &IdleJob> + '_ {
+        self.by_submitter
+            .get(submitter)
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, id)| self.jobs.get(id))
+    }
+}
+
+/// What the step changes in one job, made in one read and one write of it.
+#[derive(Default)]
+struct JobChange {
+    update: AdUpdate,
+    status: Option<JobStatus>,
+    to_history: bool,
+}
+
+/// The step's queue changes, job by job, in the order the jobs were first changed.
+#[derive(Default)]
+struct Changes {
+    order: Vec<JobId>,
+    jobs: HashMap<JobId, JobChange>,
+}
+
+impl Changes {
+    fn of(&mut self, id: JobId) -> &mut JobChange {
+        let order = &mut self.order;
+        self.jobs.entry(id).or_insert_with(|| {
+            order.push(id);
+            JobChange::default()
+        })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+}
+
+/// An event to log once the step's transaction has committed.
+struct PendingEvent {
+    logs: JobLogs,
+    id: JobId,
+    body: EventBody,
+}
+
+/// What the pool is doing about stopping.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Lifecycle {
+    Running,
+    /// Stopping (the master exits, or restarts, when no job runs any more).
+    Stopping {
+        how: Shutdown,
+        restart: bool,
+    },
+}
+
+/// The pool: every daemon's state, owned by the main loop.
+pub struct Pool {
+    config: Config,
+    session: Session,
+    execute: PathBuf,
+    queue: Queue,
+    data_version: i64,
+    startd: Startd,
+    negotiator: Negotiator,
+    accountant: Accountant,
+    policy: UserPolicy,
+    run_config: RunConfig,
+    accounting_domain: String,
+    idle: IdleIndex,
+    running: HashMap<JobId, Running>,
+    claims: HashMap<String, Claim>,
+    to_main: Sender<Msg>,
+    changes: Changes,
+    events: Vec<PendingEvent>,
+    /// A wake-up or a change asks for a cycle now.
+    negotiate_now: bool,
+    next_negotiation: Instant,
+    next_periodic: Instant,
+    next_update: Instant,
+    lifecycle: Lifecycle,
+    schedd_off: bool,
+    startd_off: bool,
+    negotiator_off: bool,
+    started_at: i64,
+    cycles: u64,
+}
+
+/// The clock, in seconds since the epoch.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn knob_secs(config: &Config, name: &str, default: i64) -> Duration {
+    let v = config.int(name).ok().flatten().unwrap_or(default).max(1);
+    Duration::from_secs(v as u64)
+}
+
+fn job_key(id: JobId) -> negotiator::JobId {
+    negotiator::JobId::new(id.cluster.0, id.proc)
+}
+
+fn from_key(id: negotiator::JobId) -> JobId {
+    JobId::new(id.cluster, id.proc)
+}
+
+impl Pool {
+    /// Opens the pool's state, recovers from an earlier master's death, and reads the queue.
+    pub fn open(config: Config, to_main: Sender<Msg>) -> Result<Pool, DaemonError> {
+        let t = now();
+        let user = crate::client::os_user().unwrap_or_else(|| "condor".to_owned());
+        let session = Session::new(config.clone(), user, t)?;
+        let execute = PathBuf::from(
+            config
+                .string("EXECUTE")?
+                .ok_or_else(|| DaemonError::Config("EXECUTE is not defined".into()))?,
+        );
+        std::fs::create_dir_all(&execute).map_err(|e| DaemonError::io(&execute, e))?;
+        let mut queue = Queue::open(session.spool())?;
+        let report = queue.repair()?;
+        tracing::info!("job queue opened: {report:?}");
+        let startd = Startd::from_config(&config, t)?;
+        let negotiator = Negotiator::from_config(&config)?;
+        let accountant = Accountant::open(negotiator.accountant_config().clone(), session.spool())?;
+        let policy = UserPolicy::from_config(&config);
+        let accounting_domain = config
+            .string("ACCOUNTING_DOMAIN")?
+            .or(config.string("UID_DOMAIN")?)
+            .unwrap_or_default();
+        let instant = Instant::now();
+        let mut pool = Pool {
+            data_version: queue.data_version()?,
+            session,
+            execute,
+            queue,
+            startd,
+            negotiator,
+            accountant,
+            policy,
+            run_config: RunConfig::from_config(&config),
+            accounting_domain,
+            idle: IdleIndex::default(),
+            running: HashMap::new(),
+            claims: HashMap::new(),
+            to_main,
+            changes: Changes::default(),
+            events: Vec::new(),
+            negotiate_now: true,
+            next_negotiation: instant,
+            next_periodic: instant + knob_secs(&config, "PERIODIC_EXPR_INTERVAL", 60),
+            next_update: instant,
+            lifecycle: Lifecycle::Running,
+            schedd_off: false,
+            startd_off: false,
+            negotiator_off: false,
+            started_at: t,
+            cycles: 0,
+            config,
+        };
+        pool.recover(t)?;
+        pool.reload_idle()?;
+        Ok(pool)
+    }
+
+    /// Puts right what a master that died left: its jobs' processes are killed, running
+    /// jobs go back to idle (their start counts kept), removed jobs leave the queue.
+    fn recover(&mut self, now: i64) -> Result<(), DaemonError> {
+        let killed = starter::kill_orphans(&self.execute);
+        if killed > 0 {
+            tracing::info!("killed {killed} processes of jobs an earlier master started");
+        }
+        let constraint =
+            parse_old_expr("JobStatus == 2 || JobStatus == 3 || JobStatus == 6 || JobStatus == 7")
+                .expect("constant expression");
+        let jobs: Vec<_> = self
+            .queue
+            .jobs(&JobQuery::all().with_constraint(constraint))?
+            .collect::<Result<Vec<_>, _>>()?;
+        for job in jobs {
+            let id = job.id();
+            let status = job.status_code();
+            let ad = job.into_ad()?;
+            let logs = JobLogs::of(&self.session, &ad);
+            if status == JobStatus::Removed.code() {
+                self.changes.of(id).to_history = true;
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobAborted(JobAborted {
+                        reason: lookup_str(&ad, "RemoveReason").map(|s| s.to_string()),
+                    }),
+                });
+                continue;
+            }
+            tracing::info!("job {id} was running when the last master stopped: back to idle");
+            let host = lookup_str(&ad, "RemoteHost").map(|s| s.to_string());
+            let outcome = run::evict_updates(
+                &self.run_config,
+                &ad,
+                "Job not found at execution machine",
+                hold_codes::RECONNECT_FAILED,
+                0,
+                now,
+            );
+            self.push_outcome(id, outcome);
+            self.events.push(PendingEvent {
+                logs,
+                id,
+                body: EventBody::JobReconnectFailed(JobReconnectFailed {
+                    reason: "Job not found at execution machine".to_owned(),
+                    startd_name: host.unwrap_or_default(),
+                }),
+            });
+        }
+        self.commit()?;
+        Ok(())
+    }
+
+    /// Re-reads every idle job.
+    fn reload_idle(&mut self) -> Result<(), DaemonError> {
+        let constraint = parse_old_expr("JobStatus == 1").expect("constant expression");
+        let mut idle = IdleIndex::default();
+        for job in self
+            .queue
+            .jobs(&JobQuery::all().with_constraint(constraint))?
+        {
+            let job = job?;
+            let id = job.id();
+            if self.running.contains_key(&id) {
+                continue;
+            }
+            let ad = job.into_ad()?;
+            idle.insert(id, IdleJob::new(job_key(id), ad, &self.accounting_domain));
+        }
+        self.idle = idle;
+        Ok(())
+    }
+
+    /// Runs the main loop until the pool stops; true when it should restart.
+    pub fn run(mut self, rx: Receiver<Msg>) -> bool {
+        tracing::info!(
+            "condor_master running: {} slots",
+            self.startd.slot_ads().len()
+        );
+        loop {
+            let timeout = self
+                .next_deadline()
+                .saturating_duration_since(Instant::now());
+            let mut msgs = Vec::new();
+            match rx.recv_timeout(timeout) {
+                Ok(m) => msgs.push(m),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return false,
+            }
+            msgs.extend(rx.try_iter());
+            for m in msgs {
+                self.handle(m);
+            }
+            if let Err(e) = self.step() {
+                tracing::error!("{e}");
+            }
+            if let Lifecycle::Stopping { restart, .. } = self.lifecycle {
+                if self.running.is_empty() {
+                    self.release_all_claims();
+                    let _ = self.commit();
+                    tracing::info!("condor_master stopping");
+                    return restart;
+                }
+            }
+        }
+    }
+
+    fn next_deadline(&self) -> Instant {
+        let mut t = self
+            .next_negotiation
+            .min(self.next_periodic)
+            .min(self.next_update);
+        for r in self.running.values() {
+            if let Some(k) = r.hard_kill_at {
+                t = t.min(k);
+            }
+        }
+        if self.negotiate_now {
+            t = Instant::now();
+        }
+        t
+    }
+
+    fn handle(&mut self, msg: Msg) {
+        match msg {
+            Msg::Wake => self.negotiate_now = true,
+            Msg::Exited { job, exit } => self.job_exited(job, exit),
+            Msg::Command(cmd, reply) => {
+                let r = self.command(cmd);
+                let _ = reply.send(r);
+            }
+            Msg::Signal(sig) => self.signal(sig),
+            Msg::Query(kind, reply) => {
+                let _ = reply.send(super::server::render(&self.ads(kind)));
+            }
+        }
+    }
+
+    fn signal(&mut self, sig: i32) {
+        use nix::sys::signal::Signal;
+        match Signal::try_from(sig) {
+            Ok(Signal::SIGHUP) => {
+                if let Err(e) = self.reconfig() {
+                    tracing::error!("reconfig failed: {e}");
+                }
+            }
+            Ok(Signal::SIGQUIT) => self.stop(Shutdown::Fast, false),
+            Ok(_) => self.stop(Shutdown::Graceful, false),
+            Err(_) => {}
+        }
+    }
+
+    fn command(&mut self, cmd: Command) -> Result<(), String> {
+        tracing::info!("command: {}", cmd.line());
+        match cmd {
+            Command::Reschedule => self.negotiate_now = true,
+            Command::Reconfig => self.reconfig().map_err(|e| e.to_string())?,
+            Command::Off(Subsystem::Master, how) => self.stop(how, false),
+            Command::Restart(Subsystem::Master, how) => self.stop(how, true),
+            Command::Off(daemon, how) => {
+                self.set_off(daemon, true);
+                if matches!(
+                    daemon,
+                    Subsystem::Daemons | Subsystem::Schedd | Subsystem::Startd
+                ) {
+                    self.vacate_all(how, "the daemon was turned off");
+                }
+            }
+            Command::Restart(daemon, how) => {
+                if matches!(
+                    daemon,
+                    Subsystem::Daemons | Subsystem::Schedd | Subsystem::Startd
+                ) {
+                    self.vacate_all(how, "the daemon was restarted");
+                }
+                self.reconfig().map_err(|e| e.to_string())?;
+            }
+            Command::On(daemon) => {
+                self.set_off(daemon, false);
+                self.negotiate_now = true;
+            }
+            Command::Query(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Turns daemons off (`condor_off -schedd`, ...) or back on; the master stands for all.
+    fn set_off(&mut self, daemon: Subsystem, off: bool) {
+        match daemon {
+            Subsystem::Master | Subsystem::Daemons => {
+                self.schedd_off = off;
+                self.startd_off = off;
+                self.negotiator_off = off;
+            }
+            Subsystem::Schedd => self.schedd_off = off,
+            Subsystem::Startd => self.startd_off = off,
+            Subsystem::Negotiator | Subsystem::Collector => self.negotiator_off = off,
+        }
+    }
+
+    /// Reads the configuration again (`condor_reconfig`, SIGHUP).
+    fn reconfig(&mut self) -> Result<(), DaemonError> {
+        let config = Config::load()?;
+        let t = now();
+        self.startd.reconfigure(&config, t)?;
+        let neg = Negotiator::from_config(&config)?;
+        self.negotiator
+            .reconfigure(neg.config().clone(), neg.accountant_config().clone());
+        self.policy = UserPolicy::from_config(&config);
+        self.run_config = RunConfig::from_config(&config);
+        self.session = Session::new(config.clone(), self.session.user.clone(), t)?;
+        self.config = config;
+        self.negotiate_now = true;
+        tracing::info!("reconfigured");
+        Ok(())
+    }
+
+    /// Begins stopping: no new job starts; running jobs are vacated as `how` says.
+    fn stop(&mut self, how: Shutdown, restart: bool) {
+        tracing::info!("shutting down ({})", how.word());
+        self.lifecycle = Lifecycle::Stopping { how, restart };
+        self.vacate_all(how, "the condor_master is shutting down");
+    }
+
+    fn vacate_all(&mut self, how: Shutdown, why: &str) {
+        if how == Shutdown::Peaceful {
+            return;
+        }
+        let ids: Vec<JobId> = self.running.keys().copied().collect();
+        for id in ids {
+            self.stop_job(
+                id,
+                Stop::Vacate {
+                    reason: why.to_owned(),
+                    code: hold_codes::JOB_SHOULD_REQUEUE,
+                    subcode: 0,
+                },
+                how == Shutdown::Fast,
+            );
+        }
+    }
+
+    /// Kills a running job: its KillSig now and SIGKILL after the vacate time, or SIGKILL
+    /// at once.
+    fn stop_job(&mut self, id: JobId, stop: Stop, fast: bool) {
+        let vacate = self.vacate_time(id);
+        let Some(r) = self.running.get_mut(&id) else {
+            return;
+        };
+        if r.stop.is_none() || stop == Stop::Remove {
+            r.stop = Some(stop);
+        }
+        if fast {
+            let _ = r.job.hard_kill();
+            r.hard_kill_at = None;
+        } else if r.hard_kill_at.is_none() {
+            let _ = r.job.soft_kill();
+            r.hard_kill_at = Some(Instant::now() + vacate);
+        }
+    }
+
+    /// How long a job gets between its soft and hard kill: the smaller of the job's
+    /// `JobMaxVacateTime` and the machine's `MachineMaxVacateTime`.
+    fn vacate_time(&self, id: JobId) -> Duration {
+        let machine = self
+            .config
+            .int("MACHINE_MAX_VACATE_TIME")
+            .ok()
+            .flatten()
+            .unwrap_or(10);
+        let job = self
+            .running
+            .get(&id)
+            .and_then(|r| lookup_int(&r.ad, "JobMaxVacateTime"))
+            .unwrap_or(machine);
+        Duration::from_secs(job.min(machine).max(0) as u64)
+    }
+
+    /// One step of the loop (see the module documentation).
+    fn step(&mut self) -> Result<(), DaemonError> {
+        let t = now();
+        self.session.now = t;
+        // What the messages changed is committed before the queue is read again.
+        self.commit()?;
+        let version = self.queue.data_version()?;
+        if version != self.data_version {
+            self.data_version = version;
+            self.queue_changed()?;
+        }
+        let instant = Instant::now();
+        let kills: Vec<JobId> = self
+            .running
+            .iter()
+            .filter(|(_, r)| r.hard_kill_at.is_some_and(|k| k <= instant))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in kills {
+            if let Some(r) = self.running.get_mut(&id) {
+                let _ = r.job.hard_kill();
+                r.hard_kill_at = None;
+            }
+        }
+        if instant >= self.next_periodic {
+            self.periodic(t)?;
+            self.next_periodic = instant + knob_secs(&self.config, "PERIODIC_EXPR_INTERVAL", 60);
+        }
+        if self.accepting() {
+            self.reuse_claims(t);
+            let due = self.negotiate_now || instant >= self.next_negotiation;
+            if due && !self.negotiator_off {
+                self.negotiate(t)?;
+            }
+        } else {
+            self.release_idle_claims(t);
+        }
+        self.negotiate_now = false;
+        if instant >= self.next_negotiation {
+            self.next_negotiation = instant + knob_secs(&self.config, "NEGOTIATOR_INTERVAL", 60);
+        }
+        self.commit()?;
+        if instant >= self.next_update {
+            self.startd.refresh(t);
+            self.next_update = instant
+                + knob_secs(&self.config, "UPDATE_INTERVAL", 300).min(Duration::from_secs(5));
+        }
+        Ok(())
+    }
+
+    fn accepting(&self) -> bool {
+        self.lifecycle == Lifecycle::Running && !self.schedd_off && !self.startd_off
+    }
+
+    /// Another process changed the queue: new or released jobs, and running jobs removed or
+    /// held.
+    fn queue_changed(&mut self) -> Result<(), DaemonError> {
+        self.reload_idle()?;
+        let running: Vec<JobId> = self.running.keys().copied().collect();
+        for id in running {
+            let status = self.queue.job(id)?.map(|j| j.status_code());
+            match status.and_then(JobStatus::from_code) {
+                None | Some(JobStatus::Removed) => self.stop_job(id, Stop::Remove, false),
+                Some(JobStatus::Held) => self.stop_job(id, Stop::Hold, false),
+                _ => {}
+            }
+        }
+        self.negotiate_now = true;
+        Ok(())
+    }
+
+    /// The periodic policy pass over every job (`PERIODIC_EXPR_INTERVAL`).
+    fn periodic(&mut self, t: i64) -> Result<(), DaemonError> {
+        let jobs: Vec<_> = self
+            .queue
+            .jobs(&JobQuery::all())?
+            .collect::<Result<Vec<_>, _>>()?;
+        for job in jobs {
+            let id = job.id();
+            let Some(status) = job.status() else {
+                continue;
+            };
+            let mut ad = job.into_ad()?;
+            if let Some(r) = self.running.get(&id) {
+                if r.stop.is_some() {
+                    continue;
+                }
+                ad = r.ad.clone();
+            }
+            let firing = self.policy.periodic(&ad, status.code(), t);
+            if !firing.fired() {
+                continue;
+            }
+            let logs = JobLogs::of(&self.session, &ad);
+            let reason = firing.reason_or_unknown().to_owned();
+            if self.running.contains_key(&id) {
+                match firing.action {
+                    PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
+                        self.hold(id, &ad, &reason, firing.code, firing.subcode, logs);
+                        self.stop_job(id, Stop::Hold, false);
+                    }
+                    PolicyAction::RemoveFromQueue => {
+                        self.changes
+                            .of(id)
+                            .update
+                            .set("RemoveReason", Expr::lit(reason.as_str()));
+                        self.changes.of(id).status = Some(JobStatus::Removed);
+                        self.stop_job(id, Stop::Remove, false);
+                    }
+                    PolicyAction::VacateFromRunning => self.stop_job(
+                        id,
+                        Stop::Vacate {
+                            reason,
+                            code: firing.vacate_code(),
+                            subcode: firing.subcode,
+                        },
+                        false,
+                    ),
+                    PolicyAction::StaysInQueue | PolicyAction::ReleaseFromHold => {}
+                }
+                continue;
+            }
+            let Some(outcome) = run::periodic_outcome(&self.run_config, &ad, status, &firing, t)
+            else {
+                continue;
+            };
+            let body = match outcome.status {
+                Some(JobStatus::Held) => EventBody::JobHeld(JobHeld {
+                    reason: Some(reason.clone()),
+                    code: firing.code as i32,
+                    subcode: firing.subcode as i32,
+                }),
+                Some(JobStatus::Removed) => EventBody::JobAborted(JobAborted {
+                    reason: Some(reason.clone()),
+                }),
+                _ => EventBody::JobReleased(crate::eventlog::JobReleased {
+                    reason: Some(reason.clone()),
+                }),
+            };
+            let new_status = outcome.status;
+            let mut updated = ad.clone();
+            outcome.updates.apply(&mut updated);
+            self.idle.remove(id);
+            self.push_outcome(id, outcome);
+            match new_status {
+                Some(JobStatus::Removed) => self.changes.of(id).to_history = true,
+                Some(JobStatus::Idle) => {
+                    updated.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
+                    self.idle.insert(
+                        id,
+                        IdleJob::new(job_key(id), updated, &self.accounting_domain),
+                    );
+                    self.negotiate_now = true;
+                }
+                _ => {}
+            }
+            self.events.push(PendingEvent { logs, id, body });
+        }
+        Ok(())
+    }
+
+    /// Queues an outcome's changes: its attributes, then its status.
+    fn push_outcome(&mut self, id: JobId, outcome: Outcome) {
+        self.changes.of(id).update.extend(outcome.updates);
+        if let Some(status) = outcome.status {
+            self.changes.of(id).status = Some(status);
+        }
+    }
+
+    /// Puts a job that is not running on hold, logging the hold.
+    fn hold(
+        &mut self,
+        id: JobId,
+        ad: &ClassAd,
+        reason: &str,
+        code: i64,
+        subcode: i64,
+        logs: JobLogs,
+    ) {
+        self.idle.remove(id);
+        self.changes
+            .of(id)
+            .update
+            .extend(run::hold_updates(ad, reason, code, subcode));
+        self.changes.of(id).status = Some(JobStatus::Held);
+        self.events.push(PendingEvent {
+            logs,
+            id,
+            body: EventBody::JobHeld(JobHeld {
+                reason: Some(reason.to_owned()),
+                code: code as i32,
+                subcode: subcode as i32,
+            }),
+        });
+    }
+
+    /// Claims without a job take their submitter's next fitting job, or are released.
+    fn reuse_claims(&mut self, t: i64) {
+        let free: Vec<(String, Arc<str>)> = self
+            .claims
+            .iter()
+            .filter(|(_, c)| c.job.is_none())
+            .map(|(s, c)| (s.clone(), c.submitter.clone()))
+            .collect();
+        for (slot, submitter) in free {
+            let next = self
+                .idle
+                .of(&submitter)
+                .find(|j| self.startd.may_reuse(&slot, &j.ad, t))
+                .map(|j| from_key(j.id));
+            match next {
+                Some(id) => self.start_job(id, &slot, t),
+                None => self.release_claim(&slot, t),
+            }
+        }
+    }
+
+    fn release_idle_claims(&mut self, t: i64) {
+        let free: Vec<String> = self
+            .claims
+            .iter()
+            .filter(|(_, c)| c.job.is_none())
+            .map(|(s, _)| s.clone())
+            .collect();
+        for slot in free {
+            self.release_claim(&slot, t);
+        }
+    }
+
+    fn release_all_claims(&mut self) {
+        let t = now();
+        let all: Vec<String> = self.claims.keys().cloned().collect();
+        for slot in all {
+            self.release_claim(&slot, t);
+        }
+    }
+
+    fn release_claim(&mut self, slot: &str, t: i64) {
+        let Some(claim) = self.claims.remove(slot) else {
+            return;
+        };
+        self.startd.release(slot, t);
+        let resource = claim.resource;
+        if let Err(e) = self
+            .accountant
+            .update(|s, cfg| s.remove_match(cfg, &resource, t))
+        {
+            tracing::error!("accountant: {e}");
+        }
+        self.negotiate_now = true;
+    }
+
+    /// A negotiation cycle over the idle jobs and the slots; matches start jobs.
+    fn negotiate(&mut self, t: i64) -> Result<(), DaemonError> {
+        if self.idle.jobs.is_empty() {
+            return Ok(());
+        }
+        self.startd.refresh(t);
+        let slots = self.startd.slot_ads();
+        let unclaimed = slots
+            .iter()
+            .any(|s| lookup_str(s, "State").is_some_and(|st| st.eq_ignore_ascii_case("Unclaimed")));
+        if !unclaimed {
+            return Ok(());
+        }
+        let jobs: Vec<IdleJob> = self.idle.jobs.values().cloned().collect();
+        let input = CycleInput {
+            jobs: &jobs,
+            slots: &slots,
+        };
+        let outcome = self.negotiator.cycle(&input, self.accountant.state(), t);
+        self.cycles += 1;
+        if let Err(e) = self.accountant.commit(outcome.accountant.clone()) {
+            tracing::error!("accountant: {e}");
+        }
+        for m in outcome.matches {
+            if m.preempting.is_some() {
+                // Preemption of running jobs is the policy issue's; skip such matches.
+                continue;
+            }
+            let id = from_key(m.job);
+            let Some(job) = self.idle.jobs.get(&id) else {
+                continue;
+            };
+            let ad = job.ad.clone();
+            let slot_ad = &slots[m.slot];
+            let resource = resource_name(slot_ad);
+            match self.startd.claim(&m.slot_name, &ad, &m.consumption, t) {
+                Ok(claimed) => {
+                    let resource = if claimed == m.slot_name {
+                        resource
+                    } else {
+                        claimed.clone()
+                    };
+                    self.claims.insert(
+                        claimed.clone(),
+                        Claim {
+                            submitter: m.submitter.clone(),
+                            resource,
+                            job: None,
+                        },
+                    );
+                    self.changes
+                        .of(id)
+                        .update
+                        .set("LastMatchTime", Expr::lit(t));
+                    self.start_job(id, &claimed, t);
+                }
+                Err(e) => tracing::warn!("claiming {} for job {id}: {e}", m.slot_name),
+            }
+        }
+        for r in outcome.rejections {
+            let id = from_key(r.job);
+            if self.idle.jobs.contains_key(&id) {
+                self.changes.of(id).update.set(
+                    "LastRejMatchReason",
+                    Expr::lit(r.reason.to_string().as_str()),
+                );
+                self.changes
+                    .of(id)
+                    .update
+                    .set("LastRejMatchTime", Expr::lit(t));
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts idle job `id` on the claimed slot `slot`.
+    fn start_job(&mut self, id: JobId, slot: &str, t: i64) {
+        let Some(idle) = self.idle.remove(id) else {
+            return;
+        };
+        let mut ad = idle.ad.clone();
+        let logs = JobLogs::of(&self.session, &ad);
+        let env = match self.startd.activate(slot, &ad, t) {
+            Ok(env) => env,
+            Err(e) => {
+                tracing::warn!("activating {slot} for job {id}: {e}");
+                self.idle.insert(id, idle);
+                self.release_claim(slot, t);
+                return;
+            }
+        };
+        let slot_ad = self.startd.slot_ad(slot).unwrap_or_default();
+        let updates = run::start_updates_with(&self.run_config, &ad, &slot_ad, slot, t);
+        updates.apply(&mut ad);
+        ad.insert("JobStatus", Expr::lit(JobStatus::Running.code()));
+        let request = StartRequest {
+            job: &ad,
+            slot: &slot_ad,
+            slot_env: &env,
+            execute_dir: &self.execute,
+            config: &self.config,
+        };
+        match starter::start(&request) {
+            Err(failure) => {
+                tracing::info!("job {id} failed to start: {}", failure.reason);
+                self.startd.deactivate(slot, t);
+                self.hold(
+                    id,
+                    &ad,
+                    &failure.reason,
+                    failure.code,
+                    failure.subcode,
+                    logs,
+                );
+                self.release_claim(slot, t);
+            }
+            Ok(job) => {
+                tracing::info!("job {id} started on {slot} (pid {})", job.pid);
+                let pid = job.pid;
+                let tx = self.to_main.clone();
+                std::thread::Builder::new()
+                    .name(format!("job {id}"))
+                    .spawn(move || {
+                        let exit = starter::wait(pid).unwrap_or_else(|e| {
+                            tracing::error!("waiting for job {id} (pid {pid}): {e}");
+                            // Lost: reported as killed (a raw wait status of SIGKILL).
+                            RawExit {
+                                status: libc::SIGKILL,
+                                user_cpu: 0.0,
+                                sys_cpu: 0.0,
+                                max_rss_kib: 0,
+                            }
+                        });
+                        let _ = tx.send(Msg::Exited { job: id, exit });
+                    })
+                    .expect("spawn a job's waiter thread");
+                self.changes.of(id).update.extend(updates);
+                self.changes.of(id).status = Some(JobStatus::Running);
+                self.events.push(PendingEvent {
+                    logs: logs.clone(),
+                    id,
+                    body: EventBody::Execute(execute_event(&slot_ad, slot, &job)),
+                });
+                if let Some(c) = self.claims.get_mut(slot) {
+                    c.job = Some(id);
+                }
+                self.running.insert(
+                    id,
+                    Running {
+                        job,
+                        slot: slot.to_owned(),
+                        ad,
+                        logs,
+                        submitter: idle.submitter.clone(),
+                        stop: None,
+                        hard_kill_at: None,
+                    },
+                );
+            }
+        }
+    }
+
+    /// A job's process ended: what comes next depends on why it ended (a stop the pool
+    /// asked for) or, when it ended by itself, on its exit policy.
+    fn job_exited(&mut self, id: JobId, exit: RawExit) {
+        let Some(r) = self.running.remove(&id) else {
+            return;
+        };
+        let t = now();
+        self.session.now = t;
+        let Running {
+            job,
+            slot,
+            mut ad,
+            logs,
+            stop,
+            ..
+        } = r;
+        let result = job.finish(exit);
+        self.startd.deactivate(&slot, t);
+        if let Some(c) = self.claims.get_mut(&slot) {
+            c.job = None;
+        }
+        if stop.is_some() || !self.accepting() {
+            self.release_claim(&slot, t);
+        }
+        let starter_updates = AdUpdate {
+            set: result.updates.clone(),
+            delete: Vec::new(),
+        };
+        starter_updates.apply(&mut ad);
+        self.changes.of(id).update.extend(starter_updates);
+        let usage = run_usage(&result);
+        match stop {
+            Some(Stop::Remove) => {
+                let update = run::stop_updates(&self.run_config, &ad, JobStatus::Removed, t);
+                self.changes.of(id).update.extend(update);
+                self.changes.of(id).to_history = true;
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobAborted(JobAborted {
+                        reason: lookup_str(&ad, "RemoveReason").map(|s| s.to_string()),
+                    }),
+                });
+            }
+            Some(Stop::Hold) => {
+                let update = run::stop_updates(&self.run_config, &ad, JobStatus::Held, t);
+                self.changes.of(id).update.extend(update);
+            }
+            Some(Stop::Vacate {
+                reason,
+                code,
+                subcode,
+            }) => {
+                let outcome = run::evict_updates(&self.run_config, &ad, &reason, code, subcode, t);
+                outcome.updates.apply(&mut ad);
+                let status = outcome.status;
+                self.push_outcome(id, outcome);
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobEvicted(JobEvicted {
+                        kind: Eviction::Vacated,
+                        run_remote_usage: usage,
+                        run_local_usage: Rusage::default(),
+                        sent_bytes: 0.0,
+                        received_bytes: 0.0,
+                        reason: Some(reason),
+                        reason_code: 0,
+                        reason_subcode: 0,
+                        usage: usage_from_job_ad(&ad),
+                    }),
+                });
+                if status == Some(JobStatus::Idle) {
+                    self.requeue(id, ad);
+                }
+            }
+            None => self.job_completed(id, ad, &result, logs, t),
+        }
+    }
+
+    /// Puts a job back among the idle ones (its status is committed in the same step).
+    fn requeue(&mut self, id: JobId, mut ad: ClassAd) {
+        ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
+        self.idle
+            .insert(id, IdleJob::new(job_key(id), ad, &self.accounting_domain));
+    }
+
+    /// A job's process exited by itself: its exit policy decides what comes next.
+    fn job_completed(
+        &mut self,
+        id: JobId,
+        mut ad: ClassAd,
+        result: &starter::JobResult,
+        logs: JobLogs,
+        t: i64,
+    ) {
+        let usage = run_usage(result);
+        if let Some(size) = lookup_int(&ad, "ImageSize") {
+            self.events.push(PendingEvent {
+                logs: logs.clone(),
+                id,
+                body: EventBody::ImageSize(ImageSize {
+                    image_size_kb: size,
+                    memory_usage_mb: lookup_int(&ad, "MemoryUsage"),
+                    resident_set_size_kb: lookup_int(&ad, "ResidentSetSize").or(Some(0)),
+                    proportional_set_size_kb: None,
+                }),
+            });
+        }
+        let (exit, info) = match result.exit {
+            JobExit::Code(c) => (ExitStatus::Code(c), ExitInfo::code(c as i64)),
+            JobExit::Signal { signal, core } => (
+                ExitStatus::Signal(signal),
+                ExitInfo::signal(signal as i64, core),
+            ),
+        };
+        let info = info.with_usage(result.usage.user_cpu, result.usage.sys_cpu);
+        if let Some(hold) = &result.hold {
+            let mut update = run::exit_updates(&ad, &info, t);
+            update.apply(&mut ad);
+            update.extend(run::stop_updates(&self.run_config, &ad, JobStatus::Held, t));
+            self.changes.of(id).update.extend(update);
+            self.hold(id, &ad, &hold.reason, hold.code, hold.subcode, logs);
+            return;
+        }
+        let (firing, outcome) = run::job_exited(&self.policy, &self.run_config, &ad, &info, t);
+        outcome.updates.apply(&mut ad);
+        let status = outcome.status;
+        self.push_outcome(id, outcome);
+        match firing.action {
+            PolicyAction::RemoveFromQueue | PolicyAction::ReleaseFromHold => {
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobTerminated(JobTerminated {
+                        exit,
+                        core_file: None,
+                        run_remote_usage: usage,
+                        run_local_usage: Rusage::default(),
+                        total_remote_usage: Rusage {
+                            user_secs: lookup_int(&ad, "RemoteUserCpu").unwrap_or(0),
+                            sys_secs: lookup_int(&ad, "RemoteSysCpu").unwrap_or(0),
+                        },
+                        total_local_usage: Rusage::default(),
+                        sent_bytes: 0.0,
+                        received_bytes: 0.0,
+                        total_sent_bytes: 0.0,
+                        total_received_bytes: 0.0,
+                        usage: usage_from_job_ad(&ad),
+                    }),
+                });
+                if lookup_bool(&ad, "LeaveJobInQueue") != Some(true) {
+                    self.changes.of(id).to_history = true;
+                }
+            }
+            PolicyAction::StaysInQueue | PolicyAction::VacateFromRunning => {
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobEvicted(JobEvicted {
+                        kind: Eviction::Requeued {
+                            exit,
+                            core_file: None,
+                        },
+                        run_remote_usage: usage,
+                        run_local_usage: Rusage::default(),
+                        sent_bytes: 0.0,
+                        received_bytes: 0.0,
+                        reason: Some(firing.reason_or_unknown().to_owned()),
+                        reason_code: 0,
+                        reason_subcode: 0,
+                        usage: usage_from_job_ad(&ad),
+                    }),
+                });
+                if status == Some(JobStatus::Idle) {
+                    self.requeue(id, ad);
+                }
+            }
+            PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobHeld(JobHeld {
+                        reason: Some(firing.reason_or_unknown().to_owned()),
+                        code: firing.code as i32,
+                        subcode: firing.subcode as i32,
+                    }),
+                });
+            }
+        }
+    }
+
+    /// Commits the step's queue changes in one transaction, then logs its events.
+    fn commit(&mut self) -> Result<(), DaemonError> {
+        if self.changes.is_empty() && self.events.is_empty() {
+            return Ok(());
+        }
+        let mut changes = std::mem::take(&mut self.changes);
+        let result = self.queue.transaction(|tx| {
+            for id in &changes.order {
+                let Some(c) = changes.jobs.remove(id) else {
+                    continue;
+                };
+                let found = tx.update_job(*id, &c.update.set, &c.update.delete, c.status)?;
+                if found && c.to_history {
+                    tx.move_to_history(*id)?;
+                }
+            }
+            Ok::<_, crate::queue::QueueError>(())
+        });
+        // (`data_version` does not count this connection's own commits.)
+        result?;
+        for e in std::mem::take(&mut self.events) {
+            e.logs
+                .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
+        }
+        Ok(())
+    }
+
+    /// The ads of one kind, as they are now (for `condor_status` and the other tools).
+    fn ads(&mut self, kind: AdKind) -> Vec<ClassAd> {
+        let t = now();
+        let host = self.session.full_hostname();
+        let daemon_ad = |my_type: &str, name: &str| {
+            let mut ad = ClassAd::new();
+            ad.insert("MyType", Expr::lit(my_type));
+            ad.insert("Name", Expr::lit(name));
+            common_daemon_attrs(&mut ad, &host, self.started_at, t);
+            ad
+        };
+        match kind {
+            AdKind::Slots => {
+                self.startd.refresh(t);
+                self.startd.slot_ads()
+            }
+            AdKind::Startd => {
+                self.startd.refresh(t);
+                vec![self.startd.daemon_ad()]
+            }
+            AdKind::Schedd => vec![self.schedd_ads(t).0],
+            AdKind::Submitters => self.schedd_ads(t).1,
+            AdKind::Negotiator => {
+                let mut ad = self.negotiator.negotiator_ad(&host);
+                common_daemon_attrs(&mut ad, &host, self.started_at, t);
+                vec![ad]
+            }
+            AdKind::Master => {
+                let mut ad = daemon_ad("DaemonMaster", &host);
+                ad.insert(
+                    "MasterIpAddr",
+                    Expr::lit(self.session.schedd_address().as_str()),
+                );
+                ad.insert("RealUid", Expr::lit(nix::unistd::getuid().as_raw() as i64));
+                vec![ad]
+            }
+            AdKind::Collector => {
+                let mut ad = daemon_ad("Collector", &format!("My Pool - {host}@{host}"));
+                ad.insert("HostsTotal", Expr::lit(1i64));
+                ad.insert("RunningJobs", Expr::lit(self.running.len() as i64));
+                ad.insert("IdleJobs", Expr::lit(self.idle.jobs.len() as i64));
+                vec![ad]
+            }
+            AdKind::Accounting => Vec::new(),
+        }
+    }
+
+    /// The schedd ad and one submitter ad per user with jobs.
+    fn schedd_ads(&self, t: i64) -> (ClassAd, Vec<ClassAd>) {
+        let host = self.session.full_hostname();
+        let name = self.session.schedd_name();
+        let mut per_user: BTreeMap<String, [i64; 3]> = BTreeMap::new();
+        let counts = self
+            .queue
+            .count_by_status(&JobQuery::all())
+            .unwrap_or_default();
+        let mut totals = [0i64; 3];
+        for (status, n) in counts {
+            let i = match status {
+                2 => 0,
+                1 => 1,
+                5 => 2,
+                _ => continue,
+            };
+            totals[i] += n as i64;
+        }
+        for j in self.idle.jobs.values() {
+            per_user.entry(j.submitter.to_string()).or_default()[1] += 1;
+        }
+        for r in self.running.values() {
+            per_user.entry(r.submitter.to_string()).or_default()[0] += 1;
+        }
+        let mut schedd = ClassAd::new();
+        schedd.insert("MyType", Expr::lit("Scheduler"));
+        schedd.insert("Name", Expr::lit(name.as_str()));
+        schedd.insert(
+            "ScheddIpAddr",
+            Expr::lit(self.session.schedd_address().as_str()),
+        );
+        schedd.insert("TotalRunningJobs", Expr::lit(totals[0]));
+        schedd.insert("TotalIdleJobs", Expr::lit(totals[1]));
+        schedd.insert("TotalHeldJobs", Expr::lit(totals[2]));
+        schedd.insert("TotalJobAds", Expr::lit(totals.iter().sum::<i64>()));
+        schedd.insert("NumUsers", Expr::lit(per_user.len() as i64));
+        common_daemon_attrs(&mut schedd, &host, self.started_at, t);
+        let submitters = per_user
+            .into_iter()
+            .map(|(user, [running, idle, held])| {
+                let mut ad = ClassAd::new();
+                ad.insert("MyType", Expr::lit("Submitter"));
+                ad.insert("Name", Expr::lit(user.as_str()));
+                ad.insert("ScheddName", Expr::lit(name.as_str()));
+                ad.insert("RunningJobs", Expr::lit(running));
+                ad.insert("IdleJobs", Expr::lit(idle));
+                ad.insert("HeldJobs", Expr::lit(held));
+                common_daemon_attrs(&mut ad, &host, self.started_at, t);
+                ad
+            })
+            .collect();
+        (schedd, submitters)
+    }
+}
+
+fn common_daemon_attrs(ad: &mut ClassAd, host: &str, started: i64, t: i64) {
+    ad.insert("Machine", Expr::lit(host));
+    ad.insert("DaemonStartTime", Expr::lit(started));
+    ad.insert("LastHeardFrom", Expr::lit(t));
+    ad.insert("MyCurrentTime", Expr::lit(t));
+    ad.insert("CondorVersion", Expr::lit(crate::version::CONDOR_VERSION));
+}
+
+fn run_usage(result: &starter::JobResult) -> Rusage {
+    Rusage {
+        user_secs: result.usage.user_cpu as i64,
+        sys_secs: result.usage.sys_cpu as i64,
+    }
+}
+
+/// The execute event: the startd's address, the slot, the scratch directory and the slot's
+/// resources.
+fn execute_event(slot_ad: &ClassAd, slot: &str, job: &RunningJob) -> Execute {
+    let mut props = ClassAd::new();
+    props.insert(
+        "CondorScratchDir",
+        Expr::lit(job.scratch_dir.to_string_lossy().as_ref()),
+    );
+    for attr in ["Cpus", "Disk", "Memory", "GPUs"] {
+        if let Some(e) = slot_ad.lookup(attr) {
+            if !matches!(slot_ad.eval_attr(attr), Value::Undefined) {
+                props.insert(attr, e.clone());
+            }
+        }
+    }
+    let host = lookup_str(slot_ad, "Machine")
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    Execute {
+        execute_host: format!("<127.0.0.1:0?addrs=127.0.0.1-0&alias={host}&noUDP&sock=startd>"),
+        slot_name: Some(slot.to_owned()),
+        props,
+    }
+}

@@ -1,0 +1,99 @@
+//! `condor_master`: starts the pool's one daemon process ([`crate::daemon`]).
+//!
+//! As HTCondor's master: it detaches into the background unless `-f` (foreground) is given,
+//! `-t` also copies its log to stderr (accepted; the log file is always written), and `-b`
+//! asks for the background explicitly. A second master for the same `LOCAL_DIR` refuses to
+//! start, naming the one that runs.
+
+use std::io::Write;
+
+use clap::{Arg, ArgAction, Command};
+
+use super::Tool;
+use crate::cli::args::{ArgSpec, Prefix, Unknown};
+use crate::cli::Invocation;
+use crate::daemon::{run_master, DaemonError, MasterOptions};
+use crate::error::CommandError;
+
+pub const TOOL: Tool = Tool {
+    name: "condor_master",
+    clap: command,
+    args: ArgSpec {
+        prefixes: PREFIXES,
+        unknown: Unknown::Error,
+    },
+    usage_status: 1,
+    run,
+};
+
+const PREFIXES: &[Prefix] = &[
+    Prefix::exact("f"),
+    Prefix::exact("t"),
+    Prefix::exact("b"),
+    Prefix::min("version", 1),
+    Prefix::min("help", 1),
+];
+
+fn command() -> Command {
+    Command::new("condor_master")
+        .about("Run the pool: the schedd, the negotiator and the startd in one process")
+        .after_help(
+            "The master detaches into the background unless -f is given. One master runs per \
+             LOCAL_DIR; condor_off -master stops it, condor_restart restarts it.",
+        )
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .arg(
+            Arg::new("help")
+                .long("help")
+                .action(ArgAction::Help)
+                .help("Print this help"),
+        )
+        .arg(
+            Arg::new("f")
+                .long("f")
+                .action(ArgAction::SetTrue)
+                .help("Run in the foreground"),
+        )
+        .arg(
+            Arg::new("b")
+                .long("b")
+                .action(ArgAction::SetTrue)
+                .help("Run in the background (the default)"),
+        )
+        .arg(
+            Arg::new("t")
+                .long("t")
+                .action(ArgAction::SetTrue)
+                .help("Also log to the terminal (implies nothing else)"),
+        )
+        .arg(
+            Arg::new("version")
+                .long("version")
+                .action(ArgAction::SetTrue)
+                .help("Print the version"),
+        )
+}
+
+fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
+    if inv.matches.get_flag("version") {
+        writeln!(out, "{}", crate::version::CONDOR_VERSION)?;
+        writeln!(out, "{}", crate::version::CONDOR_PLATFORM)?;
+        return Ok(());
+    }
+    let options = MasterOptions {
+        foreground: inv.matches.get_flag("f") && !inv.matches.get_flag("b"),
+    };
+    out.flush()?;
+    match run_master(options) {
+        Ok(()) => Ok(()),
+        Err(DaemonError::Lock(e)) => {
+            writeln!(err, "ERROR: {e}")?;
+            Err(CommandError::Exit(1))
+        }
+        Err(e) => {
+            writeln!(err, "ERROR: {e}")?;
+            Err(CommandError::Exit(1))
+        }
+    }
+}

@@ -1,0 +1,531 @@
+//! The personal pool end to end: `condor_master` running real jobs on a temporary pool, the
+//! daemon commands, recovery after the master is killed, and `condor_run`.
+//!
+//! Every wait is on a condition with a deadline; every test stops its master (and so its
+//! jobs) when it ends, passing or failing.
+
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use condorlite::eventlog::{read_events, EventBody, ExitStatus};
+
+use crate::common::TestEnvironment;
+
+/// How long any condition may take before the test fails.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Waits until `cond` holds, or fails the test with `what`.
+pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    while !cond() {
+        if start.elapsed() > DEADLINE {
+            panic!("timed out waiting for {what}");
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// A master running in the foreground for one test; stopped (and its jobs with it) when
+/// dropped.
+pub struct Master {
+    child: Option<Child>,
+}
+
+impl Master {
+    pub fn start(env: &TestEnvironment) -> Master {
+        let child = env
+            .command("condor_master")
+            .arg("-f")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("condor_master starts");
+        let socket = env.local_dir().join("run").join("condor_master.sock");
+        let master = Master { child: Some(child) };
+        wait_for("the master's socket", || {
+            std::os::unix::net::UnixStream::connect(&socket).is_ok()
+        });
+        master
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.as_ref().map_or(0, |c| c.id() as i32)
+    }
+
+    /// Kills the master with SIGKILL (its jobs keep running) and reaps it.
+    pub fn kill(mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Stops the master with SIGTERM and waits for it to exit.
+    pub fn stop(mut self) -> Option<i32> {
+        self.terminate()
+    }
+
+    fn terminate(&mut self) -> Option<i32> {
+        let mut c = self.child.take()?;
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(c.id() as i32),
+            nix::sys::signal::Signal::SIGTERM,
+        );
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(status)) = c.try_wait() {
+                return status.code();
+            }
+            if start.elapsed() > DEADLINE {
+                let _ = c.kill();
+                let _ = c.wait();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Master {
+    fn drop(&mut self) {
+        self.terminate();
+    }
+}
+
+/// The number of jobs `condor_q` lists with a constraint.
+fn count(env: &TestEnvironment, constraint: &str) -> usize {
+    let out = env.run(
+        "condor_q",
+        ["-allusers", "-constraint", constraint, "-af", "ClusterId"],
+    );
+    assert_eq!(out.status, Some(0), "{out}");
+    out.stdout.lines().count()
+}
+
+fn history_attr(env: &TestEnvironment, job: &str, attr: &str) -> String {
+    let out = env.run("condor_history", [job, "-af", attr]);
+    assert_eq!(out.status, Some(0), "{out}");
+    out.stdout.trim().to_owned()
+}
+
+/// Processes whose environment puts them in this pool's execute directory.
+fn job_processes(env: &TestEnvironment) -> Vec<i32> {
+    let execute = env.local_dir().join("execute");
+    let marker = format!("_CONDOR_SCRATCH_DIR={}", execute.display());
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let is_zombie = std::fs::read_to_string(entry.path().join("stat"))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(true);
+        if !is_zombie
+            && environ
+                .split(|&b| b == 0)
+                .any(|v| v.starts_with(marker.as_bytes()))
+        {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+fn submit(env: &TestEnvironment, text: &str) -> String {
+    let file = env.write_file("job.sub", text);
+    let out = env.run("condor_submit", ["-terse", file.to_str().unwrap()]);
+    assert_eq!(out.status, Some(0), "{out}");
+    out.stdout.split('.').next().unwrap().trim().to_owned()
+}
+
+fn script(env: &TestEnvironment, name: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = env.write_file(name, body);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_hundred_jobs_complete_with_their_exit_codes_outputs_and_logs() {
+    let env = TestEnvironment::new();
+    script(
+        &env,
+        "job.sh",
+        "#!/bin/sh\necho \"out $1\"\necho \"err $1\" >&2\necho $1 > made.$1\nexit $(( $1 % 4 ))\n",
+    );
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = job.sh\narguments = $(Process)\noutput = out.$(Process)\n\
+         error = err.$(Process)\nlog = jobs.log\nqueue 100\n",
+    );
+    wait_for("100 jobs to leave the queue", || count(&env, "true") == 0);
+    let work = env.work_dir();
+    for p in 0..100 {
+        let id = format!("{cluster}.{p}");
+        assert_eq!(
+            history_attr(&env, &id, "ExitCode"),
+            (p % 4).to_string(),
+            "{id}"
+        );
+        assert_eq!(history_attr(&env, &id, "JobStatus"), "4", "{id}");
+        let read = |f: &str| std::fs::read_to_string(work.join(f)).unwrap_or_default();
+        assert_eq!(read(&format!("out.{p}")), format!("out {p}\n"));
+        assert_eq!(read(&format!("err.{p}")), format!("err {p}\n"));
+        assert_eq!(read(&format!("made.{p}")), format!("{p}\n"));
+    }
+    let events = read_events(work.join("jobs.log")).unwrap();
+    for p in 0..100 {
+        let mine: Vec<_> = events.iter().filter(|e| e.proc == p).collect();
+        let codes: Vec<i32> = mine.iter().map(|e| e.number() as i32).collect();
+        assert_eq!(codes.first(), Some(&0), "proc {p}: {codes:?}");
+        assert!(
+            codes.contains(&1),
+            "proc {p} has an execute event: {codes:?}"
+        );
+        let Some(EventBody::JobTerminated(t)) = mine.last().map(|e| &e.body) else {
+            panic!("proc {p} ends with a terminated event: {codes:?}");
+        };
+        assert_eq!(t.exit, ExitStatus::Code(p % 4));
+    }
+    assert_eq!(master.stop(), Some(0));
+    assert!(job_processes(&env).is_empty());
+}
+
+#[test]
+fn condor_rm_kills_a_running_job() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /bin/sh\narguments = \"-c 'sleep 300 & sleep 300'\"\nlog = rm.log\nqueue\n",
+    );
+    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    wait_for("its processes", || job_processes(&env).len() >= 2);
+    let out = env.run("condor_rm", [&cluster]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert_eq!(
+        out.stdout,
+        format!("All jobs in cluster {cluster} have been marked for removal\n")
+    );
+    wait_for("the job's processes to go", || {
+        job_processes(&env).is_empty()
+    });
+    wait_for("the job to leave the queue", || count(&env, "true") == 0);
+    assert_eq!(
+        history_attr(&env, &format!("{cluster}.0"), "JobStatus"),
+        "3"
+    );
+    let events = read_events(env.work_dir().join("rm.log")).unwrap();
+    let codes: Vec<i32> = events.iter().map(|e| e.number() as i32).collect();
+    assert_eq!(codes.first(), Some(&0));
+    assert_eq!(codes.last(), Some(&9), "{codes:?}");
+    drop(master);
+}
+
+#[test]
+fn a_held_running_job_stops_and_runs_again_when_released() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /bin/sleep\narguments = 300\nlog = hold.log\nqueue\n",
+    );
+    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    let out = env.run("condor_hold", [&cluster]);
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the job's process to go", || job_processes(&env).is_empty());
+    assert_eq!(count(&env, "JobStatus == 5"), 1);
+    let out = env.run("condor_release", [&cluster]);
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the job to run again", || {
+        count(&env, "JobStatus == 2 && NumJobStarts == 2") == 1
+    });
+    drop(master);
+    assert!(job_processes(&env).is_empty());
+}
+
+#[test]
+fn exit_policies_retry_and_hold() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let retried = submit(
+        &env,
+        "executable = /bin/sh\narguments = \"-c 'exit 3'\"\nmax_retries = 2\nlog = p.log\nqueue\n",
+    );
+    let held = submit(
+        &env,
+        "executable = /bin/sh\narguments = \"-c 'exit 5'\"\non_exit_hold = ExitCode == 5\nlog = p.log\nqueue\n",
+    );
+    wait_for("the retried job to finish", || {
+        count(&env, &format!("ClusterId == {retried}")) == 0
+    });
+    let id = format!("{retried}.0");
+    assert_eq!(history_attr(&env, &id, "NumJobCompletions"), "3");
+    assert_eq!(history_attr(&env, &id, "ExitCode"), "3");
+    wait_for("the other job to be held", || {
+        count(&env, &format!("ClusterId == {held} && JobStatus == 5")) == 1
+    });
+    let out = env.run("condor_q", [&held, "-af", "HoldReasonCode", "HoldReason"]);
+    assert!(out.stdout.starts_with("3 "), "{out}");
+    drop(master);
+}
+
+#[test]
+fn a_master_killed_with_running_jobs_loses_none() {
+    let mut env = TestEnvironment::new();
+    env.set_env("_CONDOR_NUM_CPUS", "20");
+    let master = Master::start(&env);
+    script(
+        &env,
+        "slow.sh",
+        "#!/bin/sh\nwhile [ ! -e release ]; do sleep 0.05; done\necho run >> runs.$1\n",
+    );
+    let cluster = submit(
+        &env,
+        "executable = slow.sh\narguments = $(Process)\nlog = k.log\nqueue 20\n",
+    );
+    wait_for("20 running jobs", || count(&env, "JobStatus == 2") == 20);
+    wait_for("their processes", || job_processes(&env).len() >= 20);
+    master.kill();
+    assert!(
+        !job_processes(&env).is_empty(),
+        "the jobs outlive a killed master"
+    );
+    let master = Master::start(&env);
+    // The restarted master kills what the dead one started and runs every job again.
+    std::fs::write(env.work_dir().join("release"), "").unwrap();
+    wait_for("every job to finish", || count(&env, "true") == 0);
+    for p in 0..20 {
+        let id = format!("{cluster}.{p}");
+        assert_eq!(history_attr(&env, &id, "JobStatus"), "4", "{id}");
+        assert_eq!(history_attr(&env, &id, "NumJobStarts"), "2", "{id}");
+        let runs = std::fs::read_to_string(env.work_dir().join(format!("runs.{p}"))).unwrap();
+        assert_eq!(runs, "run\n", "job {id} finished exactly once");
+    }
+    assert_eq!(master.stop(), Some(0));
+    assert!(job_processes(&env).is_empty());
+}
+
+#[test]
+fn one_master_per_pool() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let out = env.run("condor_master", ["-f"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr.contains(&format!(
+            "a condor_master (pid {}) is already running",
+            master.pid()
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_master_detaches_by_default() {
+    let env = TestEnvironment::new();
+    let out = env.run("condor_master", Vec::<&str>::new());
+    assert_eq!(out.status, Some(0), "{out}");
+    let pid_file = env.local_dir().join("run").join("condor_master.pid");
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let out = env.run("condor_off", ["-master"]);
+    assert_eq!(
+        out.stdout, "Sent \"Kill-Daemon\" command for \"master\" to local master\n",
+        "{out}"
+    );
+    wait_for("the master to exit", || {
+        !Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z')
+                })
+                .unwrap_or(true)
+    });
+}
+
+#[test]
+fn daemon_commands_say_what_htcondor_says() {
+    let env = TestEnvironment::new();
+    let out = env.run("condor_reschedule", Vec::<&str>::new());
+    assert_eq!(
+        out.to_string(),
+        "------- stderr -------\nCan't find address for local schedd\n\
+         Perhaps you need to query another pool.\n[exit status: 1]"
+    );
+    let master = Master::start(&env);
+    for (tool, args, said) in [
+        (
+            "condor_reschedule",
+            vec![],
+            "Sent \"Reschedule\" command to local schedd\n",
+        ),
+        (
+            "condor_reconfig",
+            vec![],
+            "Sent \"Reconfig\" command to local master\n",
+        ),
+        (
+            "condor_off",
+            vec![],
+            "Sent \"Kill-All-Daemons\" command to local master\n",
+        ),
+        (
+            "condor_on",
+            vec![],
+            "Sent \"Spawn-All-Daemons\" command to local master\n",
+        ),
+        (
+            "condor_off",
+            vec!["-schedd", "-peaceful"],
+            "Sent \"Kill-Daemon-Peacefully\" command for \"schedd\" to local master\n",
+        ),
+        (
+            "condor_on",
+            vec!["-schedd"],
+            "Sent \"Spawn-Daemon\" command for \"schedd\" to local master\n",
+        ),
+    ] {
+        let out = env.run(tool, &args);
+        assert_eq!(
+            out.to_string(),
+            format!("{said}[exit status: 0]"),
+            "{tool} {args:?}"
+        );
+    }
+    let out = env.run("condor_off", ["otherhost.example.com"]);
+    assert_eq!(
+        out.to_string(),
+        "------- stderr -------\nCan't find address for otherhost.example.com\n\
+         Perhaps you need to query another pool.\n[exit status: 1]"
+    );
+    drop(master);
+}
+
+#[test]
+fn condor_run_without_a_master_runs_the_pool_itself() {
+    let env = TestEnvironment::new();
+    let out = env.run("condor_run", ["echo hello; echo oops >&2; exit 3"]);
+    assert_eq!(out.stdout, "hello\n", "{out}");
+    assert_eq!(out.stderr, "oops\n", "{out}");
+    assert_eq!(out.status, Some(3), "{out}");
+    let leftovers: Vec<_> = std::fs::read_dir(env.work_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn condor_run_uses_a_running_master() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let out = env.run("condor_run", ["echo", "$((6*7))"]);
+    assert_eq!(out.to_string(), "42\n[exit status: 0]");
+    drop(master);
+}
+
+/// Whether HTCondor's Python bindings (the reference, `pip install htcondor==24.0.24`) can
+/// be used. `.ci/run` installs them and sets `CONDORLITE_REFERENCE=required`, so that CI
+/// never skips what needs them.
+fn reference_available() -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", "import htcondor"])
+        .env("CONDOR_CONFIG", "/dev/null")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok && std::env::var("CONDORLITE_REFERENCE").as_deref() == Ok("required") {
+        panic!("the reference library (python3 -m pip install htcondor==24.0.24) is required");
+    }
+    ok
+}
+
+/// HTCondor's own reader over a log the master wrote: every event, with its type, job and
+/// (for terminations) its return value, one line each.
+const READ_WITH_REFERENCE: &str = r#"
+import sys, htcondor
+for e in htcondor.JobEventLog(sys.argv[1]).events(stop_after=0):
+    rv = e["ReturnValue"] if "ReturnValue" in e else ""
+    print(int(e.type), e.cluster, e.proc, rv)
+"#;
+
+#[test]
+fn the_reference_reads_every_event_the_master_writes() {
+    if !reference_available() {
+        eprintln!("skipped: python3 with htcondor is not installed");
+        return;
+    }
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /bin/sh\narguments = \"-c 'exit $(Process)'\"\nlog = ref.log\nqueue 3\n",
+    );
+    let held = submit(
+        &env,
+        "executable = /bin/sleep\narguments = 300\nlog = ref.log\nqueue\n",
+    );
+    wait_for("the first cluster to finish", || {
+        count(&env, &format!("ClusterId == {cluster}")) == 0
+    });
+    wait_for("the sleeper to run", || count(&env, "JobStatus == 2") == 1);
+    assert_eq!(env.run("condor_hold", [&held]).status, Some(0));
+    assert_eq!(env.run("condor_rm", [&held]).status, Some(0));
+    wait_for("the queue to empty", || count(&env, "true") == 0);
+    drop(master);
+    let log = env.work_dir().join("ref.log");
+    let ours: Vec<String> = read_events(&log)
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let rv = match &e.body {
+                EventBody::JobTerminated(t) => match t.exit {
+                    ExitStatus::Code(c) => c.to_string(),
+                    ExitStatus::Signal(_) => String::new(),
+                },
+                _ => String::new(),
+            };
+            format!("{} {} {} {rv}", e.number(), e.cluster, e.proc)
+        })
+        .collect();
+    let out = std::process::Command::new("python3")
+        .args(["-c", READ_WITH_REFERENCE, log.to_str().unwrap()])
+        .env("CONDOR_CONFIG", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(ours, theirs);
+    let types: Vec<&str> = ours.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    for t in ["0", "1", "5", "6", "12", "9"] {
+        assert!(types.contains(&t), "event {t} in {types:?}");
+    }
+}
