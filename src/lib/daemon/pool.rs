@@ -573,11 +573,11 @@ impl Pool {
     fn step(&mut self) -> Result<(), DaemonError> {
         let t = now();
         self.session.now = t;
-        // What the messages changed is committed before the queue is read again.
-        self.commit()?;
         let version = self.queue.data_version()?;
         if version != self.data_version {
             self.data_version = version;
+            // What the messages changed is committed before the queue is read again.
+            self.commit()?;
             self.queue_changed()?;
         }
         let instant = Instant::now();

@@ -189,11 +189,9 @@ impl Startd {
         ad.insert("DetectedMemory", Expr::lit(self.machine.detected_memory));
     }
 
-    /// Slot `i`'s ad, without the attributes that come from other slots (the partitionable
-    /// slot's `Child*` lists and `STARTD_SLOT_ATTRS`).
-    pub(super) fn base_ad(&self, i: usize) -> ClassAd {
-        let s = &self.slots[i];
-        let now = self.now;
+    /// What a slot's ad holds that changes only with the configuration or its resources
+    /// (cached by [`super::StaticAds`]).
+    fn static_part(&self, s: &Slot) -> ClassAd {
         let mut ad = ClassAd::new();
 
         // Static: what changes only on reconfiguration.
@@ -250,6 +248,17 @@ impl Startd {
                 ad.insert(&format!("Consumption{asset}"), e.clone());
             }
         }
+        ad
+    }
+
+    /// Slot `i`'s ad, without the attributes that come from other slots (the partitionable
+    /// slot's `Child*` lists and `STARTD_SLOT_ATTRS`).
+    pub(super) fn base_ad(&self, i: usize) -> ClassAd {
+        let s = &self.slots[i];
+        let now = self.now;
+        let mut ad = self
+            .static_ads
+            .get_or_build(&s.name, || self.static_part(s));
 
         // Dynamic: what changes with time, load and claims.
         ad.insert("MyCurrentTime", Expr::lit(now));
@@ -370,8 +379,12 @@ impl Startd {
     /// Slot `i`'s ad as the policy evaluates it: the published attributes over the
     /// configuration's expressions.
     pub(super) fn internal_ad(&self, i: usize) -> ClassAd {
-        let mut ad = self.slots[i].policy.clone();
-        ad.update(&self.base_ad(i));
+        let mut ad = self.base_ad(i);
+        for (name, e) in self.slots[i].policy.iter() {
+            if ad.lookup(name).is_none() {
+                ad.insert(name, e.clone());
+            }
+        }
         ad
     }
 

@@ -93,7 +93,7 @@ pub fn apply_proto(env: &mut Vec<(String, String)>, proto: &str, assigned: &str)
         };
         let pattern = &body[..mid];
         let repl = &body[mid + sep.len_utf8()..end];
-        let re = match regex::Regex::new(pattern) {
+        let re = match compiled(pattern) {
             Ok(re) => re,
             Err(e) => return Some(format!("{name}: bad pattern {pattern:?}: {e}")),
         };
@@ -122,6 +122,22 @@ pub fn apply_proto(env: &mut Vec<(String, String)>, proto: &str, assigned: &str)
         rest = &body[end + sep.len_utf8()..];
         rest = rest.strip_prefix(',').unwrap_or(rest);
     }
+}
+
+/// A pattern compiled once per thread: the same few patterns come with every job.
+fn compiled(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    thread_local! {
+        static CACHE: std::cell::RefCell<std::collections::HashMap<String, regex::Regex>> =
+            Default::default();
+    }
+    CACHE.with(|c| {
+        if let Some(re) = c.borrow().get(pattern) {
+            return Ok(re.clone());
+        }
+        let re = regex::Regex::new(pattern)?;
+        c.borrow_mut().insert(pattern.to_owned(), re.clone());
+        Ok(re)
+    })
 }
 
 #[cfg(test)]
