@@ -826,14 +826,11 @@ impl Pool {
         if self.idle.jobs.is_empty() {
             return Ok(());
         }
-        self.startd.refresh(t);
-        let slots = self.startd.slot_ads();
-        let unclaimed = slots
-            .iter()
-            .any(|s| lookup_str(s, "State").is_some_and(|st| st.eq_ignore_ascii_case("Unclaimed")));
-        if !unclaimed {
+        if !self.startd.has_free_resources() {
             return Ok(());
         }
+        self.startd.refresh(t);
+        let slots = self.startd.slot_ads();
         let jobs: Vec<IdleJob> = self.idle.jobs.values().cloned().collect();
         let input = CycleInput {
             jobs: &jobs,

@@ -18,8 +18,21 @@ use crate::classad::{ClassAd, Expr, Value};
 /// `INT_MAX`, HTCondor's `TimeToLive` of a startd that does not plan to exit.
 const FOREVER: i64 = 2147483647;
 
-fn expr(text: &str) -> Expr {
-    parse_old_expr(text).unwrap_or(Expr::Lit(Value::Error))
+pub(super) fn expr(text: &str) -> Expr {
+    // The same few texts come with every ad the startd builds: each is parsed once per
+    // thread.
+    thread_local! {
+        static PARSED: std::cell::RefCell<std::collections::HashMap<String, Expr>> =
+            Default::default();
+    }
+    PARSED.with(|p| {
+        if let Some(e) = p.borrow().get(text) {
+            return e.clone();
+        }
+        let e = parse_old_expr(text).unwrap_or(Expr::Lit(Value::Error));
+        p.borrow_mut().insert(text.to_owned(), e.clone());
+        e
+    })
 }
 
 /// `rint(x * 100) / 100`.

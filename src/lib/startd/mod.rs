@@ -1404,10 +1404,8 @@ impl Startd {
             ad.insert("WithinResourceLimits", self.within_resource_limits(s));
             "START && (WithinResourceLimits)"
         };
-        match parse_old_expr(req) {
-            Ok(e) => ad.eval_expr(&e, Some(job)).as_bool_equiv() == Some(true),
-            Err(_) => false,
-        }
+        let e = ads::expr(req);
+        ad.eval_expr(&e, Some(job)).as_bool_equiv() == Some(true)
     }
 
     /// `CLAIM_WORKLIFE` for the claim on slot `i`: expired once a job has run and the claim
