@@ -23,7 +23,7 @@ _condor_hold() {
 
     case "${cmd}" in
         condor_hold)
-            opts="--debug --long --totals --constraint --all --hold --held --reason --subcode --forcex --version --help"
+            opts="--debug --long --totals --constraint --all --hold --held --reason --subcode --forcex --name --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -38,6 +38,10 @@ _condor_hold() {
                     return 0
                     ;;
                 --subcode)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

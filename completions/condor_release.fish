@@ -1,6 +1,7 @@
 complete -c condor_release -l constraint -d 'Act on all jobs matching the boolean expression' -r
 complete -c condor_release -l reason -d 'Use the given ReleaseReason' -r
 complete -c condor_release -l subcode -d 'Set HoldReasonSubCode (condor_hold)' -r
+complete -c condor_release -l name -d 'Connect to the given schedd (only the local schedd exists)' -r
 complete -c condor_release -l debug -d 'Display debugging information while running'
 complete -c condor_release -l long -d 'Display the full result ad'
 complete -c condor_release -l totals -d 'Display success/failure totals'

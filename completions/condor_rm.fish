@@ -1,6 +1,7 @@
 complete -c condor_rm -l constraint -d 'Act on all jobs matching the boolean expression' -r
 complete -c condor_rm -l reason -d 'Use the given RemoveReason' -r
 complete -c condor_rm -l subcode -d 'Set HoldReasonSubCode (condor_hold)' -r
+complete -c condor_rm -l name -d 'Connect to the given schedd (only the local schedd exists)' -r
 complete -c condor_rm -l debug -d 'Display debugging information while running'
 complete -c condor_rm -l long -d 'Display the full result ad'
 complete -c condor_rm -l totals -d 'Display success/failure totals'

@@ -182,6 +182,62 @@ fn usage_errors() {
     );
 }
 
+/// `-name`: the local schedd by its name; any other name fails as HTCondor's tools fail with
+/// no such schedd in the pool, before acting on anything (dask-jobqueue's
+/// `test_extra_args_broken_cancel` relies on a `condor_rm -name wrong.docker` failing and
+/// leaving the job).
+#[test]
+fn the_schedd_is_named_with_name() {
+    let mut env = jobs();
+    check(
+        &env,
+        "condor_rm",
+        &["-name", "wrong.docker", "1.0"],
+        "------- stderr -------\nError: cannot get address of schedd wrong.docker\n\
+         [exit status: 1]",
+    );
+    check(
+        &env,
+        "condor_hold",
+        &["1", "-name", "other@example.com"],
+        "------- stderr -------\nError: cannot get address of schedd example.com\n\
+         [exit status: 1]",
+    );
+    assert_eq!(
+        af(&env, &["-af", "ProcId", "JobStatus"]),
+        "0 1\n1 1\n2 1\n0 1\n"
+    );
+    // Nothing to act on is reported first, as rm.cpp looks the schedd up after the arguments.
+    let out = env.run("condor_rm", ["-name", "wrong.docker"]);
+    assert!(
+        out.stderr.starts_with("You did not specify any jobs\n"),
+        "{out}"
+    );
+    // The local schedd, by its name or (-n) abbreviated; the last -name counts.
+    check(
+        &env,
+        "condor_hold",
+        &["-n", "wrong.docker", "-name", "submit@example.com", "1.0"],
+        "Job 1.0 held\n[exit status: 0]",
+    );
+    check(
+        &env,
+        "condor_rm",
+        &["-name", "SUBMIT@example.com", "1.1"],
+        "Job 1.1 marked for removal\n[exit status: 0]",
+    );
+    // A host name that does not resolve (no DNS, no DEFAULT_DOMAIN_NAME) stops the tool
+    // where -name is read.
+    env.set_env("_CONDOR_NO_DNS", "true");
+    check(
+        &env,
+        "condor_release",
+        &["-name", "nosuchhost", "1.0"],
+        "------- stderr -------\ncondor_release: unknown host nosuchhost\n[exit status: 1]",
+    );
+    assert_eq!(af(&env, &["-af", "ProcId", "JobStatus"]), "0 5\n2 1\n0 1\n");
+}
+
 #[test]
 fn totals_and_long_results() {
     let env = jobs();

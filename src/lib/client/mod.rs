@@ -49,6 +49,17 @@ pub enum ClientError {
     NoUser,
 }
 
+/// Where a schedd named with `-name` is (see [`Session::locate_schedd`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScheddLocation {
+    /// The local schedd.
+    Local,
+    /// The name's host part does not resolve (`<tool>: unknown host <host>`).
+    UnknownHost(String),
+    /// No such schedd in this pool (`Error: cannot get address of schedd <host>`).
+    NotFound(String),
+}
+
 /// One tool's view of the local schedd.
 #[derive(Debug)]
 pub struct Session {
@@ -160,6 +171,37 @@ impl Session {
         }
     }
 
+    /// Whether `name` (a `-name` argument) names this schedd: its name, the host's full or
+    /// short name, or `localhost` (so that the local schedd is found without DNS), as HTCondor
+    /// finds a schedd by `get_daemon_name` and then its ad in the collector.
+    pub fn is_local_schedd(&self, name: &str) -> bool {
+        let schedd = self.schedd_name();
+        let host = self.full_hostname();
+        let short = host.split('.').next().unwrap_or(&host).to_owned();
+        let name = name.trim();
+        [schedd.as_str(), host.as_str(), short.as_str(), "localhost"]
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+            || name
+                .rsplit_once('@')
+                .is_some_and(|(_, h)| h.eq_ignore_ascii_case(&host) && name == schedd)
+    }
+
+    /// Finds the schedd a tool's `-name` asks for. There is one schedd, this one: any other
+    /// name is a host that cannot be resolved (`get_daemon_name` fails) or a schedd the pool
+    /// does not have (the collector query finds no ad).
+    pub fn locate_schedd(&self, name: &str) -> ScheddLocation {
+        if self.is_local_schedd(name) {
+            return ScheddLocation::Local;
+        }
+        let host = name.rsplit('@').next().unwrap_or(name).to_owned();
+        match daemon_name(name, &self.config) {
+            None => ScheddLocation::UnknownHost(host),
+            Some(full) if full.eq_ignore_ascii_case(&self.schedd_name()) => ScheddLocation::Local,
+            Some(_) => ScheddLocation::NotFound(host),
+        }
+    }
+
     /// The schedd's address as `condor_q` shows it (`summarize_sinful_for_display`).
     pub fn schedd_address(&self) -> String {
         let port = self
@@ -178,6 +220,58 @@ pub fn os_user() -> Option<String> {
         .ok()
         .flatten()
         .map(|u| u.name)
+}
+
+/// `get_daemon_name`: a name with `@` or `.` as it is, else the host's full name (from DNS, or
+/// with `DEFAULT_DOMAIN_NAME`); `None` when it has none.
+pub fn daemon_name(name: &str, config: &Config) -> Option<String> {
+    if name.contains('@') || name.contains('.') {
+        return Some(name.to_owned());
+    }
+    let no_dns = config.bool("NO_DNS").ok().flatten().unwrap_or(false);
+    if !no_dns {
+        if let Some(fqdn) = canonical_name(name).filter(|n| n.contains('.')) {
+            return Some(fqdn);
+        }
+    }
+    let domain = config
+        .string("DEFAULT_DOMAIN_NAME")
+        .ok()
+        .flatten()
+        .filter(|d| !d.is_empty())?;
+    let mut fqdn = name.to_owned();
+    if !fqdn.ends_with('.') {
+        fqdn.push('.');
+    }
+    fqdn.push_str(&domain);
+    Some(fqdn)
+}
+
+/// The canonical name `getaddrinfo` gives a host name.
+fn canonical_name(host: &str) -> Option<String> {
+    use nix::libc;
+    let c_host = std::ffi::CString::new(host).ok()?;
+    // SAFETY: a zeroed addrinfo is a valid "no hints" value; we set only the flags.
+    let mut hints: libc::addrinfo = unsafe { std::mem::zeroed() };
+    hints.ai_flags = libc::AI_CANONNAME;
+    let mut res: *mut libc::addrinfo = std::ptr::null_mut();
+    // SAFETY: the strings are NUL-terminated, and `res` receives a list we free below.
+    let rc = unsafe { libc::getaddrinfo(c_host.as_ptr(), std::ptr::null(), &hints, &mut res) };
+    if rc != 0 || res.is_null() {
+        return None;
+    }
+    // SAFETY: getaddrinfo succeeded, so `res` points at a valid list until freed.
+    let name = unsafe {
+        let canon = (*res).ai_canonname;
+        let name = (!canon.is_null()).then(|| {
+            std::ffi::CStr::from_ptr(canon)
+                .to_string_lossy()
+                .into_owned()
+        });
+        libc::freeaddrinfo(res);
+        name
+    };
+    name
 }
 
 fn system_now() -> i64 {

@@ -6,8 +6,11 @@
 //! (one request by constraint, one line: `All jobs in cluster 42 have been held`, or why
 //! nothing was done). `-held` limits any of them to held jobs. `-reason` replaces the
 //! default reason (`via condor_rm`, ...), `-subcode` sets `HoldReasonSubCode`, `-forcex`
-//! removes jobs already being removed, `-totals` and `-long` print the results. The exit
-//! status is 1 when anything failed.
+//! removes jobs already being removed, `-totals` and `-long` print the results. `-name`
+//! names the schedd: the local one (by its name or the host's), else the tool fails as
+//! HTCondor's does without acting (`unknown host X` when the name does not resolve, `Error:
+//! cannot get address of schedd X` when no such schedd is in the pool). The exit status is 1
+//! when anything failed.
 //!
 //! The schedd's side of the work is [`crate::client::actions`].
 
@@ -22,7 +25,7 @@ use crate::cli::Invocation;
 use crate::client::actions::{
     act_on_jobs, result_ad, Action, ActionError, ActionResult, Outcome, Request, Target,
 };
-use crate::client::Session;
+use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::queue::{JobId, JobIdError, JobIdSpec};
 
@@ -98,6 +101,7 @@ const PREFIXES_RM: &[Prefix] = &[
     Prefix::min("reason", 1),
     Prefix::min("subcode", 1),
     Prefix::min("forcex", 1),
+    Prefix::min("name", 1),
     Prefix::min("version", 1),
     Prefix::min("help", 1),
 ];
@@ -113,6 +117,7 @@ const PREFIXES_OTHER: &[Prefix] = &[
     Prefix::min("reason", 1),
     Prefix::min("subcode", 1),
     Prefix::min("forcex", 2),
+    Prefix::min("name", 1),
     Prefix::min("version", 1),
     Prefix::min("help", 1),
 ];
@@ -167,6 +172,13 @@ fn command(mode: Mode) -> Command {
             "forcex",
             "Force the immediate local removal of jobs in the X state (condor_rm)",
         ))
+        .arg(
+            Arg::new("name")
+                .long("name")
+                .value_name("SCHEDD")
+                .action(ArgAction::Append)
+                .help("Connect to the given schedd (only the local schedd exists)"),
+        )
         .arg(flag("version", "Display version information and exit"))
         .arg(
             Arg::new("help")
@@ -320,6 +332,7 @@ impl UserCluster {
 enum Event {
     Constraint(String),
     All,
+    Name(String),
     Word(String),
 }
 
@@ -366,10 +379,17 @@ fn run(
     for i in inv.occurrences("all") {
         events.push((i, Event::All));
     }
+    for (i, n) in inv.indexed::<String>("name") {
+        events.push((i, Event::Name(n)));
+    }
     for (i, w) in inv.indexed::<String>(WORDS) {
         events.push((i, Event::Word(w)));
     }
     events.sort_by_key(|(i, _)| *i);
+    // rm.cpp reads the configuration before its arguments.
+    let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
+    // The schedd of the last -name, when it is not this one.
+    let mut elsewhere: Option<String> = None;
 
     let mut had_error = false;
     let mut constraint = Constraint {
@@ -392,6 +412,13 @@ fn run(
                 }
                 constraint.add(&c, Kind::Simple);
             }
+            Event::Name(n) => match session.locate_schedd(&n) {
+                ScheddLocation::Local => elsewhere = None,
+                ScheddLocation::UnknownHost(host) => {
+                    return Err(fail(err, format!("{name}: unknown host {host}")));
+                }
+                ScheddLocation::NotFound(host) => elsewhere = Some(host),
+            },
             Event::All => {
                 if constraint.kind != Kind::None || user_cluster.kind != Kind::None {
                     return Err(fail(
@@ -461,9 +488,15 @@ fn run(
             Action::Hold => "via condor_hold".to_owned(),
         },
     };
+    if let Some(host) = elsewhere {
+        // No collector knows another schedd: the lookup by name fails, nothing is done.
+        return Err(fail(
+            err,
+            format!("Error: cannot get address of schedd {host}"),
+        ));
+    }
     let long = m.get_flag("long");
     let totals = m.get_flag("totals");
-    let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
     let mut queue = session
         .open_queue()
         .map_err(|e| CommandError::failed(1, e.to_string()))?;

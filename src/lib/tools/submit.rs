@@ -709,20 +709,6 @@ fn submit_host(config: &Config) -> String {
     format!("<127.0.0.1:{port}?addrs=127.0.0.1-{port}&noUDP&sock=schedd>")
 }
 
-/// Whether `name` names the local schedd (`get_daemon_name` then `locate()`).
-fn is_local_schedd(session: &Session, name: &str) -> bool {
-    let schedd = session.schedd_name();
-    let host = session.full_hostname();
-    let short = host.split('.').next().unwrap_or(&host).to_owned();
-    let name = name.trim();
-    [schedd.as_str(), host.as_str(), short.as_str(), "localhost"]
-        .iter()
-        .any(|n| n.eq_ignore_ascii_case(name))
-        || name
-            .rsplit_once('@')
-            .is_some_and(|(_, h)| h.eq_ignore_ascii_case(&host) && name == schedd)
-}
-
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
     let request = Request::from_invocation(inv)?;
     let session = session()?;
@@ -743,7 +729,7 @@ pub fn submit(
         CommandError::Exit(1)
     };
     if let Some(name) = &request.schedd {
-        if request.dry_run.is_none() && !is_local_schedd(session, name) {
+        if request.dry_run.is_none() && !session.is_local_schedd(name) {
             return Err(fail(
                 err,
                 &format!("\nERROR: Can't find address of schedd {name}\n"),

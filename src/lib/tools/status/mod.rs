@@ -670,7 +670,7 @@ impl Status {
                     i += 1;
                 }
                 Token::Word(w) if !w.starts_with('-') => {
-                    let name = match daemon_name(w, config) {
+                    let name = match crate::client::daemon_name(w, config) {
                         Some(n) => n,
                         None => {
                             let host = w.rsplit('@').next().unwrap_or(w);
@@ -714,58 +714,6 @@ impl Status {
         }
         req
     }
-}
-
-/// `get_daemon_name`: a name with `@` or `.` as it is, else the host's full name (from DNS, or
-/// with `DEFAULT_DOMAIN_NAME`); `None` when it has none.
-fn daemon_name(name: &str, config: &Config) -> Option<String> {
-    if name.contains('@') || name.contains('.') {
-        return Some(name.to_owned());
-    }
-    let no_dns = config.bool("NO_DNS").ok().flatten().unwrap_or(false);
-    if !no_dns {
-        if let Some(fqdn) = canonical_name(name).filter(|n| n.contains('.')) {
-            return Some(fqdn);
-        }
-    }
-    let domain = config
-        .string("DEFAULT_DOMAIN_NAME")
-        .ok()
-        .flatten()
-        .filter(|d| !d.is_empty())?;
-    let mut fqdn = name.to_owned();
-    if !fqdn.ends_with('.') {
-        fqdn.push('.');
-    }
-    fqdn.push_str(&domain);
-    Some(fqdn)
-}
-
-/// The canonical name `getaddrinfo` gives a host name.
-fn canonical_name(host: &str) -> Option<String> {
-    use nix::libc;
-    let c_host = std::ffi::CString::new(host).ok()?;
-    // SAFETY: a zeroed addrinfo is a valid "no hints" value; we set only the flags.
-    let mut hints: libc::addrinfo = unsafe { std::mem::zeroed() };
-    hints.ai_flags = libc::AI_CANONNAME;
-    let mut res: *mut libc::addrinfo = std::ptr::null_mut();
-    // SAFETY: the strings are NUL-terminated, and `res` receives a list we free below.
-    let rc = unsafe { libc::getaddrinfo(c_host.as_ptr(), std::ptr::null(), &hints, &mut res) };
-    if rc != 0 || res.is_null() {
-        return None;
-    }
-    // SAFETY: getaddrinfo succeeded, so `res` points at a valid list until freed.
-    let name = unsafe {
-        let canon = (*res).ai_canonname;
-        let name = (!canon.is_null()).then(|| {
-            std::ffi::CStr::from_ptr(canon)
-                .to_string_lossy()
-                .into_owned()
-        });
-        libc::freeaddrinfo(res);
-        name
-    };
-    name
 }
 
 /// The usage text; with `all` or `subsystem`, the subsystem types too.
