@@ -235,6 +235,34 @@ fn condor_rm_kills_a_running_job() {
     drop(master);
 }
 
+/// The abort event of a job removed while it runs gives the remove reason, as the shadow's
+/// does (`Job was aborted.` then `\t<RemoveReason>`), like the abort of an idle job that
+/// condor_rm logs itself. Found running dask-jobqueue's suite (its workers' logs).
+#[test]
+fn the_abort_of_a_running_job_gives_the_remove_reason() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /bin/sleep\narguments = 300\nlog = rm.log\nqueue\n",
+    );
+    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    let out = env.run(
+        "condor_rm",
+        ["-reason", "not needed", &format!("{cluster}.0")],
+    );
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the job to leave the queue", || count(&env, "true") == 0);
+    let reason = history_attr(&env, &format!("{cluster}.0"), "RemoveReason");
+    assert!(reason.starts_with("not needed"), "{reason}");
+    let events = read_events(env.work_dir().join("rm.log")).unwrap();
+    match &events.last().expect("events").body {
+        EventBody::JobAborted(abort) => assert_eq!(abort.reason.as_deref(), Some(&*reason)),
+        other => panic!("the last event is {other:?}"),
+    }
+    drop(master);
+}
+
 #[test]
 fn a_held_running_job_stops_and_runs_again_when_released() {
     let env = TestEnvironment::new();

@@ -629,12 +629,28 @@ impl Pool {
         self.reload_idle()?;
         let running: Vec<JobId> = self.running.keys().copied().collect();
         for id in running {
-            let status = self.queue.job(id)?.map(|j| j.status_code());
-            match status.and_then(JobStatus::from_code) {
-                None | Some(JobStatus::Removed) => self.stop_job(id, Stop::Remove, false),
-                Some(JobStatus::Held) => self.stop_job(id, Stop::Hold, false),
-                _ => {}
+            let job = self.queue.job(id)?;
+            let status = job.as_ref().map(|j| j.status_code());
+            let stop = match status.and_then(JobStatus::from_code) {
+                None | Some(JobStatus::Removed) => Stop::Remove,
+                Some(JobStatus::Held) => Stop::Hold,
+                _ => continue,
+            };
+            // The tool's reasons, for the events and the history.
+            if let (Some(job), Some(r)) = (job, self.running.get_mut(&id)) {
+                let ad = job.into_ad()?;
+                for attr in [
+                    "RemoveReason",
+                    "HoldReason",
+                    "HoldReasonCode",
+                    "HoldReasonSubCode",
+                ] {
+                    if let Some(e) = ad.lookup(attr) {
+                        r.ad.insert(attr, e.clone());
+                    }
+                }
             }
+            self.stop_job(id, stop, false);
         }
         self.negotiate_now = true;
         Ok(())
