@@ -39,12 +39,10 @@ pub enum AdKind {
     Negotiator,
     Master,
     Collector,
-    /// The accountant's records (what `condor_userprio` reads from the negotiator).
-    Accounting,
 }
 
 impl AdKind {
-    pub const ALL: [AdKind; 8] = [
+    pub const ALL: [AdKind; 7] = [
         AdKind::Slots,
         AdKind::Startd,
         AdKind::Schedd,
@@ -52,7 +50,6 @@ impl AdKind {
         AdKind::Negotiator,
         AdKind::Master,
         AdKind::Collector,
-        AdKind::Accounting,
     ];
 
     /// The word for it in a `QUERY` request.
@@ -65,7 +62,6 @@ impl AdKind {
             AdKind::Negotiator => "NEGOTIATOR",
             AdKind::Master => "MASTER",
             AdKind::Collector => "COLLECTOR",
-            AdKind::Accounting => "ACCOUNTING",
         }
     }
 

@@ -27,11 +27,10 @@ pub enum LockError {
     },
 }
 
-/// The held lock; dropping it releases the lock and removes the pid file.
+/// The held lock; dropping it releases the lock and empties the pid file.
 #[derive(Debug)]
 pub struct PidLock {
     file: Option<Flock<File>>,
-    path: PathBuf,
 }
 
 impl PidLock {
@@ -66,14 +65,26 @@ impl PidLock {
         file.set_len(0).map_err(io)?;
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         writeln!(file, "{}", std::process::id()).map_err(io)?;
-        Ok(PidLock {
-            file: Some(file),
-            path,
-        })
+        Ok(PidLock { file: Some(file) })
     }
+}
+
+impl Drop for PidLock {
+    fn drop(&mut self) {
+        // The file stays: removing it would let a waiting opener lock the removed file while
+        // another creates a new one, and two masters would run. Emptied, it names nobody.
+        if let Some(file) = self.file.take() {
+            let _ = file.set_len(0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     /// Whether some process holds the lock of the pool whose run directory is `run`.
-    pub fn is_held(run: &Path) -> bool {
+    fn is_held(run: &Path) -> bool {
         let Ok(file) = File::open(run.join(PID_FILE)) else {
             return false;
         };
@@ -83,55 +94,18 @@ impl PidLock {
         }
     }
 
-    /// The pid the running master wrote, when one runs.
-    pub fn running_pid(run: &Path) -> Option<i32> {
-        if !PidLock::is_held(run) {
-            return None;
-        }
-        std::fs::read_to_string(run.join(PID_FILE))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-    }
-
-    /// Rewrites the pid (after the master forked into the background).
-    pub fn rewrite_pid(&mut self) -> std::io::Result<()> {
-        if let Some(file) = self.file.as_mut() {
-            file.set_len(0)?;
-            file.seek(SeekFrom::Start(0))?;
-            writeln!(file, "{}", std::process::id())?;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for PidLock {
-    fn drop(&mut self) {
-        // Remove the file while still holding the lock, so nobody reads a half-gone state.
-        let _ = std::fs::remove_file(&self.path);
-        drop(self.file.take());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
     #[test]
     fn one_holder_at_a_time() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(!PidLock::is_held(dir.path()));
+        assert!(!is_held(dir.path()));
         let lock = PidLock::acquire(dir.path()).unwrap();
-        assert!(PidLock::is_held(dir.path()));
-        assert_eq!(
-            PidLock::running_pid(dir.path()),
-            Some(std::process::id() as i32)
-        );
+        assert!(is_held(dir.path()));
+        let pid = std::fs::read_to_string(dir.path().join(PID_FILE)).unwrap();
+        assert_eq!(pid.trim(), std::process::id().to_string());
         let again = PidLock::acquire(dir.path()).unwrap_err();
         assert!(again.to_string().contains("already running"), "{again}");
         drop(lock);
-        assert!(!PidLock::is_held(dir.path()));
+        assert!(!is_held(dir.path()));
         PidLock::acquire(dir.path()).unwrap();
     }
 }

@@ -131,12 +131,14 @@ fn start(config: &Config) -> Result<Started, DaemonError> {
 /// asked to restart.
 pub fn run_master(options: MasterOptions) -> Result<(), DaemonError> {
     let config = Config::load()?;
-    make_dirs(&config)?;
     let ready = if options.foreground {
         None
     } else {
         Some(detach()?)
     };
+    if let Err(e) = logging::init(&config) {
+        eprintln!("condor_master: cannot open the log: {e}");
+    }
     let started = match start(&config) {
         Ok(s) => s,
         Err(e) => {
@@ -147,9 +149,6 @@ pub fn run_master(options: MasterOptions) -> Result<(), DaemonError> {
             return Err(e);
         }
     };
-    if let Err(e) = logging::init(&config) {
-        eprintln!("condor_master: cannot open the log: {e}");
-    }
     tracing::info!(
         "******************************************************\n** condor_master (condorlite {}) STARTING UP\n** pid {}\n******************************************************",
         env!("CARGO_PKG_VERSION"),
@@ -158,14 +157,8 @@ pub fn run_master(options: MasterOptions) -> Result<(), DaemonError> {
     if let Err(e) = route_signals(started.tx.clone()) {
         tracing::error!("signals will not reach the master: {e}");
     }
-    let Started {
-        mut lock,
-        tx,
-        rx,
-        pool,
-    } = started;
+    let Started { lock, tx, rx, pool } = started;
     if let Some(fd) = ready {
-        let _ = lock.rewrite_pid();
         report(fd, "OK\n");
         quiet_stdio();
     }
@@ -186,8 +179,8 @@ pub fn run_master(options: MasterOptions) -> Result<(), DaemonError> {
 /// Forks into the background. The parent waits for the child's report and exits with it;
 /// the child returns the pipe to report on.
 fn detach() -> Result<OwnedFd, DaemonError> {
-    let (read, write) =
-        nix::unistd::pipe().map_err(|e| DaemonError::io(Path::new("pipe"), e.into()))?;
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| DaemonError::io(Path::new("pipe"), e.into()))?;
     // SAFETY: no other thread exists yet (the master forks before starting any), so the
     // child may run arbitrary code.
     match unsafe { nix::unistd::fork() } {
@@ -254,8 +247,8 @@ extern "C" fn on_signal(sig: libc::c_int) {
 /// across exec, so jobs start with every signal at its default.
 fn route_signals(tx: Sender<Msg>) -> Result<(), DaemonError> {
     use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let (read, write) =
-        nix::unistd::pipe().map_err(|e| DaemonError::io(Path::new("pipe"), e.into()))?;
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|e| DaemonError::io(Path::new("pipe"), e.into()))?;
     SIGNAL_PIPE.store(
         std::os::fd::IntoRawFd::into_raw_fd(write),
         std::sync::atomic::Ordering::Relaxed,
@@ -317,6 +310,11 @@ impl EmbeddedPool {
             tx,
             thread: Some(thread),
         }))
+    }
+
+    /// Whether the pool has stopped (a `condor_off` reached it, or it failed).
+    pub fn is_stopped(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
     }
 
     /// Stops the pool (running jobs are vacated) and waits for it.

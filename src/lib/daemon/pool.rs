@@ -28,7 +28,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::accountant::{resource_name, Accountant};
+use crate::accountant::{resource_name, Accountant, SlotClaim};
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
 use crate::client::master::{AdKind, Command, Shutdown, Subsystem};
@@ -98,14 +98,15 @@ struct IdleIndex {
 
 impl IdleIndex {
     fn insert(&mut self, id: JobId, job: IdleJob) {
+        if let Some(old) = self.jobs.remove(&id) {
+            self.unlink(id, &old);
+        }
         let key = (std::cmp::Reverse(job.prio.0), id);
         self.by_submitter
             .entry(job.submitter.clone())
             .or_default()
             .insert(key);
-        if let Some(old) = self.jobs.insert(id, job) {
-            self.unlink(id, &old);
-        }
+        self.jobs.insert(id, job);
     }
 
     fn unlink(&mut self, id: JobId, job: &IdleJob) {
@@ -134,15 +135,19 @@ impl IdleIndex {
 }
 
 /// What the step changes in one job, made in one read and one write of it.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct JobChange {
+    /// The status the job had when the step decided the change: if another process
+    /// changed it meanwhile (a `condor_rm` or `condor_hold` racing the job's end), that
+    /// process wins and this change is dropped.
+    expect: Option<JobStatus>,
     update: AdUpdate,
     status: Option<JobStatus>,
     to_history: bool,
 }
 
 /// The step's queue changes, job by job, in the order the jobs were first changed.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Changes {
     order: Vec<JobId>,
     jobs: HashMap<JobId, JobChange>,
@@ -155,6 +160,13 @@ impl Changes {
             order.push(id);
             JobChange::default()
         })
+    }
+
+    /// The changes of a job the step found in `status`.
+    fn expecting(&mut self, id: JobId, status: JobStatus) -> &mut JobChange {
+        let c = self.of(id);
+        c.expect.get_or_insert(status);
+        c
     }
 
     fn is_empty(&self) -> bool {
@@ -201,6 +213,8 @@ pub struct Pool {
     events: Vec<PendingEvent>,
     /// A wake-up or a change asks for a cycle now.
     negotiate_now: bool,
+    /// The idle jobs must be read again (a change of this pool's was dropped).
+    reload_next: bool,
     next_negotiation: Instant,
     next_periodic: Instant,
     next_update: Instant,
@@ -274,6 +288,7 @@ impl Pool {
             changes: Changes::default(),
             events: Vec::new(),
             negotiate_now: true,
+            reload_next: false,
             next_negotiation: instant,
             next_periodic: instant + knob_secs(&config, "PERIODIC_EXPR_INTERVAL", 60),
             next_update: instant,
@@ -309,6 +324,9 @@ impl Pool {
             let status = job.status_code();
             let ad = job.into_ad()?;
             let logs = JobLogs::of(&self.session, &ad);
+            if let Some(st) = JobStatus::from_code(status) {
+                self.changes.expecting(id, st);
+            }
             if status == JobStatus::Removed.code() {
                 self.changes.of(id).to_history = true;
                 self.events.push(PendingEvent {
@@ -501,6 +519,14 @@ impl Pool {
             .reconfigure(neg.config().clone(), neg.accountant_config().clone());
         self.policy = UserPolicy::from_config(&config);
         self.run_config = RunConfig::from_config(&config);
+        self.accountant = Accountant::open(
+            self.negotiator.accountant_config().clone(),
+            self.session.spool(),
+        )?;
+        self.accounting_domain = config
+            .string("ACCOUNTING_DOMAIN")?
+            .or(config.string("UID_DOMAIN")?)
+            .unwrap_or_default();
         self.session = Session::new(config.clone(), self.session.user.clone(), t)?;
         self.config = config;
         self.negotiate_now = true;
@@ -547,7 +573,13 @@ impl Pool {
             let _ = r.job.hard_kill();
             r.hard_kill_at = None;
         } else if r.hard_kill_at.is_none() {
-            let _ = r.job.soft_kill();
+            // condor_rm and condor_hold send the job's RemoveKillSig and HoldKillSig (each
+            // KillSig's default when unset), a vacate its KillSig.
+            let _ = match r.stop {
+                Some(Stop::Remove) => r.job.send_signal(r.job.remove_kill_sig()),
+                Some(Stop::Hold) => r.job.send_signal(r.job.hold_kill_sig()),
+                _ => r.job.soft_kill(),
+            };
             r.hard_kill_at = Some(Instant::now() + vacate);
         }
     }
@@ -574,11 +606,12 @@ impl Pool {
         let t = now();
         self.session.now = t;
         let version = self.queue.data_version()?;
-        if version != self.data_version {
-            self.data_version = version;
+        if version != self.data_version || self.reload_next {
             // What the messages changed is committed before the queue is read again.
             self.commit()?;
+            self.reload_next = false;
             self.queue_changed()?;
+            self.data_version = version;
         }
         let instant = Instant::now();
         let kills: Vec<JobId> = self
@@ -658,6 +691,8 @@ impl Pool {
 
     /// The periodic policy pass over every job (`PERIODIC_EXPR_INTERVAL`).
     fn periodic(&mut self, t: i64) -> Result<(), DaemonError> {
+        // The pass reads the queue: what this step changed is committed first.
+        self.commit()?;
         let jobs: Vec<_> = self
             .queue
             .jobs(&JobQuery::all())?
@@ -678,6 +713,7 @@ impl Pool {
             if !firing.fired() {
                 continue;
             }
+            self.changes.expecting(id, status);
             let logs = JobLogs::of(&self.session, &ad);
             let reason = firing.reason_or_unknown().to_owned();
             if self.running.contains_key(&id) {
@@ -691,6 +727,9 @@ impl Pool {
                             .of(id)
                             .update
                             .set("RemoveReason", Expr::lit(reason.as_str()));
+                        if let Some(r) = self.running.get_mut(&id) {
+                            r.ad.insert("RemoveReason", Expr::lit(reason.as_str()));
+                        }
                         self.changes.of(id).status = Some(JobStatus::Removed);
                         self.stop_job(id, Stop::Remove, false);
                     }
@@ -847,6 +886,21 @@ impl Pool {
         }
         self.startd.refresh(t);
         let slots = self.startd.slot_ads();
+        // What condor_userprio changed, and the matches as the slots have them now
+        // (HTCondor's CheckMatches): claims that ended or were never recorded.
+        if let Err(e) = self.accountant.reload() {
+            tracing::error!("accountant: {e}");
+        }
+        let claims: Vec<SlotClaim> = slots
+            .iter()
+            .map(|a| SlotClaim::from_ad(a, self.accountant.config()))
+            .collect();
+        if let Err(e) = self
+            .accountant
+            .update(|s, cfg| s.check_matches(cfg, &claims, t))
+        {
+            tracing::error!("accountant: {e}");
+        }
         let jobs: Vec<IdleJob> = self.idle.jobs.values().cloned().collect();
         let input = CycleInput {
             jobs: &jobs,
@@ -885,7 +939,7 @@ impl Pool {
                         },
                     );
                     self.changes
-                        .of(id)
+                        .expecting(id, JobStatus::Idle)
                         .update
                         .set("LastMatchTime", Expr::lit(t));
                     self.start_job(id, &claimed, t);
@@ -896,14 +950,12 @@ impl Pool {
         for r in outcome.rejections {
             let id = from_key(r.job);
             if self.idle.jobs.contains_key(&id) {
-                self.changes.of(id).update.set(
+                let update = &mut self.changes.expecting(id, JobStatus::Idle).update;
+                update.set(
                     "LastRejMatchReason",
                     Expr::lit(r.reason.to_string().as_str()),
                 );
-                self.changes
-                    .of(id)
-                    .update
-                    .set("LastRejMatchTime", Expr::lit(t));
+                update.set("LastRejMatchTime", Expr::lit(t));
             }
         }
         Ok(())
@@ -914,6 +966,7 @@ impl Pool {
         let Some(idle) = self.idle.remove(id) else {
             return;
         };
+        self.changes.expecting(id, JobStatus::Idle);
         let mut ad = idle.ad.clone();
         let logs = JobLogs::of(&self.session, &ad);
         let env = match self.startd.activate(slot, &ad, t) {
@@ -940,36 +993,68 @@ impl Pool {
             Err(failure) => {
                 tracing::info!("job {id} failed to start: {}", failure.reason);
                 self.startd.deactivate(slot, t);
-                self.hold(
-                    id,
-                    &ad,
-                    &failure.reason,
-                    failure.code,
-                    failure.subcode,
-                    logs,
-                );
+                if failure.is_vacate() {
+                    // Not the job's fault (HTCondor's codes from 1000): back to idle, tried
+                    // again at the next negotiation cycle rather than at once.
+                    let outcome = run::evict_updates(
+                        &self.run_config,
+                        &ad,
+                        &failure.reason,
+                        failure.code,
+                        failure.subcode,
+                        t,
+                    );
+                    let requeued = outcome.status.is_none_or(|s| s == JobStatus::Idle);
+                    self.push_outcome(id, outcome);
+                    if requeued {
+                        self.requeue(id, idle.ad.clone());
+                    }
+                } else {
+                    self.hold(
+                        id,
+                        &ad,
+                        &failure.reason,
+                        failure.code,
+                        failure.subcode,
+                        logs,
+                    );
+                }
                 self.release_claim(slot, t);
+                self.negotiate_now = false;
             }
             Ok(job) => {
                 tracing::info!("job {id} started on {slot} (pid {})", job.pid);
                 let pid = job.pid;
                 let tx = self.to_main.clone();
-                std::thread::Builder::new()
-                    .name(format!("job {id}"))
-                    .spawn(move || {
-                        let exit = starter::wait(pid).unwrap_or_else(|e| {
-                            tracing::error!("waiting for job {id} (pid {pid}): {e}");
-                            // Lost: reported as killed (a raw wait status of SIGKILL).
-                            RawExit {
-                                status: libc::SIGKILL,
-                                user_cpu: 0.0,
-                                sys_cpu: 0.0,
-                                max_rss_kib: 0,
-                            }
+                let waiter =
+                    std::thread::Builder::new()
+                        .name(format!("job {id}"))
+                        .spawn(move || {
+                            let exit = starter::wait(pid).unwrap_or_else(|e| {
+                                tracing::error!("waiting for job {id} (pid {pid}): {e}");
+                                // Lost: reported as killed (a raw wait status of SIGKILL).
+                                RawExit {
+                                    status: libc::SIGKILL,
+                                    user_cpu: 0.0,
+                                    sys_cpu: 0.0,
+                                    max_rss_kib: 0,
+                                }
+                            });
+                            let _ = tx.send(Msg::Exited { job: id, exit });
                         });
-                        let _ = tx.send(Msg::Exited { job: id, exit });
-                    })
-                    .expect("spawn a job's waiter thread");
+                if let Err(e) = waiter {
+                    // Without a waiter the job's end would go unseen: stop it now, and let
+                    // the exit path put it back.
+                    tracing::error!("job {id}: no thread to wait for it ({e}); killing it");
+                    let _ = job.hard_kill();
+                    let exit = starter::wait(pid).unwrap_or(RawExit {
+                        status: libc::SIGKILL,
+                        user_cpu: 0.0,
+                        sys_cpu: 0.0,
+                        max_rss_kib: 0,
+                    });
+                    let _ = self.to_main.send(Msg::Exited { job: id, exit });
+                }
                 self.changes.of(id).update.extend(updates);
                 self.changes.of(id).status = Some(JobStatus::Running);
                 self.events.push(PendingEvent {
@@ -1004,6 +1089,16 @@ impl Pool {
         };
         let t = now();
         self.session.now = t;
+        let expect = match r.stop {
+            Some(Stop::Remove) => JobStatus::Removed,
+            Some(Stop::Hold) => JobStatus::Held,
+            _ => JobStatus::Running,
+        };
+        self.changes.expecting(id, expect);
+        if matches!(r.stop, Some(Stop::Hold | Stop::Remove)) {
+            // A release or a new status may have come meanwhile: read the idle jobs again.
+            self.reload_next = true;
+        }
         let Running {
             job,
             slot,
@@ -1193,24 +1288,83 @@ impl Pool {
         if self.changes.is_empty() && self.events.is_empty() {
             return Ok(());
         }
-        let mut changes = std::mem::take(&mut self.changes);
+        let changes = std::mem::take(&mut self.changes);
+        let running: std::collections::HashSet<JobId> = self.running.keys().copied().collect();
         let result = self.queue.transaction(|tx| {
+            let mut dropped = Vec::new();
+            let mut aborted = Vec::new();
             for id in &changes.order {
-                let Some(c) = changes.jobs.remove(id) else {
+                let Some(c) = changes.jobs.get(id) else {
                     continue;
                 };
-                let found = tx.update_job(*id, &c.update.set, &c.update.delete, c.status)?;
-                if found && c.to_history {
-                    tx.move_to_history(*id)?;
+                let current = tx.job_status(*id)?;
+                if let (Some(expect), Some(now)) = (c.expect, current) {
+                    if now != expect.code() {
+                        // Another process got there first; its change stands.
+                        dropped.push(*id);
+                        if now == JobStatus::Removed.code() && !running.contains(id) {
+                            let reason =
+                                tx.job(*id)?.and_then(|j| j.into_ad().ok()).and_then(|ad| {
+                                    lookup_str(&ad, "RemoveReason").map(|s| s.to_string())
+                                });
+                            tx.move_to_history(*id)?;
+                            aborted.push((*id, reason));
+                        }
+                        continue;
+                    }
+                }
+                if current.is_none() {
+                    dropped.push(*id);
+                    continue;
+                }
+                match tx.update_job(*id, &c.update.set, &c.update.delete, c.status) {
+                    Ok(_) => {}
+                    Err(e) if e.is_job_rule() => {
+                        tracing::warn!("job {id}: {e}");
+                        dropped.push(*id);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                }
+                if c.to_history {
+                    match tx.move_to_history(*id) {
+                        Ok(_) => {}
+                        Err(e) if e.is_job_rule() => tracing::warn!("job {id}: {e}"),
+                        Err(e) => return Err(e),
+                    }
                 }
             }
-            Ok::<_, crate::queue::QueueError>(())
+            Ok::<_, crate::queue::QueueError>((dropped, aborted))
         });
         // (`data_version` does not count this connection's own commits.)
-        result?;
-        for e in std::mem::take(&mut self.events) {
-            e.logs
-                .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
+        let (dropped, aborted) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                // Nothing was written: the changes and their events wait for the next step.
+                self.changes = changes;
+                return Err(e.into());
+            }
+        };
+        if !dropped.is_empty() {
+            self.reload_next = true;
+        }
+        let events = std::mem::take(&mut self.events);
+        let logs: HashMap<JobId, JobLogs> = events.iter().map(|e| (e.id, e.logs.clone())).collect();
+        for e in events {
+            if !dropped.contains(&e.id) {
+                e.logs
+                    .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
+            }
+        }
+        for (id, reason) in aborted {
+            if let Some(l) = logs.get(&id) {
+                l.write(
+                    id.cluster.0,
+                    id.proc,
+                    self.session.now,
+                    EventBody::JobAborted(JobAborted { reason }),
+                );
+            }
         }
         Ok(())
     }
@@ -1258,7 +1412,6 @@ impl Pool {
                 ad.insert("IdleJobs", Expr::lit(self.idle.jobs.len() as i64));
                 vec![ad]
             }
-            AdKind::Accounting => Vec::new(),
         }
     }
 
@@ -1272,7 +1425,9 @@ impl Pool {
             .count_by_status(&JobQuery::all())
             .unwrap_or_default();
         let mut totals = [0i64; 3];
+        let mut all = 0i64;
         for (status, n) in counts {
+            all += n as i64;
             let i = match status {
                 2 => 0,
                 1 => 1,
@@ -1287,6 +1442,13 @@ impl Pool {
         for r in self.running.values() {
             per_user.entry(r.submitter.to_string()).or_default()[0] += 1;
         }
+        let held = parse_old_expr("JobStatus == 5").expect("constant expression");
+        if let Ok(jobs) = self.queue.jobs(&JobQuery::all().with_constraint(held)) {
+            for ad in jobs.flatten().filter_map(|j| j.into_ad().ok()) {
+                let who = negotiator::submitter_name(&ad, &self.accounting_domain);
+                per_user.entry(who).or_default()[2] += 1;
+            }
+        }
         let mut schedd = ClassAd::new();
         schedd.insert("MyType", Expr::lit("Scheduler"));
         schedd.insert("Name", Expr::lit(name.as_str()));
@@ -1297,7 +1459,7 @@ impl Pool {
         schedd.insert("TotalRunningJobs", Expr::lit(totals[0]));
         schedd.insert("TotalIdleJobs", Expr::lit(totals[1]));
         schedd.insert("TotalHeldJobs", Expr::lit(totals[2]));
-        schedd.insert("TotalJobAds", Expr::lit(totals.iter().sum::<i64>()));
+        schedd.insert("TotalJobAds", Expr::lit(all));
         schedd.insert("NumUsers", Expr::lit(per_user.len() as i64));
         common_daemon_attrs(&mut schedd, &host, self.started_at, t);
         let submitters = per_user

@@ -95,6 +95,22 @@ pub enum QueueError {
 }
 
 impl QueueError {
+    /// Whether the error is a rule about one job or cluster (a forbidden change, a missing
+    /// job), as opposed to the store failing: a daemon skips that job and goes on.
+    pub fn is_job_rule(&self) -> bool {
+        matches!(
+            self,
+            QueueError::JobNotFound(_)
+                | QueueError::ClusterNotFound(_)
+                | QueueError::DamagedAd { .. }
+                | QueueError::ProtectedAttribute { .. }
+                | QueueError::BadAttributeValue { .. }
+                | QueueError::BadAttributeName { .. }
+                | QueueError::RemovedJobStatus { .. }
+                | QueueError::NotFinished { .. }
+        )
+    }
+
     /// Wraps a database error, telling a lock timeout apart from other failures.
     pub(crate) fn store(path: &std::path::Path, source: rusqlite::Error) -> Self {
         if let rusqlite::Error::SqliteFailure(e, _) = &source {

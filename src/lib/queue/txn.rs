@@ -258,6 +258,17 @@ impl<'q> Transaction<'q> {
         query::job(&self.tx, self.path, id)
     }
 
+    /// A job's `JobStatus` (read without parsing its ad), if it is in the queue.
+    pub fn job_status(&self, id: JobId) -> Result<Option<i64>> {
+        self.tx
+            .prepare_cached("SELECT job_status FROM procs WHERE cluster_id = ?1 AND proc_id = ?2")
+            .and_then(|mut s| {
+                s.query_row([id.cluster.0, id.proc], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(self.sql())
+    }
+
     /// The jobs a query selects, in job-id order. Collect what you need before changing
     /// anything: the stream borrows the transaction.
     pub fn jobs(&self, q: &JobQuery) -> Result<JobIter<'_>> {

@@ -215,23 +215,29 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         return Err(CommandError::Exit(1));
     };
 
-    let outcome = wait_for_end(&log);
-    drop(pool);
+    let outcome = wait_for_end(&log, pool.as_ref());
     let code = match outcome {
         Err(e) => {
+            // Removed before the pool (if it is ours) stops, so that it does not rerun it.
             let _ = super::rm::RM.execute(
                 ["condor_rm".to_owned(), cluster],
                 &mut Vec::new(),
                 &mut Vec::new(),
             );
-            return Err(abort(&format!("Failed to open Condor log file: {e}")));
+            drop(pool);
+            return Err(abort(&e));
         }
-        Ok(End::Exited(code)) => code,
+        Ok(End::Exited(code)) => {
+            drop(pool);
+            code
+        }
         Ok(End::Signal(sig)) => {
+            drop(pool);
             writeln!(err, "Condor job killed by signal {sig}.")?;
             0
         }
         Ok(End::Aborted) => {
+            drop(pool);
             write!(err, "The job was aborted")?;
             0
         }
@@ -254,12 +260,16 @@ enum End {
     Aborted,
 }
 
-/// Follows the job's log until it terminates or is aborted.
-fn wait_for_end(log: &Path) -> Result<End, crate::eventlog::EventLogError> {
+/// Follows the job's log until it terminates or is aborted; fails if the log cannot be read
+/// or the in-process pool stopped first.
+fn wait_for_end(log: &Path, pool: Option<&EmbeddedPool>) -> Result<End, String> {
     let mut follower = LogFollower::new(log);
     let mut pause = Duration::from_millis(1);
     loop {
-        for event in follower.read_available()? {
+        let events = follower
+            .read_available()
+            .map_err(|e| format!("Failed to open Condor log file: {e}"))?;
+        for event in events {
             match event.body {
                 EventBody::JobTerminated(t) => {
                     return Ok(match t.exit {
@@ -270,6 +280,9 @@ fn wait_for_end(log: &Path) -> Result<End, crate::eventlog::EventLogError> {
                 EventBody::JobAborted(_) => return Ok(End::Aborted),
                 _ => {}
             }
+        }
+        if pool.is_some_and(EmbeddedPool::is_stopped) {
+            return Err("The pool stopped before the job finished.".to_owned());
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));
