@@ -557,3 +557,46 @@ fn the_reference_reads_every_event_the_master_writes() {
         assert!(types.contains(&t), "event {t} in {types:?}");
     }
 }
+
+/// Two queries to the master: the second is answered after the step that followed the
+/// first, so whatever the master had been asked before has been done.
+fn settle(env: &TestEnvironment) {
+    for _ in 0..2 {
+        let out = env.run("condor_status", ["-schedd", "-af", "Name"]);
+        assert_eq!(out.status, Some(0), "{out}");
+    }
+}
+
+#[test]
+fn a_schedd_turned_off_starts_nothing_until_turned_on() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let out = env.run("condor_off", ["-schedd"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    submit(&env, "executable = /bin/sleep\narguments = 300\nqueue\n");
+    settle(&env);
+    assert_eq!(count(&env, "JobStatus == 1"), 1, "the job stays idle");
+    let out = env.run("condor_on", ["-schedd"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    drop(master);
+    assert!(job_processes(&env).is_empty());
+}
+
+#[test]
+fn a_graceful_stop_vacates_running_jobs_back_to_idle() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /bin/sleep\narguments = 300\nlog = stop.log\nqueue\n",
+    );
+    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    assert_eq!(master.stop(), Some(0));
+    assert!(job_processes(&env).is_empty());
+    let out = env.run("condor_q", [&cluster, "-af", "JobStatus", "NumJobStarts"]);
+    assert_eq!(out.stdout, "1 1\n", "{out}");
+    let events = read_events(env.work_dir().join("stop.log")).unwrap();
+    let codes: Vec<i32> = events.iter().map(|e| e.number() as i32).collect();
+    assert_eq!(codes, [0, 1, 4], "submitted, executed, evicted");
+}
