@@ -2,6 +2,9 @@ complete -c condor_q -l constraint -d 'Only jobs for which the ClassAd expressio
 complete -c condor_q -l attributes -d 'Only these attributes (with -long, -json, -xml)' -r
 complete -c condor_q -l format -d 'Print ATTR with the printf-style FMT' -r
 complete -c condor_q -l limit -d 'Show at most N jobs' -r
+complete -c condor_q -l machine -d 'With -analyze: only the slots of this machine (or this slot)' -r
+complete -c condor_q -l mconstraint -l slotconstraint -d 'With -analyze: only the slots for which the expression is true' -r
+complete -c condor_q -l slotads -d 'With -analyze: the slot ads of this file (long form) instead of the pool\'s' -r
 complete -c condor_q -l long -d 'Print whole ads as `Name = value` lines (-long:json, ...)'
 complete -c condor_q -l json -d 'Print whole ads as a JSON list'
 complete -c condor_q -l jsonl -d 'Print whole ads as JSON, one per line'
@@ -20,5 +23,9 @@ complete -c condor_q -l batch -l progress -d 'One line per batch of jobs (the de
 complete -c condor_q -l nobatch -d 'One line per job'
 complete -c condor_q -l totals -d 'Show only the totals'
 complete -c condor_q -l expert -d 'Shorter error messages'
+complete -c condor_q -l analyze -l analyse -d 'Why the jobs do not run (-analyze:summary,reverse,noprune,...)'
+complete -c condor_q -l better-analyze -l better-analyse -d 'Analyze the jobs\' requirements clause by clause, whatever their state'
+complete -c condor_q -l reverse-analyze -d 'Analyze the slots\' requirements against the jobs'
+complete -c condor_q -l verbose -d 'With -analyze: show progress, and the names of the slots in each category'
 complete -c condor_q -l help -d 'Print help and exit'
 complete -c condor_q -l version -d 'Print the version and exit'

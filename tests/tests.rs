@@ -13,6 +13,7 @@ mod history;
 mod negotiator;
 mod pool;
 mod q;
+mod q_analyze;
 mod qedit;
 mod queue;
 mod rm;

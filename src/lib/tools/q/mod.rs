@@ -11,7 +11,11 @@
 //! `-format`, `-long`, `-json`, `-jsonl` and `-xml` print bare: no title, header or summary
 //! (with `-totals` they format the summary ad instead). Lines are cut to the terminal width
 //! unless the output is not a terminal or `-wide` is given.
+//!
+//! `-analyze`, `-better-analyze` and `-reverse-analyze` print, instead of a table, why the
+//! selected jobs do (not) match the pool's slots (see [`analyze`]).
 
+mod analyze;
 mod batch;
 
 use std::io::Write;
@@ -23,7 +27,7 @@ use super::options::{self, flag, OutputOptions};
 use super::Tool;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
-use crate::cli::args::{ArgSpec, Prefix, Unknown};
+use crate::cli::args::{ordered_flag, ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
 use crate::client::counts::{count_jobs, Census, JobCounters, SCHEDULER_UNIVERSE};
 use crate::client::Session;
@@ -61,6 +65,9 @@ const PREFIXES: &[Prefix] = &[
     Prefix::exact("jsonl"),
     Prefix::min("limit", 3),
     Prefix::min("constraint", 1),
+    Prefix::min("slotconstraint", 5),
+    Prefix::min("mconstraint", 2),
+    Prefix::min("machine", 2),
     Prefix::min("attributes", 2),
     Prefix::min("format", 1),
     Prefix::min("autoformat", 5).qualified(),
@@ -68,6 +75,12 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("allusers", 2),
     Prefix::min("all-users", 2),
     Prefix::min("help", 1),
+    Prefix::min("better-analyze", 2).qualified(),
+    Prefix::min("better-analyse", 2).qualified(),
+    Prefix::min("analyze", 2).qualified(),
+    Prefix::min("analyse", 2).qualified(),
+    Prefix::min("reverse-analyze", 3).qualified(),
+    Prefix::min("verbose", 4),
     Prefix::min("run", 1),
     Prefix::min("hold", 2).qualified(),
     Prefix::min("held", 2).qualified(),
@@ -81,6 +94,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("nobatch", 3),
     Prefix::min("totals", 3),
     Prefix::min("expert", 1),
+    Prefix::min("slotads", 2).qualified(),
     Prefix::min("version", 1),
 ];
 
@@ -120,6 +134,46 @@ pub fn command() -> Command {
         .arg(flag("totals", "Show only the totals"))
         .arg(flag("expert", "Shorter error messages"))
         .arg(
+            ordered_flag("analyze")
+                .visible_alias("analyse")
+                .help("Why the jobs do not run (-analyze:summary,reverse,noprune,...)"),
+        )
+        .arg(
+            ordered_flag("better-analyze")
+                .visible_alias("better-analyse")
+                .help("Analyze the jobs' requirements clause by clause, whatever their state"),
+        )
+        .arg(
+            ordered_flag("reverse-analyze")
+                .help("Analyze the slots' requirements against the jobs"),
+        )
+        .arg(flag(
+            "verbose",
+            "With -analyze: show progress, and the names of the slots in each category",
+        ))
+        .arg(
+            Arg::new("machine")
+                .long("machine")
+                .value_name("NAME")
+                .action(ArgAction::Append)
+                .help("With -analyze: only the slots of this machine (or this slot)"),
+        )
+        .arg(
+            Arg::new("mconstraint")
+                .long("mconstraint")
+                .visible_alias("slotconstraint")
+                .value_name("EXPR")
+                .action(ArgAction::Append)
+                .help("With -analyze: only the slots for which the expression is true"),
+        )
+        .arg(
+            Arg::new("slotads")
+                .long("slotads")
+                .value_name("FILE")
+                .action(ArgAction::Append)
+                .help("With -analyze: the slot ads of this file (long form) instead of the pool's"),
+        )
+        .arg(
             Arg::new("help")
                 .long("help")
                 .action(ArgAction::Help)
@@ -152,6 +206,8 @@ struct Request {
     current_run: bool,
     /// `-hold:<code>[/<subcode>],...`.
     hold_codes: Option<String>,
+    /// `-analyze`, `-better-analyze`, `-reverse-analyze` and their options.
+    analyze: Option<analyze::Options>,
 }
 
 fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
@@ -246,6 +302,7 @@ fn request(inv: &Invocation, err: &mut dyn Write) -> Result<Request, CommandErro
         cputime: on("cputime"),
         current_run: on("currentrun"),
         hold_codes: inv.qualifier("hold").map(str::to_owned),
+        analyze: analyze::options(inv),
     })
 }
 
@@ -256,10 +313,20 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     let req = request(inv, err)?;
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
+    // Analysis fetches the slots first, and stops there if it cannot.
+    let slots = match &req.analyze {
+        Some(o) => Some(analyze::fetch_slots(&session.config, o, err)?),
+        None => None,
+    };
     let queue = session
         .open_queue()
         .map_err(|e| CommandError::failed(1, e.to_string()))?;
-    Query::new(&session, &queue, req, err)?.print(out, err)
+    let mut query = Query::new(&session, &queue, req, err)?;
+    if let Some(slots) = slots {
+        let o = query.req.analyze.clone().expect("analysis was asked for");
+        return analyze::print(&query, &o, slots, out, err);
+    }
+    query.print(out, err)
 }
 
 /// One query, resolved.

@@ -1,0 +1,516 @@
+//! `condor_q -analyze`, `-better-analyze` and `-reverse-analyze` against a real condor_master
+//! on the test's own pool: one partitionable slot of 2 CPUs, 2048 MB and 1000000 KB of disk,
+//! jobs that cannot match it, and the analysis text, whole. The host's name, the user's and
+//! the negotiator's clock are replaced by placeholders.
+
+use crate::common::TestEnvironment;
+use crate::pool::{wait_for, Master};
+
+/// A pool whose slot ad is the same on every machine.
+fn analysis_pool() -> TestEnvironment {
+    let mut env = TestEnvironment::new();
+    for (name, value) in [
+        ("_CONDOR_NUM_CPUS", "2"),
+        ("_CONDOR_MEMORY", "2048"),
+        ("_CONDOR_DISK", "1000000"),
+        ("_CONDOR_ARCH", "X86_64"),
+        ("_CONDOR_OPSYS", "LINUX"),
+        ("_CONDOR_SCHEDD_NAME", "submit@example.com"),
+    ] {
+        env.set_env(name, value);
+    }
+    env
+}
+
+/// A job executable small enough that its `DiskUsage` is 1 KB.
+fn job_script(env: &TestEnvironment) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = env.write_file("job.sh", "#!/bin/sh\nsleep \"$1\"\n");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Submits one job with the extra submit commands; returns its cluster.
+fn submit(env: &TestEnvironment, extra: &str) -> String {
+    let file = env.write_file(
+        "job.sub",
+        &format!("executable = job.sh\narguments = 300\n{extra}\nqueue\n"),
+    );
+    let out = env.run("condor_submit", ["-terse", file.to_str().unwrap()]);
+    assert_eq!(out.status, Some(0), "{out}");
+    out.stdout.split('.').next().unwrap().trim().to_owned()
+}
+
+fn attr(env: &TestEnvironment, job: &str, name: &str) -> String {
+    let out = env.run("condor_q", [job, "-af", name]);
+    assert_eq!(out.status, Some(0), "{out}");
+    out.stdout.trim().to_owned()
+}
+
+/// Waits for the negotiator to have tried (and failed) to match the job.
+fn wait_rejected(env: &TestEnvironment, job: &str) {
+    wait_for(&format!("job {job} to be rejected"), || {
+        attr(env, job, "LastRejMatchReason") != "undefined"
+    });
+}
+
+/// `condor_q args`, with the host's and user's names and the times of day replaced.
+fn analysis(env: &TestEnvironment, args: &[&str]) -> String {
+    let out = env.run("condor_q", args);
+    let host = env.run("condor_config_val", ["FULL_HOSTNAME"]);
+    let host = host.stdout.trim();
+    let user = env.run("condor_q", ["-allusers", "-af", "Owner"]);
+    let user = user.stdout.lines().next().unwrap_or("").trim().to_owned();
+    let text = out
+        .to_string()
+        .replace(&format!("@{host}"), "@HOST")
+        .replace(&format!("\"{host}\""), "\"HOST\"");
+    text.lines()
+        .map(|line| {
+            for prefix in ["Last failed match: ", "Last successful match: "] {
+                if line.starts_with(prefix) {
+                    return format!("{prefix}<time>");
+                }
+            }
+            match line.strip_suffix(&format!(" {user}")) {
+                Some(rest) if !user.is_empty() => format!("{rest} USER"),
+                _ => line.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const HEADER: &str = "\n\n-- Schedd: submit@example.com : <127.0.0.1:9618?...\n";
+
+/// The Requirements condor_submit writes for a job asking for `memory` MB, its clauses and
+/// the job's attributes they read.
+fn requirements_part(id: &str, memory: &str) -> String {
+    format!(
+        "The Requirements expression for job {id} is\n\
+         \n\
+         \x20   (TARGET.Arch == \"X86_64\") && (TARGET.OpSys == \"LINUX\") &&\n\
+         \x20   (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory) &&\n\
+         \x20   ((TARGET.FileSystemDomain == MY.FileSystemDomain) ||\n\
+         \x20     (TARGET.HasFileTransfer))\n\
+         \n\
+         \x20   [0]    : TARGET.Arch == \"X86_64\"\n\
+         \x20   [1]    : TARGET.OpSys == \"LINUX\"\n\
+         \x20   [2]    : [0] && [1]\n\
+         \x20   [3]    : TARGET.Disk >= RequestDisk\n\
+         \x20   [4]    : [2] && [3]\n\
+         \x20   [5]    : TARGET.Memory >= RequestMemory\n\
+         \x20   [6]    : [4] && [5]\n\
+         \x20   [7]    : TARGET.FileSystemDomain == MY.FileSystemDomain\n\
+         \x20   [8]    : TARGET.HasFileTransfer\n\
+         \x20   [9]    : [7] || [8]\n\
+         \x20   [10]   : [6] && [9]\n\
+         \n\
+         Job {id} defines the following attributes:\n\
+         \n\
+         \x20   DiskUsage = 1\n\
+         \x20   FileSystemDomain = \"HOST\"\n\
+         \x20   RequestDisk = DiskUsage (kb)\n\
+         \x20   RequestMemory = {memory} (mb)\n\
+         \n"
+    )
+}
+
+const SLOT_ATTRIBUTES: &str = "\nslot1@HOST has the following attributes:\n\
+     \n\
+     \x20   TARGET.Arch = \"X86_64\"\n\
+     \x20   TARGET.Disk = 1000000 (kb)\n\
+     \x20   TARGET.FileSystemDomain = \"HOST\"\n\
+     \x20   TARGET.HasFileTransfer = true\n\
+     \x20   TARGET.Memory = 2048 (mb)\n\
+     \x20   TARGET.OpSys = \"LINUX\"\n\
+     \n\
+     \n";
+
+const LAST_MATCH: &str = "No successful match recorded.\n\
+     Last failed match: <time>\n\
+     Reason for last match failure: no match found\n";
+
+#[test]
+fn a_job_asking_for_more_memory_than_the_machine_has_is_analyzed_clause_by_clause() {
+    let env = analysis_pool();
+    job_script(&env);
+    let _master = Master::start(&env);
+    let big = submit(&env, "request_memory = 100000");
+    wait_rejected(&env, &big);
+    let expected = format!(
+        "{HEADER}{}{SLOT_ATTRIBUTES}\
+         The Requirements expression for job {big}.000 reduces to these conditions:\n\
+         \n\
+         \x20       Slots\n\
+         Step   Matched  Condition\n\
+         ----- --------- ---------\n\
+         [0]           1  TARGET.Arch == \"X86_64\"\n\
+         [1]           1  TARGET.OpSys == \"LINUX\"\n\
+         [3]           1  TARGET.Disk >= RequestDisk\n\
+         [5]           0  TARGET.Memory >= RequestMemory\n\
+         [7]           1  TARGET.FileSystemDomain == MY.FileSystemDomain\n\
+         \n\
+         \n\
+         00{big}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
+         \x20     1 slots are rejected by your job's requirements\n\
+         \x20     0 slots reject your job because of their own requirements\n\
+         \x20     0 slots match and are willing to run your job\n\
+         \n\
+         WARNING:  Be advised:\n\
+         \x20  No machines matched the job's constraints\n\
+         \n\
+         {LAST_MATCH}[exit status: 0]",
+        requirements_part(&format!("{big}.000"), "100000")
+    );
+    assert_eq!(analysis(&env, &["-better-analyze", &big]), expected);
+    // The job's own requirements reject the slot: -analyze analyzes them too.
+    assert_eq!(analysis(&env, &["-analyze", &big]), expected);
+    // Abbreviated, and as condor_q selects jobs.
+    assert_eq!(
+        analysis(&env, &["-be", "-const", "RequestMemory > 50000"]),
+        expected
+    );
+}
+
+#[test]
+fn a_job_requiring_another_operating_system_matches_no_slot() {
+    let env = analysis_pool();
+    job_script(&env);
+    let _master = Master::start(&env);
+    let small = submit(&env, "request_memory = 100");
+    let windows = submit(
+        &env,
+        "requirements = OpSys == \"WINDOWS\"\nrequest_memory = 100",
+    );
+    wait_rejected(&env, &windows);
+    let out = analysis(&env, &["-better-analyze", &windows]);
+    assert!(
+        out.starts_with(&format!(
+            "{HEADER}The Requirements expression for job {windows}.000 is\n\
+             \n\
+             \x20   (OpSys == \"WINDOWS\") && (TARGET.Arch == \"X86_64\") &&\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "The Requirements expression for job {windows}.000 reduces to these conditions:\n\
+             \n\
+             \x20       Slots\n\
+             Step   Matched  Condition\n\
+             ----- --------- ---------\n\
+             [0]           0  OpSys == \"WINDOWS\"\n\
+             [7]           1  TARGET.FileSystemDomain == MY.FileSystemDomain\n\
+             \n\
+             \n\
+             00{windows}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
+             \x20     1 slots are rejected by your job's requirements\n"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("    TARGET.OpSys = \"LINUX\"\n"), "{out}");
+    // The job that fits runs; only the other one is analyzed by -constraint.
+    wait_for("the small job to run", || {
+        attr(&env, &small, "JobStatus") == "2"
+    });
+    let out = analysis(&env, &["-analyze", "-constraint", "JobStatus == 1"]);
+    assert!(
+        out.contains(&format!("00{windows}.000:  Run analysis summary")),
+        "{out}"
+    );
+    assert!(!out.contains(&format!("00{small}.000")), "{out}");
+}
+
+#[test]
+fn a_slot_that_starts_no_job_rejects_them_by_its_own_requirements() {
+    let mut env = analysis_pool();
+    env.set_env("_CONDOR_START", "false");
+    job_script(&env);
+    let _master = Master::start(&env);
+    let job = submit(&env, "request_memory = 100");
+    wait_rejected(&env, &job);
+    // The job's requirements are not the problem: -analyze does not analyze them.
+    assert_eq!(
+        analysis(&env, &["-analyze", &job]),
+        format!(
+            "{HEADER}\n\
+             00{job}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
+             \x20     0 slots are rejected by your job's requirements\n\
+             \x20     1 slots reject your job because of their own requirements\n\
+             \x20     0 slots match and are willing to run your job\n\
+             \n\
+             WARNING:  Be advised:\n\
+             \x20  Job did not match any machines' constraints\n\
+             \x20  To see why, pick a machine that you think should match and add\n\
+             \x20    -reverse -machine <name>\n\
+             \x20  to your query.\n\
+             \n\
+             {LAST_MATCH}[exit status: 0]"
+        )
+    );
+    // -verbose names the slots, and reports its progress on stderr.
+    let out = analysis(&env, &["-analyze", "-verbose", &job]);
+    assert!(
+        out.contains(
+            "      1 slots reject your job because of their own requirements: slot1@HOST\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.ends_with(
+            "------- stderr -------\n\
+             Fetching Slot ads...(excluding dynamic slots)... 1 ads.\n\
+             Fetching job ads... 1 ads\n\
+             [exit status: 0]"
+        ),
+        "{out}"
+    );
+    // -better-analyze shows every clause matching.
+    let out = analysis(&env, &["-better-analyze", &job]);
+    assert!(
+        out.contains(
+            "[0]           1  TARGET.Arch == \"X86_64\"\n\
+             [1]           1  TARGET.OpSys == \"LINUX\"\n\
+             [3]           1  TARGET.Disk >= RequestDisk\n\
+             [5]           1  TARGET.Memory >= RequestMemory\n\
+             [7]           1  TARGET.FileSystemDomain == MY.FileSystemDomain\n"
+        ),
+        "{out}"
+    );
+    // The reverse analysis finds the slot's START false.
+    let out = analysis(&env, &["-reverse-analyze", &job]);
+    assert!(
+        out.starts_with(&format!(
+            "{HEADER}\n\
+             -- Slot: slot1@HOST : Analyzing matches for 1 Jobs in 1 autoclusters\n\
+             \n\
+             The Requirements expression for this slot is\n\
+             \n\
+             \x20   START &&\n\
+             \x20   (WithinResourceLimits)\n\
+             \n\
+             \x20 START is\n\
+             \x20   false\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "This slot defines the following attributes:\n\
+             \n\
+             \x20   Cpus = 2\n\
+             \x20   Disk = 1000000\n\
+             \x20   GPUs = 0\n\
+             \x20   Memory = 2048\n\
+             \n\
+             \n\
+             Job {job}.0 has the following attributes:\n\
+             \n\
+             \x20   TARGET.RequestCpus = 1\n\
+             \x20   TARGET.RequestDisk = 1\n\
+             \x20   TARGET.RequestMemory = 100\n\
+             \n\
+             \n\
+             The Requirements expression for this slot reduces to these conditions:\n\
+             \n\
+             \x20      Clusters\n\
+             Step   Matched  Condition\n\
+             ----- --------- ---------\n\
+             [0]       never  START\n\
+             \n\
+             slot1@HOST: Run analysis summary of 1 jobs.\n\
+             \x20   0 (0.00 %) match both slot and job requirements.\n\
+             \x20   0 match the requirements of this slot.\n\
+             \x20   1 have job requirements that match this slot.\n\
+             [exit status: 0]"
+        )),
+        "{out}"
+    );
+    // One line per slot with -analyze:reverse,summary (the name column as wide as the
+    // host's name makes it); one line per job with -analyze:summary.
+    let host = env.run("condor_config_val", ["FULL_HOSTNAME"]);
+    let host = host.stdout.trim();
+    let w = (host.len() + 7).max(16);
+    let cut = |s: &str, n: usize| s.chars().take(n).collect::<String>();
+    let row = |a: &str, b: &str, c: &str, d: &str, e: &str| {
+        format!(
+            "{:<w$} {b:>4} {:>12} {:>12} {:>10}\n",
+            cut(a, w),
+            cut(c, 12),
+            cut(d, 12),
+            cut(e, 10)
+        )
+    };
+    assert_eq!(
+        env.run("condor_q", ["-analyze:summary,reverse"]).to_string(),
+        format!(
+            "{HEADER}{job}.0: Analyzing matches for 1 job\n{}{}{}{:<w$} Part            0            1       0.00\n\
+             [exit status: 0]",
+            row("", "Slot", "Slot's Req ", "  Job's Req ", "Both   "),
+            row("Name", "Type", "Matches Job", "Matches Slot", "Match %"),
+            row(
+                "------------------------",
+                "----",
+                "------------",
+                "------------",
+                "----------"
+            ),
+            format!("slot1@{host}"),
+        )
+    );
+    assert_eq!(
+        analysis(&env, &["-analyze:summary"]),
+        format!(
+            "{HEADER}Analyzing matches for 1 slots\n\
+             \x20              Autocluster    Matches     Machine     Running     Serving            \n\
+             \x20JobId        Members/Idle Requirements Rejects Job  Users Job  Other User Available Owner\n\
+             ------------- ------------ ------------ ----------- ----------- ---------- --------- -----\n\
+             {:<13}                         1           1           0          0         0 USER\n\
+             [exit status: 0]",
+            format!("{job}.0")
+        )
+    );
+}
+
+#[test]
+fn a_job_that_fits_only_a_drained_slot_would_match_if_drained() {
+    let env = analysis_pool();
+    job_script(&env);
+    let _master = Master::start(&env);
+    let running = submit(&env, "request_memory = 1500");
+    wait_for("the first job to run", || {
+        attr(&env, &running, "JobStatus") == "2"
+    });
+    let waiting = submit(&env, "request_memory = 1000");
+    wait_rejected(&env, &waiting);
+    let out = analysis(&env, &["-analyze", &running, &waiting]);
+    assert_eq!(
+        out,
+        format!(
+            "{HEADER}\n\
+             00{running}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
+             \x20     0 slots are rejected by your job's requirements\n\
+             \x20     0 slots reject your job because of their own requirements\n\
+             \x20     0 slots match and are willing to run your job\n\
+             \x20     1 slots would match if drained\n\
+             \n\
+             \n\
+             00{running}.000:  Job is running.\n\
+             \n\
+             Last successful match: <time>\n\
+             \n\
+             00{waiting}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
+             \x20     0 slots are rejected by your job's requirements\n\
+             \x20     0 slots reject your job because of their own requirements\n\
+             \x20     0 slots match and are willing to run your job\n\
+             \x20     1 slots would match if drained\n\
+             \n\
+             {LAST_MATCH}[exit status: 0]"
+        )
+    );
+    // Clause by clause, the slot as it is and as if drained.
+    let out = analysis(&env, &["-better-analyze", &waiting]);
+    assert!(
+        out.contains(&format!(
+            "The Requirements expression for job {waiting}.000 reduces to these conditions:\n\
+             \n\
+             \x20        Slots      If    \n\
+             Step   Matched   Drained  Condition\n\
+             ----- --------- --------- ---------\n\
+             [0]           1         1  TARGET.Arch == \"X86_64\"\n\
+             [1]           1         1  TARGET.OpSys == \"LINUX\"\n\
+             [3]           1         1  TARGET.Disk >= RequestDisk\n\
+             [5]           0         1  TARGET.Memory >= RequestMemory\n\
+             [7]           1         1  TARGET.FileSystemDomain == MY.FileSystemDomain\n"
+        )),
+        "{out}"
+    );
+}
+
+#[test]
+fn without_a_master_the_slots_cannot_be_fetched() {
+    let env = analysis_pool();
+    job_script(&env);
+    submit(&env, "request_memory = 100");
+    for option in ["-analyze", "-better-analyze", "-reverse-analyze"] {
+        let out = env.run("condor_q", [option]);
+        assert_eq!(
+            out.to_string(),
+            "------- stderr -------\nError:  Could not fetch startd ads\n[exit status: 1]",
+            "{option}"
+        );
+    }
+}
+
+#[test]
+fn slots_can_come_from_a_file_and_be_chosen_by_name() {
+    let env = analysis_pool();
+    job_script(&env);
+    let job = submit(&env, "request_memory = 3000");
+    let slot = |name: &str, memory: u32| {
+        format!(
+            "Name = \"{name}@exec\"\nMachine = \"exec\"\nSlotID = 1\nArch = \"X86_64\"\n\
+             OpSys = \"LINUX\"\nDisk = 1000000\nMemory = {memory}\nCpus = 1\n\
+             HasFileTransfer = true\nStart = true\nRequirements = START\n\n"
+        )
+    };
+    let file = env.write_file(
+        "slots.ads",
+        &format!("{}{}", slot("slot1", 2048), slot("slot2", 4096)),
+    );
+    let file = file.to_str().unwrap();
+    let out = analysis(&env, &["-better-analyze", &job, "-slotads", file]);
+    assert!(
+        out.contains(
+            "[5]           1  TARGET.Memory >= RequestMemory\n\
+             [8]           2  TARGET.HasFileTransfer\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "Of 2 slots on 1 machines,\n\
+             \x20     1 slots are rejected by your job's requirements\n\
+             \x20     0 slots reject your job because of their own requirements\n\
+             \x20     1 slots match and are willing to run your job\n"
+        ),
+        "{out}"
+    );
+    // With one slot, its attributes are shown.
+    let out = analysis(
+        &env,
+        &[
+            "-better-analyze",
+            &job,
+            "-slotads",
+            file,
+            "-machine",
+            "slot1@exec",
+        ],
+    );
+    assert!(
+        out.contains(
+            "\nslot1@exec has the following attributes:\n\n    TARGET.Arch = \"X86_64\"\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("Of 1 slots on 1 machines,"), "{out}");
+    let out = analysis(
+        &env,
+        &[
+            "-analyze",
+            &job,
+            "-slotads",
+            file,
+            "-mconstraint",
+            "Memory > 3000",
+        ],
+    );
+    assert!(
+        out.contains(
+            "Of 1 slots on 1 machines,\n\
+             \x20     0 slots are rejected by your job's requirements\n"
+        ),
+        "{out}"
+    );
+}
