@@ -1,5 +1,5 @@
 complete -c condor_master -l help -d 'Print this help'
 complete -c condor_master -l f -d 'Run in the foreground'
 complete -c condor_master -l b -d 'Run in the background (the default)'
-complete -c condor_master -l t -d 'Also log to the terminal (implies nothing else)'
+complete -c condor_master -l t -d 'Log to the terminal (accepted; the log is always $(LOG)/MasterLog)'
 complete -c condor_master -l version -d 'Print the version'

@@ -1,7 +1,8 @@
 //! `condor_master`: starts the pool's one daemon process ([`crate::daemon`]).
 //!
 //! As HTCondor's master: it detaches into the background unless `-f` (foreground) is given,
-//! `-t` also copies its log to stderr (accepted; the log file is always written), and `-b`
+//! `-t` (HTCondor's "log to the terminal") is accepted and ignored, the log being always
+//! `$(LOG)/MasterLog`, and `-b`
 //! asks for the background explicitly. A second master for the same `LOCAL_DIR` refuses to
 //! start, naming the one that runs.
 
@@ -12,7 +13,7 @@ use clap::{Arg, ArgAction, Command};
 use super::Tool;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
-use crate::daemon::{run_master, DaemonError, MasterOptions};
+use crate::daemon::{run_master, MasterOptions};
 use crate::error::CommandError;
 
 pub const TOOL: Tool = Tool {
@@ -65,7 +66,7 @@ fn command() -> Command {
             Arg::new("t")
                 .long("t")
                 .action(ArgAction::SetTrue)
-                .help("Also log to the terminal (implies nothing else)"),
+                .help("Log to the terminal (accepted; the log is always $(LOG)/MasterLog)"),
         )
         .arg(
             Arg::new("version")
@@ -85,15 +86,9 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         foreground: inv.matches.get_flag("f") && !inv.matches.get_flag("b"),
     };
     out.flush()?;
-    match run_master(options) {
-        Ok(()) => Ok(()),
-        Err(DaemonError::Lock(e)) => {
-            writeln!(err, "ERROR: {e}")?;
-            Err(CommandError::Exit(1))
-        }
-        Err(e) => {
-            writeln!(err, "ERROR: {e}")?;
-            Err(CommandError::Exit(1))
-        }
+    if let Err(e) = run_master(options) {
+        writeln!(err, "ERROR: {e}")?;
+        return Err(CommandError::Exit(1));
     }
+    Ok(())
 }
