@@ -30,7 +30,6 @@ use std::thread::JoinHandle;
 use crate::client::master::{socket_path, Command, Shutdown, Subsystem};
 use crate::config::{Config, ConfigError};
 use crate::queue::JobId;
-use crate::starter::RawExit;
 
 use lock::PidLock;
 use server::Socket;
@@ -43,8 +42,9 @@ pub enum Msg {
     Wake,
     /// A request from a tool, and where its answer goes.
     Command(Command, Sender<Result<(), String>>),
-    /// A job's process ended.
-    Exited { job: JobId, exit: RawExit },
+    /// A job's process ended (not yet reaped: the main loop reaps it once it has forgotten
+    /// the job, so that no signal meant for the job can reach a process reusing its pid).
+    Exited { job: JobId },
     /// A signal the master handles (SIGTERM, SIGINT, SIGQUIT, SIGHUP).
     Signal(i32),
     /// A query for ads, answered with them in the long form.

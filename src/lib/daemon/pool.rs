@@ -435,7 +435,7 @@ impl Pool {
     fn handle(&mut self, msg: Msg) {
         match msg {
             Msg::Wake => self.negotiate_now = true,
-            Msg::Exited { job, exit } => self.job_exited(job, exit),
+            Msg::Exited { job } => self.job_exited(job),
             Msg::Command(cmd, reply) => {
                 let r = self.command(cmd);
                 let _ = reply.send(r);
@@ -1030,30 +1030,18 @@ impl Pool {
                     std::thread::Builder::new()
                         .name(format!("job {id}"))
                         .spawn(move || {
-                            let exit = starter::wait(pid).unwrap_or_else(|e| {
+                            if let Err(e) = starter::wait_exited(pid) {
                                 tracing::error!("waiting for job {id} (pid {pid}): {e}");
-                                // Lost: reported as killed (a raw wait status of SIGKILL).
-                                RawExit {
-                                    status: libc::SIGKILL,
-                                    user_cpu: 0.0,
-                                    sys_cpu: 0.0,
-                                    max_rss_kib: 0,
-                                }
-                            });
-                            let _ = tx.send(Msg::Exited { job: id, exit });
+                            }
+                            let _ = tx.send(Msg::Exited { job: id });
                         });
                 if let Err(e) = waiter {
                     // Without a waiter the job's end would go unseen: stop it now, and let
                     // the exit path put it back.
                     tracing::error!("job {id}: no thread to wait for it ({e}); killing it");
                     let _ = job.hard_kill();
-                    let exit = starter::wait(pid).unwrap_or(RawExit {
-                        status: libc::SIGKILL,
-                        user_cpu: 0.0,
-                        sys_cpu: 0.0,
-                        max_rss_kib: 0,
-                    });
-                    let _ = self.to_main.send(Msg::Exited { job: id, exit });
+                    let _ = starter::wait_exited(pid);
+                    let _ = self.to_main.send(Msg::Exited { job: id });
                 }
                 self.changes.of(id).update.extend(updates);
                 self.changes.of(id).status = Some(JobStatus::Running);
@@ -1083,10 +1071,21 @@ impl Pool {
 
     /// A job's process ended: what comes next depends on why it ended (a stop the pool
     /// asked for) or, when it ended by itself, on its exit policy.
-    fn job_exited(&mut self, id: JobId, exit: RawExit) {
+    fn job_exited(&mut self, id: JobId) {
         let Some(r) = self.running.remove(&id) else {
             return;
         };
+        // Forgotten first, reaped second: nothing signals the pid once it can be reused.
+        let exit = starter::reap(r.job.pid).unwrap_or_else(|e| {
+            tracing::error!("collecting job {id} (pid {}): {e}", r.job.pid);
+            // Lost: reported as killed (a raw wait status of SIGKILL).
+            RawExit {
+                status: libc::SIGKILL,
+                user_cpu: 0.0,
+                sys_cpu: 0.0,
+                max_rss_kib: 0,
+            }
+        });
         let t = now();
         self.session.now = t;
         let expect = match r.stop {

@@ -263,8 +263,21 @@ pub fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> {
 /// Blocks until process `pid` (a job [`start`] spawned) exits, kills what is left of its
 /// process group while the exited process still holds the group's id, then reaps it.
 pub fn wait(pid: i32) -> std::io::Result<RawExit> {
+    wait_exited(pid)?;
+    reap(pid)
+}
+
+/// The first half of [`wait`]: blocks until the job's main process has exited, without
+/// reaping it, and kills the rest of its process group. Until [`reap`], the pid (and so the
+/// group id) cannot be reused, so signals sent to the job meanwhile reach nobody else.
+pub fn wait_exited(pid: i32) -> std::io::Result<()> {
     sys::wait_exited(pid)?;
     let _ = exec::signal_group(pid, libc::SIGKILL);
+    Ok(())
+}
+
+/// The second half of [`wait`]: collects an exited job's status and usage.
+pub fn reap(pid: i32) -> std::io::Result<RawExit> {
     let (status, usage) = sys::wait4(pid)?;
     Ok(RawExit {
         status,
