@@ -1316,21 +1316,24 @@ impl Pool {
                     dropped.push(*id);
                     continue;
                 }
-                match tx.update_job(*id, &c.update.set, &c.update.delete, c.status) {
-                    Ok(_) => {}
+                let written = if c.to_history {
+                    tx.finish_job(*id, &c.update.set, &c.update.delete, c.status)
+                        .map(|_| ())
+                } else {
+                    tx.update_job(*id, &c.update.set, &c.update.delete, c.status)
+                        .map(|_| ())
+                };
+                match written {
+                    Ok(()) => {}
+                    // The changes were written; only the move to the history was refused.
+                    Err(e @ crate::queue::QueueError::NotFinished { .. }) => {
+                        tracing::warn!("job {id}: {e}")
+                    }
                     Err(e) if e.is_job_rule() => {
                         tracing::warn!("job {id}: {e}");
                         dropped.push(*id);
-                        continue;
                     }
                     Err(e) => return Err(e),
-                }
-                if c.to_history {
-                    match tx.move_to_history(*id) {
-                        Ok(_) => {}
-                        Err(e) if e.is_job_rule() => tracing::warn!("job {id}: {e}"),
-                        Err(e) => return Err(e),
-                    }
                 }
             }
             Ok::<_, crate::queue::QueueError>((dropped, aborted))

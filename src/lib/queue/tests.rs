@@ -753,3 +753,50 @@ fn queues_and_jobs_can_move_between_threads() {
     send::<HistoryEntry>();
     send::<QueueError>();
 }
+
+#[test]
+fn a_run_is_recorded_in_one_update_and_finished_in_one_step() {
+    let (_dir, mut q) = queue();
+    let c = q.submit(cluster_ad("alice"), procs(3)).unwrap();
+    let (j0, j1, j2) = (JobId::new(c.0, 0), JobId::new(c.0, 1), JobId::new(c.0, 2));
+    let set = vec![
+        ("ExitCode".to_owned(), Expr::lit(3i64)),
+        ("RemoteHost".to_owned(), Expr::lit("slot1@host")),
+    ];
+    q.transaction(|tx| {
+        assert!(tx.update_job(j0, &set, &[], Some(JobStatus::Running))?);
+        assert_eq!(tx.job_status(j0)?, Some(2));
+        // One read: attributes set and deleted, status changed, history written.
+        let left = tx.finish_job(
+            j0,
+            &[("ExitCode".to_owned(), Expr::lit(0i64))],
+            &["RemoteHost".to_owned()],
+            Some(JobStatus::Completed),
+        )?;
+        assert!(matches!(left, Some(LeftQueue::Moved)));
+        // A job that stays (LeaveJobInQueue) keeps the changes.
+        let stay = vec![("LeaveJobInQueue".to_owned(), Expr::lit(true))];
+        let left = tx.finish_job(j1, &stay, &[], Some(JobStatus::Removed))?;
+        assert!(matches!(left, Some(LeftQueue::LeftInQueue)));
+        // Not finished: the changes are written, the move refused.
+        let err = tx.finish_job(j2, &set, &[], None).unwrap_err();
+        assert!(matches!(err, QueueError::NotFinished { .. }), "{err}");
+        assert_eq!(tx.job_status(JobId::new(c.0, 9))?, None);
+        assert!(tx.finish_job(JobId::new(c.0, 9), &[], &[], None)?.is_none());
+        Ok::<_, QueueError>(())
+    })
+    .unwrap();
+    assert!(q.job(j0).unwrap().is_none());
+    let h: Vec<_> = q
+        .history(&HistoryQuery::all())
+        .unwrap()
+        .map(|e| e.unwrap().into_ad().unwrap())
+        .collect();
+    assert_eq!(h.len(), 1);
+    assert_eq!(int(&h[0], "ExitCode"), Some(0));
+    assert_eq!(int(&h[0], "JobStatus"), Some(4));
+    assert!(h[0].lookup("RemoteHost").is_none());
+    assert_eq!(int(&h[0], "CompletionDate"), Some(1_700_000_000));
+    assert_eq!(int(&job_ad(&q, c.0, 1), "JobStatus"), Some(3));
+    assert_eq!(int(&job_ad(&q, c.0, 2), "ExitCode"), Some(3));
+}

@@ -473,7 +473,68 @@ impl<'q> Transaction<'q> {
     /// `LeaveJobInQueue` is true, and otherwise writes its whole ad to the history, deletes it
     /// from the queue, and deletes its cluster with its last job.
     pub fn move_to_history(&mut self, job: JobId) -> Result<LeftQueue> {
-        let (mut own, cluster) = self.load_proc(job)?;
+        let (own, cluster) = self.load_proc(job)?;
+        self.retire(job, own, cluster, false)
+    }
+
+    /// [`Transaction::update_job`] then [`Transaction::move_to_history`] in one read of the
+    /// job (how a daemon records a job's end). Returns `None`, changing nothing, when the job
+    /// is not in the queue.
+    pub fn finish_job(
+        &mut self,
+        job: JobId,
+        set: &[(String, Expr)],
+        delete: &[String],
+        status: Option<JobStatus>,
+    ) -> Result<Option<LeftQueue>> {
+        let simple = |name: &str| {
+            !is_owner_attr(name)
+                && ![codec::PROC_ID, codec::CLUSTER_ID, codec::JOB_STATUS]
+                    .iter()
+                    .any(|a| name.eq_ignore_ascii_case(a))
+        };
+        if !set.iter().all(|(n, _)| simple(n)) || !delete.iter().all(|n| simple(n)) {
+            if !self.update_job(job, set, delete, status)? {
+                return Ok(None);
+            }
+            return self.move_to_history(job).map(Some);
+        }
+        let key = AdKey::Job(job);
+        let (mut own, cluster) = match self.load_proc(job) {
+            Ok(found) => found,
+            Err(QueueError::JobNotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        for (name, value) in set {
+            check_name(key, name)?;
+            check_value(key, name, value)?;
+            own.insert(name, value.clone());
+        }
+        if !delete.is_empty() {
+            let mut chained = own;
+            chained.chain_to((*cluster).clone());
+            for name in delete {
+                chained.remove(name);
+            }
+            chained.unchain();
+            own = chained;
+        }
+        if let Some(status) = status {
+            apply_status(job, &mut own, &cluster, status.code())?;
+            own.insert_named(intern(codec::ENTERED_CURRENT_STATUS), Expr::lit(self.now));
+        }
+        self.retire(job, own, cluster, true).map(Some)
+    }
+
+    /// Moves a loaded job to the history; `dirty` says its proc ad changed since it was read
+    /// (and must be written if the job stays in the queue).
+    fn retire(
+        &mut self,
+        job: JobId,
+        mut own: ClassAd,
+        cluster: Arc<ClassAd>,
+        mut dirty: bool,
+    ) -> Result<LeftQueue> {
         let status = own
             .lookup(codec::JOB_STATUS)
             .and_then(int_literal)
@@ -485,12 +546,18 @@ impl<'q> Transaction<'q> {
             if completion.unwrap_or(0) == 0 {
                 own.insert_named(intern(codec::COMPLETION_DATE), Expr::lit(self.now));
                 ad.insert_named(intern(codec::COMPLETION_DATE), Expr::lit(self.now));
-                self.write_proc(job, &own, &cluster)?;
+                dirty = true;
             }
         } else if status != JobStatus::Removed.code() {
+            if dirty {
+                self.write_proc(job, &own, &cluster)?;
+            }
             return Err(QueueError::NotFinished { job, status });
         }
         if ad.eval_attr(codec::LEAVE_JOB_IN_QUEUE).as_bool_equiv() == Some(true) {
+            if dirty {
+                self.write_proc(job, &own, &cluster)?;
+            }
             return Ok(LeftQueue::LeftInQueue);
         }
         let flat = ClassAd::from_attrs(ad.iter().map(|(n, e)| (intern(n), e.clone())).collect());
