@@ -151,6 +151,27 @@ fn submit(env: &TestEnvironment, text: &str) -> String {
     out.stdout.split('.').next().unwrap().trim().to_owned()
 }
 
+/// A master running one `sleep 300` job that logs to `log`, once the job runs: the master
+/// and the job's cluster.
+fn a_running_sleeper(env: &TestEnvironment, log: &str) -> (Master, String) {
+    let master = Master::start(env);
+    let cluster = submit(
+        env,
+        &format!("executable = /bin/sleep\narguments = 300\nlog = {log}\nqueue\n"),
+    );
+    wait_for("the job to run", || count(env, "JobStatus == 2") == 1);
+    (master, cluster)
+}
+
+/// The event numbers of a log in the working directory, in order.
+fn event_codes(env: &TestEnvironment, log: &str) -> Vec<i32> {
+    read_events(env.work_dir().join(log))
+        .unwrap()
+        .iter()
+        .map(|e| e.number() as i32)
+        .collect()
+}
+
 fn script(env: &TestEnvironment, name: &str, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     let path = env.write_file(name, body);
@@ -228,8 +249,7 @@ fn condor_rm_kills_a_running_job() {
         history_attr(&env, &format!("{cluster}.0"), "JobStatus"),
         "3"
     );
-    let events = read_events(env.work_dir().join("rm.log")).unwrap();
-    let codes: Vec<i32> = events.iter().map(|e| e.number() as i32).collect();
+    let codes = event_codes(&env, "rm.log");
     assert_eq!(codes.first(), Some(&0));
     assert_eq!(codes.last(), Some(&9), "{codes:?}");
     drop(master);
@@ -241,12 +261,7 @@ fn condor_rm_kills_a_running_job() {
 #[test]
 fn the_abort_of_a_running_job_gives_the_remove_reason() {
     let env = TestEnvironment::new();
-    let master = Master::start(&env);
-    let cluster = submit(
-        &env,
-        "executable = /bin/sleep\narguments = 300\nlog = rm.log\nqueue\n",
-    );
-    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    let (master, cluster) = a_running_sleeper(&env, "rm.log");
     let out = env.run(
         "condor_rm",
         ["-reason", "not needed", &format!("{cluster}.0")],
@@ -266,12 +281,7 @@ fn the_abort_of_a_running_job_gives_the_remove_reason() {
 #[test]
 fn a_held_running_job_stops_and_runs_again_when_released() {
     let env = TestEnvironment::new();
-    let master = Master::start(&env);
-    let cluster = submit(
-        &env,
-        "executable = /bin/sleep\narguments = 300\nlog = hold.log\nqueue\n",
-    );
-    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    let (master, cluster) = a_running_sleeper(&env, "hold.log");
     let out = env.run("condor_hold", [&cluster]);
     assert_eq!(out.status, Some(0), "{out}");
     wait_for("the job's process to go", || job_processes(&env).is_empty());
@@ -586,17 +596,14 @@ fn a_schedd_turned_off_starts_nothing_until_turned_on() {
 #[test]
 fn a_graceful_stop_vacates_running_jobs_back_to_idle() {
     let env = TestEnvironment::new();
-    let master = Master::start(&env);
-    let cluster = submit(
-        &env,
-        "executable = /bin/sleep\narguments = 300\nlog = stop.log\nqueue\n",
-    );
-    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    let (master, cluster) = a_running_sleeper(&env, "stop.log");
     assert_eq!(master.stop(), Some(0));
     assert!(job_processes(&env).is_empty());
     let out = env.run("condor_q", [&cluster, "-af", "JobStatus", "NumJobStarts"]);
     assert_eq!(out.stdout, "1 1\n", "{out}");
-    let events = read_events(env.work_dir().join("stop.log")).unwrap();
-    let codes: Vec<i32> = events.iter().map(|e| e.number() as i32).collect();
-    assert_eq!(codes, [0, 1, 4], "submitted, executed, evicted");
+    assert_eq!(
+        event_codes(&env, "stop.log"),
+        [0, 1, 4],
+        "submitted, executed, evicted"
+    );
 }
