@@ -607,3 +607,28 @@ fn a_graceful_stop_vacates_running_jobs_back_to_idle() {
         "submitted, executed, evicted"
     );
 }
+
+#[test]
+fn a_requeued_job_cools_down_before_it_runs_again() {
+    let mut env = TestEnvironment::new();
+    env.set_env("_CONDOR_SYSTEM_ON_VACATE_COOL_DOWN", "2");
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /bin/sh\narguments = \"-c 'date +%s >> runs; exit 1'\"\nmax_retries = 1\nqueue\n",
+    );
+    wait_for("the job to finish", || count(&env, "true") == 0);
+    let id = format!("{cluster}.0");
+    assert_eq!(history_attr(&env, &id, "NumJobCoolDowns"), "1");
+    let runs: Vec<i64> = std::fs::read_to_string(env.work_dir().join("runs"))
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(
+        runs[1] - runs[0] >= 2,
+        "ran again before the cool-down ended: {runs:?}"
+    );
+    drop(master);
+}

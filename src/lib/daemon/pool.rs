@@ -832,7 +832,7 @@ impl Pool {
             let next = self
                 .idle
                 .of(&submitter)
-                .find(|j| self.startd.may_reuse(&slot, &j.ad, t))
+                .find(|j| !cooling_down(&j.ad, t) && self.startd.may_reuse(&slot, &j.ad, t))
                 .map(|j| from_key(j.id));
             match next {
                 Some(id) => self.start_job(id, &slot, t),
@@ -901,7 +901,13 @@ impl Pool {
         {
             tracing::error!("accountant: {e}");
         }
-        let jobs: Vec<IdleJob> = self.idle.jobs.values().cloned().collect();
+        let jobs: Vec<IdleJob> = self
+            .idle
+            .jobs
+            .values()
+            .filter(|j| !cooling_down(&j.ad, t))
+            .cloned()
+            .collect();
         let input = CycleInput {
             jobs: &jobs,
             slots: &slots,
@@ -1170,8 +1176,13 @@ impl Pool {
         }
     }
 
-    /// Puts a job back among the idle ones (its status is committed in the same step).
+    /// Puts a job back among the idle ones (its status is committed in the same step). A job
+    /// cooling down (`SYSTEM_ON_VACATE_COOL_DOWN`) is negotiated for again when it expires.
     fn requeue(&mut self, id: JobId, mut ad: ClassAd) {
+        if let Some(until) = lookup_int(&ad, "JobCoolDownExpiration") {
+            let wait = Duration::from_secs((until - now()).max(0) as u64);
+            self.next_negotiation = self.next_negotiation.min(Instant::now() + wait);
+        }
         ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
         self.idle
             .insert(id, IdleJob::new(job_key(id), ad, &self.accounting_domain));
@@ -1480,6 +1491,12 @@ impl Pool {
             .collect();
         (schedd, submitters)
     }
+}
+
+/// Whether a requeued job still cools down (`JobCoolDownExpiration` in the future), as the
+/// schedd keeps such jobs from matching.
+fn cooling_down(ad: &ClassAd, t: i64) -> bool {
+    lookup_int(ad, "JobCoolDownExpiration").is_some_and(|until| until > t)
 }
 
 fn common_daemon_attrs(ad: &mut ClassAd, host: &str, started: i64, t: i64) {
