@@ -490,6 +490,7 @@ impl Pool {
                 self.set_off(daemon, false);
                 self.negotiate_now = true;
             }
+            // The socket sends queries as `Msg::Query`; one arriving here changes nothing.
             Command::Query(_) => {}
         }
         Ok(())
@@ -751,11 +752,7 @@ impl Pool {
                 continue;
             };
             let body = match outcome.status {
-                Some(JobStatus::Held) => EventBody::JobHeld(JobHeld {
-                    reason: Some(reason.clone()),
-                    code: firing.code as i32,
-                    subcode: firing.subcode as i32,
-                }),
+                Some(JobStatus::Held) => held_event(&reason, firing.code, firing.subcode),
                 Some(JobStatus::Removed) => EventBody::JobAborted(JobAborted {
                     reason: Some(reason.clone()),
                 }),
@@ -812,11 +809,7 @@ impl Pool {
         self.events.push(PendingEvent {
             logs,
             id,
-            body: EventBody::JobHeld(JobHeld {
-                reason: Some(reason.to_owned()),
-                code: code as i32,
-                subcode: subcode as i32,
-            }),
+            body: held_event(reason, code, subcode),
         });
     }
 
@@ -1156,17 +1149,7 @@ impl Pool {
                 self.events.push(PendingEvent {
                     logs,
                     id,
-                    body: EventBody::JobEvicted(JobEvicted {
-                        kind: Eviction::Vacated,
-                        run_remote_usage: usage,
-                        run_local_usage: Rusage::default(),
-                        sent_bytes: 0.0,
-                        received_bytes: 0.0,
-                        reason: Some(reason),
-                        reason_code: 0,
-                        reason_subcode: 0,
-                        usage: usage_from_job_ad(&ad),
-                    }),
+                    body: evicted_event(Eviction::Vacated, usage, reason, &ad),
                 });
                 if status == Some(JobStatus::Idle) {
                     self.requeue(id, ad);
@@ -1260,20 +1243,15 @@ impl Pool {
                 self.events.push(PendingEvent {
                     logs,
                     id,
-                    body: EventBody::JobEvicted(JobEvicted {
-                        kind: Eviction::Requeued {
+                    body: evicted_event(
+                        Eviction::Requeued {
                             exit,
                             core_file: None,
                         },
-                        run_remote_usage: usage,
-                        run_local_usage: Rusage::default(),
-                        sent_bytes: 0.0,
-                        received_bytes: 0.0,
-                        reason: Some(firing.reason_or_unknown().to_owned()),
-                        reason_code: 0,
-                        reason_subcode: 0,
-                        usage: usage_from_job_ad(&ad),
-                    }),
+                        usage,
+                        firing.reason_or_unknown().to_owned(),
+                        &ad,
+                    ),
                 });
                 if status == Some(JobStatus::Idle) {
                     self.requeue(id, ad);
@@ -1283,11 +1261,7 @@ impl Pool {
                 self.events.push(PendingEvent {
                     logs,
                     id,
-                    body: EventBody::JobHeld(JobHeld {
-                        reason: Some(firing.reason_or_unknown().to_owned()),
-                        code: firing.code as i32,
-                        subcode: firing.subcode as i32,
-                    }),
+                    body: held_event(firing.reason_or_unknown(), firing.code, firing.subcode),
                 });
             }
         }
@@ -1491,6 +1465,30 @@ impl Pool {
             .collect();
         (schedd, submitters)
     }
+}
+
+/// The 012 event of a hold.
+fn held_event(reason: &str, code: i64, subcode: i64) -> EventBody {
+    EventBody::JobHeld(JobHeld {
+        reason: Some(reason.to_owned()),
+        code: code as i32,
+        subcode: subcode as i32,
+    })
+}
+
+/// The 004 event of a run that ended without the job leaving the queue.
+fn evicted_event(kind: Eviction, usage: Rusage, reason: String, ad: &ClassAd) -> EventBody {
+    EventBody::JobEvicted(JobEvicted {
+        kind,
+        run_remote_usage: usage,
+        run_local_usage: Rusage::default(),
+        sent_bytes: 0.0,
+        received_bytes: 0.0,
+        reason: Some(reason),
+        reason_code: 0,
+        reason_subcode: 0,
+        usage: usage_from_job_ad(ad),
+    })
 }
 
 /// Whether a requeued job still cools down (`JobCoolDownExpiration` in the future), as the
