@@ -23,7 +23,7 @@ _condor_rm() {
 
     case "${cmd}" in
         condor_rm)
-            opts="--debug --long --totals --constraint --all --hold --held --reason --subcode --forcex --name --version --help"
+            opts="--debug --long --totals --constraint --all --hold --held --reason --subcode --forcex --fast --name --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

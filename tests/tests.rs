@@ -11,6 +11,7 @@ mod eventlog;
 mod generated;
 mod history;
 mod negotiator;
+mod policy;
 mod pool;
 mod q;
 mod q_analyze;

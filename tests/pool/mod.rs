@@ -97,7 +97,7 @@ impl Drop for Master {
 }
 
 /// The number of jobs `condor_q` lists with a constraint.
-fn count(env: &TestEnvironment, constraint: &str) -> usize {
+pub fn count(env: &TestEnvironment, constraint: &str) -> usize {
     let out = env.run(
         "condor_q",
         ["-allusers", "-constraint", constraint, "-af", "ClusterId"],
@@ -106,14 +106,14 @@ fn count(env: &TestEnvironment, constraint: &str) -> usize {
     out.stdout.lines().count()
 }
 
-fn history_attr(env: &TestEnvironment, job: &str, attr: &str) -> String {
+pub fn history_attr(env: &TestEnvironment, job: &str, attr: &str) -> String {
     let out = env.run("condor_history", [job, "-af", attr]);
     assert_eq!(out.status, Some(0), "{out}");
     out.stdout.trim().to_owned()
 }
 
 /// Processes whose environment puts them in this pool's execute directory.
-fn job_processes(env: &TestEnvironment) -> Vec<i32> {
+pub fn job_processes(env: &TestEnvironment) -> Vec<i32> {
     let execute = env.local_dir().join("execute");
     let marker = format!("_CONDOR_SCRATCH_DIR={}", execute.display());
     let mut pids = Vec::new();
@@ -144,7 +144,7 @@ fn job_processes(env: &TestEnvironment) -> Vec<i32> {
     pids
 }
 
-fn submit(env: &TestEnvironment, text: &str) -> String {
+pub fn submit(env: &TestEnvironment, text: &str) -> String {
     let file = env.write_file("job.sub", text);
     let out = env.run("condor_submit", ["-terse", file.to_str().unwrap()]);
     assert_eq!(out.status, Some(0), "{out}");
@@ -153,7 +153,7 @@ fn submit(env: &TestEnvironment, text: &str) -> String {
 
 /// A master running one `sleep 300` job that logs to `log`, once the job runs: the master
 /// and the job's cluster.
-fn a_running_sleeper(env: &TestEnvironment, log: &str) -> (Master, String) {
+pub fn a_running_sleeper(env: &TestEnvironment, log: &str) -> (Master, String) {
     let master = Master::start(env);
     let cluster = submit(
         env,
@@ -164,7 +164,7 @@ fn a_running_sleeper(env: &TestEnvironment, log: &str) -> (Master, String) {
 }
 
 /// The event numbers of a log in the working directory, in order.
-fn event_codes(env: &TestEnvironment, log: &str) -> Vec<i32> {
+pub fn event_codes(env: &TestEnvironment, log: &str) -> Vec<i32> {
     read_events(env.work_dir().join(log))
         .unwrap()
         .iter()
@@ -172,7 +172,7 @@ fn event_codes(env: &TestEnvironment, log: &str) -> Vec<i32> {
         .collect()
 }
 
-fn script(env: &TestEnvironment, name: &str, body: &str) {
+pub fn script(env: &TestEnvironment, name: &str, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     let path = env.write_file(name, body);
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -473,6 +473,58 @@ fn condor_run_without_a_master_runs_the_pool_itself() {
         .map(|e| e.file_name())
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// condor_run interrupted while it waits removes its job, as the script's signal handler
+/// does, with a master running and with the pool in its own process.
+#[test]
+fn an_interrupted_condor_run_removes_its_job() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    for with_master in [true, false] {
+        let env = TestEnvironment::new();
+        let master = with_master.then(|| Master::start(&env));
+        let mut child = env
+            .command("condor_run")
+            .arg("sleep 300")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_for("the job's process", || !job_processes(&env).is_empty());
+        let signal = if with_master {
+            Signal::SIGINT
+        } else {
+            Signal::SIGTERM
+        };
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > DEADLINE {
+                let _ = child.kill();
+                panic!("condor_run did not stop");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("Killed by {signal}.\n")
+        );
+        wait_for("the job's process to go", || job_processes(&env).is_empty());
+        wait_for("the job to leave the queue", || count(&env, "true") == 0);
+        let left: Vec<_> = std::fs::read_dir(env.work_dir())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+        drop(master);
+    }
 }
 
 #[test]

@@ -16,6 +16,12 @@
 //! `Last*` attributes. A removed job then leaves the queue for the history (unless its
 //! `LeaveJobInQueue` is true), and each job's event logs get the abort (009), hold (012) or
 //! release (013) event, after the transaction has committed.
+//!
+//! Vacating, suspending and continuing (`condor_vacate_job`, `condor_suspend`,
+//! `condor_continue`) change nothing in the queue here: the jobs are checked (running, or
+//! suspended to be continued) and the running master signals their processes
+//! ([`super::master::Command::Jobs`]); it records the new state, the events and the
+//! counters itself.
 
 use std::sync::Arc;
 
@@ -25,6 +31,7 @@ use crate::eventlog::{EventBody, JobAborted, JobHeld, JobReleased};
 use crate::output::render::{lookup_int, lookup_str};
 use crate::queue::{JobId, JobQuery, JobStatus, LeftQueue, Queue, QueueError, Transaction};
 
+use super::master::{JobSignal, MasterError};
 use super::userlog::JobLogs;
 use super::Session;
 
@@ -36,6 +43,11 @@ pub enum Action {
     Remove = 3,
     /// `condor_rm -forcex`: remove jobs already being removed, at once.
     RemoveX = 4,
+    Vacate = 5,
+    /// `condor_vacate_job -fast`: a hard kill.
+    VacateFast = 6,
+    Suspend = 8,
+    Continue = 9,
 }
 
 impl Action {
@@ -48,6 +60,18 @@ impl Action {
             Action::Hold => "HoldReason",
             Action::Release => "ReleaseReason",
             Action::Remove | Action::RemoveX => "RemoveReason",
+            Action::Vacate | Action::VacateFast | Action::Suspend | Action::Continue => "",
+        }
+    }
+
+    /// What the master does for an action that only signals running jobs.
+    fn signal(self) -> Option<JobSignal> {
+        match self {
+            Action::Vacate => Some(JobSignal::Vacate),
+            Action::VacateFast => Some(JobSignal::VacateFast),
+            Action::Suspend => Some(JobSignal::Suspend),
+            Action::Continue => Some(JobSignal::Continue),
+            _ => None,
         }
     }
 
@@ -58,6 +82,11 @@ impl Action {
             Action::RemoveX => "(JobStatus == 3) || (JobStatus == 5 && JobStatusOnRelease =?= 3)",
             Action::Hold => "JobStatus != 3 && JobStatus != 4",
             Action::Release => "JobStatus == 5 && HoldReasonCode =!= 16",
+            Action::Suspend => {
+                "(JobStatus == 2 || JobStatus == 6) && (JobUniverse =!= 12 && JobUniverse =!= 7)"
+            }
+            Action::Vacate | Action::VacateFast => "JobStatus == 2 || JobStatus == 6",
+            Action::Continue => "JobStatus == 7",
         }
     }
 }
@@ -139,6 +168,9 @@ pub enum ActionError {
     /// The constraint does not parse (the schedd cannot insert it into the request ad).
     #[error("Can't insert constraint into ClassAd")]
     BadConstraint(String),
+    /// A vacate, suspend or continue needs the master, which runs the jobs.
+    #[error(transparent)]
+    Master(#[from] MasterError),
 }
 
 /// How a transaction that did nothing is rolled back with its outcome.
@@ -216,10 +248,42 @@ pub fn act_on_jobs(
         e.logs
             .write(e.job.cluster.0, e.job.proc, session.now, e.body);
     }
-    if outcome.success > 0 {
+    if let Some(signal) = request.action.signal() {
+        signal_jobs(session, signal, &mut outcome)?;
+    } else if outcome.success > 0 {
         super::master::wake(&session.config);
     }
     Ok(outcome)
+}
+
+/// Has the master signal the jobs a vacate, suspend or continue succeeded for; a job it
+/// could not act on (its process ended meanwhile) gets a bad status.
+fn signal_jobs(
+    session: &Session,
+    signal: JobSignal,
+    outcome: &mut Outcome,
+) -> Result<(), ActionError> {
+    let ids: Vec<JobId> = outcome
+        .results
+        .iter()
+        .filter(|(_, r)| *r == ActionResult::Success)
+        .map(|(id, _)| *id)
+        .collect();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let answer = super::master::send(&session.config, &super::master::Command::Jobs(signal, ids))?;
+    let missed: Vec<JobId> = answer
+        .split_ascii_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    for (id, r) in &mut outcome.results {
+        if *r == ActionResult::Success && missed.contains(id) {
+            *r = ActionResult::BadStatus;
+            outcome.success -= 1;
+        }
+    }
+    Ok(())
 }
 
 /// Acts on one job inside the transaction.
@@ -241,6 +305,19 @@ fn act_on_job(
         return Ok(ActionResult::PermissionDenied);
     }
     let action = request.action;
+    if action.signal().is_some() {
+        // Checked here, done by the master (the schedd's checks in `actOnJobs`).
+        let wanted = if action == Action::Continue {
+            status == JobStatus::Suspended.code()
+        } else {
+            status == JobStatus::Running.code() || status == JobStatus::TransferringOutput.code()
+        };
+        return Ok(if wanted {
+            ActionResult::Success
+        } else {
+            ActionResult::BadStatus
+        });
+    }
     let hold_code = lookup_int(&ad, "HoldReasonCode");
     let mut new_status = JobStatus::Removed;
     match action {
@@ -289,6 +366,7 @@ fn act_on_job(
                 return Ok(ActionResult::PermissionDenied);
             }
         }
+        Action::Vacate | Action::VacateFast | Action::Suspend | Action::Continue => {}
     }
     let applied = match action {
         Action::Hold => hold(tx, id, &ad, reason, request.subcode),
@@ -312,7 +390,7 @@ fn act_on_job(
         Action::Release => EventBody::JobReleased(JobReleased {
             reason: non_empty(reason),
         }),
-        Action::Remove | Action::RemoveX => EventBody::JobAborted(JobAborted {
+        _ => EventBody::JobAborted(JobAborted {
             reason: non_empty(reason),
         }),
     };
@@ -361,7 +439,7 @@ fn change_status(
             move_int_attr(tx, id, "HoldReasonSubCode", "LastHoldReasonSubCode")?;
             tx.delete_attr(id, "JobStatusOnRelease")?;
         }
-        Action::RemoveX | Action::Hold => {}
+        _ => {}
     }
     Ok(())
 }

@@ -6,7 +6,8 @@
 //!
 //! - `QUERY <kind>`: the ads of that kind ([`AdKind`]), each in the long (old ClassAd) form,
 //!   ads separated by a blank line, nothing more.
-//! - any other command ([`Command`]): `OK` or `ERROR <text>`, one line.
+//! - any other command ([`Command`]): `OK`, with what the command returns after a space
+//!   when it returns something, or `ERROR <text>`; one line.
 //!
 //! A missing socket, or one nobody listens on, means no master runs for this pool
 //! ([`MasterError::NotRunning`]). Tools that change the queue wake the master with
@@ -17,8 +18,11 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use crate::classad::ClassAd;
 use crate::config::Config;
+use crate::queue::JobId;
 
 /// The socket's file name in `$(RUN)`.
 pub const SOCKET_FILE: &str = "condor_master.sock";
@@ -138,6 +142,56 @@ impl Shutdown {
     }
 }
 
+/// What `condor_vacate_job`, `condor_suspend` and `condor_continue` ask of running jobs (the
+/// schedd's `JA_VACATE_JOBS`, `JA_VACATE_FAST_JOBS`, `JA_SUSPEND_JOBS`, `JA_CONTINUE_JOBS`,
+/// which change nothing in the queue themselves: the job's process is signalled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobSignal {
+    /// Evict with the job's KillSig, SIGKILL when its vacate time is over; back to idle.
+    Vacate,
+    /// Evict with SIGKILL at once.
+    VacateFast,
+    /// SIGSTOP the job's processes.
+    Suspend,
+    /// SIGCONT them.
+    Continue,
+}
+
+impl JobSignal {
+    pub fn word(self) -> &'static str {
+        match self {
+            JobSignal::Vacate => "VACATE",
+            JobSignal::VacateFast => "VACATE-FAST",
+            JobSignal::Suspend => "SUSPEND",
+            JobSignal::Continue => "CONTINUE",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<JobSignal> {
+        [
+            JobSignal::Vacate,
+            JobSignal::VacateFast,
+            JobSignal::Suspend,
+            JobSignal::Continue,
+        ]
+        .into_iter()
+        .find(|s| s.word().eq_ignore_ascii_case(word))
+    }
+}
+
+/// A `condor_drain` request, as it travels to the master (a JSON object on the request
+/// line). The words are condor_drain's: `schedule` is `graceful`, `quick` or `fast`;
+/// `on_completion` is `nothing`, `resume`, `exit`, `restart` or `reconfig`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrainArgs {
+    pub schedule: String,
+    pub reason: Option<String>,
+    pub on_completion: String,
+    pub check: Option<String>,
+    pub start: Option<String>,
+    pub request_id: Option<String>,
+}
+
 /// A request to the master.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -149,6 +203,13 @@ pub enum Command {
     On(Subsystem),
     Restart(Subsystem, Shutdown),
     Query(AdKind),
+    /// Signal running jobs; the answer lists the jobs that were not acted on (not running
+    /// there, or not in the state the signal needs).
+    Jobs(JobSignal, Vec<JobId>),
+    /// Drain the startd; the answer is the request's id.
+    Drain(DrainArgs),
+    /// Stop draining (the request with this id, or any).
+    CancelDrain(Option<String>),
 }
 
 impl Command {
@@ -161,6 +222,19 @@ impl Command {
             Command::On(d) => format!("ON {}", d.word()),
             Command::Restart(d, how) => format!("RESTART {} {}", d.word(), how.word()),
             Command::Query(kind) => format!("QUERY {}", kind.word()),
+            Command::Jobs(signal, ids) => {
+                let mut line = format!("JOBS {}", signal.word());
+                for id in ids {
+                    line.push_str(&format!(" {id}"));
+                }
+                line
+            }
+            Command::Drain(args) => format!(
+                "DRAIN {}",
+                serde_json::to_string(args).unwrap_or_else(|_| "{}".to_owned())
+            ),
+            Command::CancelDrain(None) => "CANCEL-DRAIN".to_owned(),
+            Command::CancelDrain(Some(id)) => format!("CANCEL-DRAIN {id}"),
         }
     }
 
@@ -182,6 +256,18 @@ impl Command {
                 Shutdown::from_word(next()?)?,
             ),
             "QUERY" => Command::Query(AdKind::from_word(next()?)?),
+            "JOBS" => {
+                let signal = JobSignal::from_word(next()?)?;
+                let ids = words
+                    .map(|w| w.parse::<JobId>().ok())
+                    .collect::<Option<Vec<_>>>()?;
+                Command::Jobs(signal, ids)
+            }
+            "DRAIN" => {
+                let json = line.trim().split_once(char::is_whitespace)?.1;
+                Command::Drain(serde_json::from_str(json).ok()?)
+            }
+            "CANCEL-DRAIN" => Command::CancelDrain(next().map(str::to_owned)),
             _ => return None,
         };
         Some(cmd)
@@ -234,15 +320,18 @@ fn connect(path: &Path) -> Result<UnixStream, MasterError> {
     }
 }
 
-/// Sends a command and reads its one-line answer.
-pub fn send(config: &Config, command: &Command) -> Result<(), MasterError> {
+/// Sends a command and reads its one-line answer: what the command returns (empty for most).
+pub fn send(config: &Config, command: &Command) -> Result<String, MasterError> {
     let path = socket_path(config)?;
     let answer = exchange(&path, command)?;
     let answer = answer.trim_end();
-    match answer.strip_prefix("ERROR") {
-        Some(text) => Err(MasterError::Refused(text.trim().to_owned())),
-        None if answer == "OK" => Ok(()),
-        None => Err(MasterError::Refused(answer.to_owned())),
+    if let Some(text) = answer.strip_prefix("ERROR") {
+        return Err(MasterError::Refused(text.trim().to_owned()));
+    }
+    match answer.strip_prefix("OK") {
+        Some("") => Ok(String::new()),
+        Some(rest) if rest.starts_with(' ') => Ok(rest[1..].to_owned()),
+        _ => Err(MasterError::Refused(answer.to_owned())),
     }
 }
 
@@ -303,12 +392,28 @@ mod tests {
             Command::On(Subsystem::Startd),
             Command::Restart(Subsystem::Master, Shutdown::Fast),
             Command::Query(AdKind::Submitters),
+            Command::Jobs(
+                JobSignal::VacateFast,
+                vec![JobId::new(3, 0), JobId::new(4, 12)],
+            ),
+            Command::Jobs(JobSignal::Continue, vec![]),
+            Command::Drain(DrainArgs {
+                schedule: "quick".into(),
+                reason: Some("a reason with words".into()),
+                on_completion: "resume".into(),
+                check: Some("Cpus > 1 && Name == \"x\"".into()),
+                start: None,
+                request_id: None,
+            }),
+            Command::CancelDrain(None),
+            Command::CancelDrain(Some("7".into())),
         ];
         for c in all {
             assert_eq!(Command::parse(&c.line()), Some(c.clone()), "{c:?}");
         }
         assert_eq!(Command::parse("OFF NOBODY FAST"), None);
         assert_eq!(Command::parse(""), None);
+        assert_eq!(Command::parse("JOBS SUSPEND 1.x"), None);
     }
 
     #[test]

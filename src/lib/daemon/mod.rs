@@ -40,8 +40,9 @@ pub use pool::now;
 pub enum Msg {
     /// The queue changed: negotiate now.
     Wake,
-    /// A request from a tool, and where its answer goes.
-    Command(Command, Sender<Result<(), String>>),
+    /// A request from a tool, and where its answer goes (what the command returns, or why
+    /// it failed).
+    Command(Command, Sender<Result<String, String>>),
     /// A job's process ended (not yet reaped: the main loop reaps it once it has forgotten
     /// the job, so that no signal meant for the job can reach a process reusing its pid).
     Exited { job: JobId },

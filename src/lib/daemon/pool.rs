@@ -31,13 +31,13 @@ use std::time::{Duration, Instant};
 use crate::accountant::{resource_name, Accountant, SlotClaim};
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
-use crate::client::master::{AdKind, Command, Shutdown, Subsystem};
+use crate::client::master::{AdKind, Command, JobSignal, Shutdown, Subsystem};
 use crate::client::userlog::JobLogs;
 use crate::client::Session;
 use crate::config::Config;
 use crate::eventlog::{
     usage_from_job_ad, EventBody, Eviction, Execute, ExitStatus, ImageSize, JobAborted, JobEvicted,
-    JobHeld, JobReconnectFailed, JobTerminated, Rusage,
+    JobHeld, JobReconnectFailed, JobSuspended, JobTerminated, Rusage,
 };
 use crate::negotiator::{self, CycleInput, IdleJob, Negotiator};
 use crate::output::render::{lookup_bool, lookup_int, lookup_str};
@@ -75,6 +75,26 @@ struct Running {
     stop: Option<Stop>,
     /// When the soft kill turns into a hard one.
     hard_kill_at: Option<Instant>,
+    /// The job's processes are stopped (`condor_suspend`, or the startd's SUSPEND).
+    suspended: Option<Suspender>,
+}
+
+/// Who suspended a job: only the same side continues it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Suspender {
+    /// `condor_suspend`: `condor_continue` continues it.
+    User,
+}
+
+impl Running {
+    /// The status the queue holds for the job while it runs.
+    fn status(&self) -> JobStatus {
+        if self.suspended.is_some() {
+            JobStatus::Suspended
+        } else {
+            JobStatus::Running
+        }
+    }
 }
 
 /// A claim on a slot: a submitter holds it between jobs.
@@ -461,9 +481,13 @@ impl Pool {
         }
     }
 
-    fn command(&mut self, cmd: Command) -> Result<(), String> {
+    fn command(&mut self, cmd: Command) -> Result<String, String> {
         tracing::info!("command: {}", cmd.line());
         match cmd {
+            Command::Jobs(signal, ids) => return Ok(self.signal_jobs(signal, &ids)),
+            Command::Drain(_) | Command::CancelDrain(_) => {
+                return Err("draining is not wired yet".to_owned())
+            }
             Command::Reschedule => self.negotiate_now = true,
             Command::Reconfig => self.reconfig().map_err(|e| e.to_string())?,
             Command::Off(Subsystem::Master, how) => self.stop(how, false),
@@ -493,7 +517,7 @@ impl Pool {
             // The socket sends queries as `Msg::Query`; one arriving here changes nothing.
             Command::Query(_) => {}
         }
-        Ok(())
+        Ok(String::new())
     }
 
     /// Turns daemons off (`condor_off -schedd`, ...) or back on; the master stands for all.
@@ -583,6 +607,98 @@ impl Pool {
             };
             r.hard_kill_at = Some(Instant::now() + vacate);
         }
+        if r.suspended.is_some() {
+            // A stopped process takes its signal once it runs again (the starter continues
+            // a suspended job it kills).
+            let _ = r.job.resume();
+        }
+    }
+
+    /// `condor_vacate_job`, `condor_suspend` and `condor_continue` on running jobs; the ids
+    /// not acted on (not running here, already stopping, or not in the state the signal
+    /// needs), as a space-separated list.
+    fn signal_jobs(&mut self, signal: JobSignal, ids: &[JobId]) -> String {
+        let t = now();
+        let mut missed = Vec::new();
+        for &id in ids {
+            let done = match signal {
+                JobSignal::Vacate | JobSignal::VacateFast => {
+                    let stoppable = self.running.get(&id).is_some_and(|r| r.stop.is_none());
+                    if stoppable {
+                        self.stop_job(
+                            id,
+                            Stop::Vacate {
+                                reason: "Job vacated by schedd".to_owned(),
+                                code: hold_codes::SCHEDD_VACATE,
+                                subcode: 0,
+                            },
+                            signal == JobSignal::VacateFast,
+                        );
+                    }
+                    stoppable
+                }
+                JobSignal::Suspend => self.suspend_job(id, Suspender::User, t),
+                JobSignal::Continue => self.continue_job(id, Suspender::User, t),
+            };
+            if !done {
+                missed.push(id.to_string());
+            }
+        }
+        missed.join(" ")
+    }
+
+    /// Stops a running job's processes: the job is `Suspended` (7), its suspension counted
+    /// (`TotalSuspensions`, `LastSuspensionTime`) and logged (010), as the shadow's
+    /// `recordSuspendEvent` has it.
+    fn suspend_job(&mut self, id: JobId, by: Suspender, t: i64) -> bool {
+        let Some(r) = self.running.get_mut(&id) else {
+            return false;
+        };
+        if r.stop.is_some() || r.suspended.is_some() || r.job.suspend().is_err() {
+            return false;
+        }
+        let expect = r.status();
+        r.suspended = Some(by);
+        let mut update = AdUpdate::default();
+        let total = lookup_int(&r.ad, "TotalSuspensions").unwrap_or(0) + 1;
+        update.set("TotalSuspensions", Expr::lit(total));
+        update.set("LastSuspensionTime", Expr::lit(t));
+        update.apply(&mut r.ad);
+        r.ad.insert("JobStatus", Expr::lit(JobStatus::Suspended.code()));
+        let body = EventBody::JobSuspended(JobSuspended {
+            num_pids: starter::group_size(r.job.pid) as i32,
+        });
+        let logs = r.logs.clone();
+        let change = self.changes.expecting(id, expect);
+        change.update.extend(update);
+        change.status = Some(JobStatus::Suspended);
+        self.events.push(PendingEvent { logs, id, body });
+        true
+    }
+
+    /// Continues a job `by` suspended: `Running` again, the time it spent suspended added
+    /// to `CumulativeSuspensionTime` (the shadow's `recordResumeEvent`), event 011.
+    fn continue_job(&mut self, id: JobId, by: Suspender, t: i64) -> bool {
+        let Some(r) = self.running.get_mut(&id) else {
+            return false;
+        };
+        if r.suspended != Some(by) || r.job.resume().is_err() {
+            return false;
+        }
+        r.suspended = None;
+        let update = resume_updates(&r.ad, t);
+        update.apply(&mut r.ad);
+        r.ad.insert("JobStatus", Expr::lit(JobStatus::Running.code()));
+        let logs = r.logs.clone();
+        let change = self.changes.expecting(id, JobStatus::Suspended);
+        change.update.extend(update);
+        change.status = Some(JobStatus::Running);
+        self.events.push(PendingEvent {
+            logs,
+            id,
+            body: EventBody::JobUnsuspended,
+        });
+        true
     }
 
     /// How long a job gets between its soft and hard kill: the smaller of the job's
@@ -1062,6 +1178,7 @@ impl Pool {
                         submitter: idle.submitter.clone(),
                         stop: None,
                         hard_kill_at: None,
+                        suspended: None,
                     },
                 );
             }
@@ -1090,7 +1207,7 @@ impl Pool {
         let expect = match r.stop {
             Some(Stop::Remove) => JobStatus::Removed,
             Some(Stop::Hold) => JobStatus::Held,
-            _ => JobStatus::Running,
+            _ => r.status(),
         };
         self.changes.expecting(id, expect);
         if matches!(r.stop, Some(Stop::Hold | Stop::Remove)) {
@@ -1103,8 +1220,15 @@ impl Pool {
             mut ad,
             logs,
             stop,
+            suspended,
             ..
         } = r;
+        if suspended.is_some() {
+            // It ended while suspended: the suspension ends with it.
+            let update = resume_updates(&ad, t);
+            update.apply(&mut ad);
+            self.changes.of(id).update.extend(update);
+        }
         let result = job.finish(exit);
         self.startd.deactivate(&slot, t);
         if let Some(c) = self.claims.get_mut(&slot) {
@@ -1493,6 +1617,22 @@ fn evicted_event(kind: Eviction, usage: Rusage, reason: String, ad: &ClassAd) ->
 
 /// Whether a requeued job still cools down (`JobCoolDownExpiration` in the future), as the
 /// schedd keeps such jobs from matching.
+/// The end of a suspension in the job's ad: its time added to `CumulativeSuspensionTime` and
+/// `UncommittedSuspensionTime`, `LastSuspensionTime` back to 0.
+fn resume_updates(ad: &ClassAd, t: i64) -> AdUpdate {
+    let mut update = AdUpdate::default();
+    let last = lookup_int(ad, "LastSuspensionTime").unwrap_or(0);
+    let mut cumulative = lookup_int(ad, "CumulativeSuspensionTime").unwrap_or(0);
+    if last > 0 {
+        cumulative += t - last;
+        let uncommitted = lookup_int(ad, "UncommittedSuspensionTime").unwrap_or(0) + t - last;
+        update.set("UncommittedSuspensionTime", Expr::lit(uncommitted));
+    }
+    update.set("CumulativeSuspensionTime", Expr::lit(cumulative));
+    update.set("LastSuspensionTime", Expr::lit(0));
+    update
+}
+
 fn cooling_down(ad: &ClassAd, t: i64) -> bool {
     lookup_int(ad, "JobCoolDownExpiration").is_some_and(|until| until > t)
 }

@@ -115,7 +115,8 @@ fn handle(stream: UnixStream, to_main: &Sender<Msg>) -> bool {
                 return false;
             }
             match rx.recv_timeout(Duration::from_secs(15)) {
-                Ok(Ok(())) => "OK\n".to_owned(),
+                Ok(Ok(text)) if text.is_empty() => "OK\n".to_owned(),
+                Ok(Ok(text)) => format!("OK {text}\n"),
                 Ok(Err(e)) => format!("ERROR {e}\n"),
                 Err(_) => "ERROR the master did not answer\n".to_owned(),
             }

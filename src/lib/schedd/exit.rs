@@ -749,7 +749,7 @@ fn evict(
     };
     w.set_int("LastVacateTime", now);
     w.set_str("VacateReason", reason);
-    w.set_int("VacateReasonCode", code);
+    set_vacate_code(w, code);
     w.set_int("VacateReasonSubCode", subcode);
     let current = w.status();
     requeue(w, cfg, current, now)
@@ -953,15 +953,40 @@ fn set_hold_code(w: &mut Work, code: i64) {
     if code == hold_codes::SPOOLING_INPUT {
         return;
     }
-    w.incr("NumHolds");
-    let mut by_reason = match lookup_value(&w.ad, "NumHoldsByReason") {
+    count_by_reason(w, "NumHolds", "NumHoldsByReason", code);
+}
+
+/// Setting `VacateReasonCode` (qmgmt.cpp): `NumVacates` + 1 and
+/// `NumVacatesByReason.<CodeName>` + 1, and their `...PreExecution` twins when the job had not
+/// begun executing in this run (no `JobCurrentStartExecutingDate`, or one older than the
+/// run's `ShadowBday`).
+fn set_vacate_code(w: &mut Work, code: i64) {
+    w.set_int("VacateReasonCode", code);
+    count_by_reason(w, "NumVacates", "NumVacatesByReason", code);
+    let began = w.int("JobCurrentStartExecutingDate").unwrap_or(0);
+    let birthday = w.int("ShadowBday").unwrap_or(0);
+    if began == 0 || birthday > began {
+        count_by_reason(
+            w,
+            "NumVacatesPreExecution",
+            "NumVacatesByReasonPreExecution",
+            code,
+        );
+    }
+}
+
+/// `total` + 1, and the code's name + 1 in the nested ad `by_reason` (`Unspecified` for an
+/// unknown code).
+fn count_by_reason(w: &mut Work, total: &str, by_reason: &str, code: i64) {
+    w.incr(total);
+    let mut counts = match lookup_value(&w.ad, by_reason) {
         Some(Value::Ad(frame)) => frame.ad_snapshot(),
         _ => ClassAd::new(),
     };
     let name = hold_codes::name(code).unwrap_or("Unspecified");
-    let n = lookup_int(&by_reason, name).unwrap_or(0);
-    by_reason.insert_named(intern(name), Expr::lit(n + 1));
-    w.set("NumHoldsByReason", Expr::Ad(Box::new(by_reason)));
+    let n = lookup_int(&counts, name).unwrap_or(0);
+    counts.insert_named(intern(name), Expr::lit(n + 1));
+    w.set(by_reason, Expr::Ad(Box::new(counts)));
 }
 
 /// A hold by the schedd (`holdJobRaw`; the status, to Held, is the caller's): `HoldReason`,

@@ -90,6 +90,27 @@ pub mod hold_codes {
     pub const FAILED_TO_ACTIVATE_CLAIM: i64 = 1006;
     pub const STARTER_ERROR: i64 = 1007;
     pub const RECONNECT_FAILED: i64 = 1008;
+    /// The startd's claim ended under the job.
+    pub const CLAIM_DEACTIVATED: i64 = 1009;
+    /// A vacate command to the startd (`condor_vacate`).
+    pub const STARTD_VACATE_COMMAND: i64 = 1010;
+    /// The startd's `PREEMPT` expression became true.
+    pub const STARTD_PREEMPT_EXPRESSION: i64 = 1011;
+    pub const STARTD_EXCEPTION: i64 = 1012;
+    /// The startd shut down.
+    pub const STARTD_SHUTDOWN: i64 = 1013;
+    /// The startd is draining (`condor_drain`, defrag).
+    pub const STARTD_DRAINING: i64 = 1014;
+    pub const STARTD_COALESCE: i64 = 1015;
+    pub const STARTD_HIBERNATE: i64 = 1016;
+    pub const STARTD_RELEASE_COMMAND: i64 = 1017;
+    /// A claim the machine's `RANK` prefers took the slot.
+    pub const STARTD_PREEMPTING_CLAIM_RANK: i64 = 1018;
+    /// A user of better priority took the slot.
+    pub const STARTD_PREEMPTING_CLAIM_USER_PRIO: i64 = 1019;
+    /// `condor_vacate_job`.
+    pub const SCHEDD_VACATE: i64 = 1022;
+    pub const JOB_REMOVED: i64 = 1023;
 
     /// Every code with its name, in HTCondor's order (1000 is `VacateBase` first).
     pub const NAMES: &[(i64, &str)] = &[
@@ -152,6 +173,21 @@ pub mod hold_codes {
         (1006, "FailedToActivateClaim"),
         (1007, "StarterError"),
         (1008, "ReconnectFailed"),
+        (1009, "ClaimDeactivated"),
+        (1010, "StartdVacateCommand"),
+        (1011, "StartdPreemptExpression"),
+        (1012, "StartdException"),
+        (1013, "StartdShutdown"),
+        (1014, "StartdDraining"),
+        (1015, "StartdCoalesce"),
+        (1016, "StartdHibernate"),
+        (1017, "StartdReleaseCommand"),
+        (1018, "StartdPreemptingClaimRank"),
+        (1019, "StartdPreemptingClaimUserPrio"),
+        (1020, "VMError"),
+        (1021, "ContainerError"),
+        (1022, "ScheddVacate"),
+        (1023, "JobRemoved"),
     ];
 
     /// The name of a code (`_from_integral(code)._to_string()`), `None` for an unknown code.

@@ -43,7 +43,7 @@ use crate::config::Config;
 
 pub use exec::{signal_name, signal_number};
 pub use finish::signal_description;
-pub use orphans::{find_orphans, kill_orphans};
+pub use orphans::{find_orphans, group_size, kill_orphans};
 
 /// HTCondor's hold reason codes (src/condor_utils/condor_holdcodes.h) that the starter gives.
 /// Codes from 1000 up are vacate codes: the job goes back to idle rather than on hold.

@@ -77,6 +77,19 @@ pub fn find_orphans(execute_dir: &Path) -> Vec<i32> {
     found
 }
 
+/// How many processes are in process group `pgid` (the job's: what a suspension stops, as
+/// the suspend event's `Number of processes actually suspended` counts them).
+pub fn group_size(pgid: i32) -> usize {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| getpgid(Some(Pid::from_raw(pid))).is_ok_and(|g| g.as_raw() == pgid))
+        .count()
+}
+
 /// SIGKILLs the orphans under `execute_dir` and their process groups, then removes the
 /// `dir_*` scratch directories there; the number of processes killed.
 pub fn kill_orphans(execute_dir: &Path) -> usize {

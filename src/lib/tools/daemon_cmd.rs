@@ -376,7 +376,7 @@ fn run(
     let mut status = 0;
     if names.is_empty() || unknown.len() < names.len() {
         match send(&config, &command) {
-            Ok(()) => writeln!(out, "{report}")?,
+            Ok(_) => writeln!(out, "{report}")?,
             Err(MasterError::NotRunning(_)) => {
                 writeln!(err, "Can't find address for {whom}")?;
                 writeln!(err, "Perhaps you need to query another pool.")?;

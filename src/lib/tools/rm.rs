@@ -1,12 +1,14 @@
-//! `condor_rm`, `condor_hold` and `condor_release`: one tool in three modes, as HTCondor's
-//! src/condor_rm.V6/rm.cpp is one program that reads its mode from its name.
+//! `condor_rm`, `condor_hold`, `condor_release`, `condor_vacate_job`, `condor_suspend` and
+//! `condor_continue`: one tool in six modes, as HTCondor's src/condor_rm.V6/rm.cpp is one
+//! program that reads its mode from its name.
 //!
 //! Targets: `C.P` job ids (acted on as a list, one result line per job: `Job 42.0 held` on
 //! stdout, `Job 42.1 not found` on stderr), and clusters, owners, `-constraint` and `-all`
 //! (one request by constraint, one line: `All jobs in cluster 42 have been held`, or why
 //! nothing was done). `-held` limits any of them to held jobs. `-reason` replaces the
 //! default reason (`via condor_rm`, ...), `-subcode` sets `HoldReasonSubCode`, `-forcex`
-//! removes jobs already being removed, `-totals` and `-long` print the results. `-name`
+//! removes jobs already being removed, `-fast` vacates with a hard kill, `-totals` and
+//! `-long` print the results. `-name`
 //! names the schedd: the local one (by its name or the host's), else the tool fails as
 //! HTCondor's does without acting (`unknown host X` when the name does not resolve, `Error:
 //! cannot get address of schedd X` when no such schedd is in the pool). The exit status is 1
@@ -25,6 +27,7 @@ use crate::cli::Invocation;
 use crate::client::actions::{
     act_on_jobs, result_ad, Action, ActionError, ActionResult, Outcome, Request, Target,
 };
+use crate::client::master::MasterError;
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::queue::{JobId, JobIdError, JobIdSpec};
@@ -35,6 +38,9 @@ enum Mode {
     Remove,
     Hold,
     Release,
+    Vacate,
+    Suspend,
+    Continue,
 }
 
 impl Mode {
@@ -43,6 +49,9 @@ impl Mode {
             Mode::Remove => "condor_rm",
             Mode::Hold => "condor_hold",
             Mode::Release => "condor_release",
+            Mode::Vacate => "condor_vacate_job",
+            Mode::Suspend => "condor_suspend",
+            Mode::Continue => "condor_continue",
         }
     }
 
@@ -52,6 +61,20 @@ impl Mode {
             Mode::Remove => "remove",
             Mode::Hold => "hold",
             Mode::Release => "release",
+            Mode::Vacate => "vacate",
+            Mode::Suspend => "suspend",
+            Mode::Continue => "continue",
+        }
+    }
+
+    fn action(self) -> Action {
+        match self {
+            Mode::Remove => Action::Remove,
+            Mode::Hold => Action::Hold,
+            Mode::Release => Action::Release,
+            Mode::Vacate => Action::Vacate,
+            Mode::Suspend => Action::Suspend,
+            Mode::Continue => Action::Continue,
         }
     }
 }
@@ -89,7 +112,41 @@ pub const RELEASE: Tool = Tool {
     run: run_release,
 };
 
-/// rm.cpp's tests, in order; `-forcex` may be abbreviated to one letter by condor_rm only.
+pub const VACATE_JOB: Tool = Tool {
+    name: "condor_vacate_job",
+    clap: command_vacate_job,
+    args: ArgSpec {
+        prefixes: PREFIXES_VACATE,
+        unknown: Unknown::Error,
+    },
+    usage_status: 1,
+    run: run_vacate_job,
+};
+
+pub const SUSPEND: Tool = Tool {
+    name: "condor_suspend",
+    clap: command_suspend,
+    args: ArgSpec {
+        prefixes: PREFIXES_OTHER,
+        unknown: Unknown::Error,
+    },
+    usage_status: 1,
+    run: run_suspend,
+};
+
+pub const CONTINUE: Tool = Tool {
+    name: "condor_continue",
+    clap: command_continue,
+    args: ArgSpec {
+        prefixes: PREFIXES_OTHER,
+        unknown: Unknown::Error,
+    },
+    usage_status: 1,
+    run: run_continue,
+};
+
+/// rm.cpp's tests, in order; `-forcex` may be abbreviated to one letter by condor_rm only,
+/// `-fast` by condor_vacate_job only.
 const PREFIXES_RM: &[Prefix] = &[
     Prefix::min("debug", 1).qualified(),
     Prefix::min("long", 1),
@@ -101,6 +158,24 @@ const PREFIXES_RM: &[Prefix] = &[
     Prefix::min("reason", 1),
     Prefix::min("subcode", 1),
     Prefix::min("forcex", 1),
+    Prefix::min("fast", 2),
+    Prefix::min("name", 1),
+    Prefix::min("version", 1),
+    Prefix::min("help", 1),
+];
+
+const PREFIXES_VACATE: &[Prefix] = &[
+    Prefix::min("debug", 1).qualified(),
+    Prefix::min("long", 1),
+    Prefix::min("totals", 3),
+    Prefix::min("constraint", 1),
+    Prefix::min("all", 1),
+    Prefix::min("held", 3),
+    Prefix::min("hold", 3),
+    Prefix::min("reason", 1),
+    Prefix::min("subcode", 1),
+    Prefix::min("forcex", 2),
+    Prefix::min("fast", 1),
     Prefix::min("name", 1),
     Prefix::min("version", 1),
     Prefix::min("help", 1),
@@ -117,6 +192,7 @@ const PREFIXES_OTHER: &[Prefix] = &[
     Prefix::min("reason", 1),
     Prefix::min("subcode", 1),
     Prefix::min("forcex", 2),
+    Prefix::min("fast", 2),
     Prefix::min("name", 1),
     Prefix::min("version", 1),
     Prefix::min("help", 1),
@@ -127,6 +203,12 @@ fn command(mode: Mode) -> Command {
         Mode::Remove => ("Remove jobs from the queue", "Use the given RemoveReason"),
         Mode::Hold => ("Put jobs on hold", "Use the given HoldReason"),
         Mode::Release => ("Release held jobs", "Use the given ReleaseReason"),
+        Mode::Vacate => (
+            "Vacate running jobs back to idle",
+            "Not used by condor_vacate_job",
+        ),
+        Mode::Suspend => ("Suspend running jobs", "Not used by condor_suspend"),
+        Mode::Continue => ("Continue suspended jobs", "Not used by condor_continue"),
     };
     Command::new(mode.name())
         .about(about)
@@ -172,6 +254,10 @@ fn command(mode: Mode) -> Command {
             "forcex",
             "Force the immediate local removal of jobs in the X state (condor_rm)",
         ))
+        .arg(flag(
+            "fast",
+            "Use a fast vacate (hardkill) (condor_vacate_job)",
+        ))
         .arg(
             Arg::new("name")
                 .long("name")
@@ -206,6 +292,18 @@ pub fn command_release() -> Command {
     command(Mode::Release)
 }
 
+pub fn command_vacate_job() -> Command {
+    command(Mode::Vacate)
+}
+
+pub fn command_suspend() -> Command {
+    command(Mode::Suspend)
+}
+
+pub fn command_continue() -> Command {
+    command(Mode::Continue)
+}
+
 fn run_rm(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
     run(Mode::Remove, inv, out, err)
 }
@@ -224,6 +322,30 @@ fn run_release(
     err: &mut dyn Write,
 ) -> Result<(), CommandError> {
     run(Mode::Release, inv, out, err)
+}
+
+fn run_vacate_job(
+    inv: &Invocation,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CommandError> {
+    run(Mode::Vacate, inv, out, err)
+}
+
+fn run_suspend(
+    inv: &Invocation,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CommandError> {
+    run(Mode::Suspend, inv, out, err)
+}
+
+fn run_continue(
+    inv: &Invocation,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CommandError> {
+    run(Mode::Continue, inv, out, err)
 }
 
 /// The usage text rm.cpp prints (to stderr).
@@ -246,6 +368,7 @@ fn usage(mode: Mode, err: &mut dyn Write) {
             u.push_str("  -reason reason      Use the given HoldReason\n");
             u.push_str("  -subcode number     Set HoldReasonSubCode\n");
         }
+        Mode::Vacate | Mode::Suspend | Mode::Continue => {}
     }
     if mode == Mode::Remove {
         u.push_str(
@@ -253,6 +376,9 @@ fn usage(mode: Mode, err: &mut dyn Write) {
              \x20                     (only affects jobs already being removed)\n",
         );
         u.push_str("  -transfer           Transfer output files before removing\n");
+    }
+    if mode == Mode::Vacate {
+        u.push_str("  -fast               Use a fast vacate (hardkill)\n");
     }
     u.push_str(" and where [constraints] is one of:\n");
     u.push_str(&format!("  cluster.proc        {word} the given job\n"));
@@ -352,11 +478,7 @@ fn run(
         let _ = writeln!(err, "{msg}");
         CommandError::Exit(1)
     };
-    let mut action = match mode {
-        Mode::Remove => Action::Remove,
-        Mode::Hold => Action::Hold,
-        Mode::Release => Action::Release,
-    };
+    let mut action = mode.action();
     if m.get_flag("forcex") {
         if mode != Mode::Remove {
             let _ = writeln!(err, "-forcex is only valid with condor_rm");
@@ -364,6 +486,14 @@ fn run(
             return Err(CommandError::Exit(1));
         }
         action = Action::RemoveX;
+    }
+    if m.get_flag("fast") {
+        if mode != Mode::Vacate {
+            let _ = writeln!(err, "-fast is only valid with condor_vacate_job");
+            usage(mode, err);
+            return Err(CommandError::Exit(1));
+        }
+        action = Action::VacateFast;
     }
     let subcode = match m.get_one::<String>("subcode") {
         None => None,
@@ -486,6 +616,9 @@ fn run(
             Action::RemoveX => "via condor_rm -forcex".to_owned(),
             Action::Remove => "via condor_rm".to_owned(),
             Action::Hold => "via condor_hold".to_owned(),
+            Action::Suspend => "via condor_suspend".to_owned(),
+            Action::Continue => "via condor_continue".to_owned(),
+            Action::Vacate | Action::VacateFast => String::new(),
         },
     };
     if let Some(host) = elsewhere {
@@ -509,6 +642,12 @@ fn run(
         };
         act_on_jobs(&session, &mut queue, &request).map_err(|e| match e {
             ActionError::Queue(q) => CommandError::failed(1, q.to_string()),
+            // The schedd (here, the master running the jobs) cannot be reached.
+            ActionError::Master(MasterError::NotRunning(_)) => CommandError::failed(
+                1,
+                "Can't find address for local schedd\nPerhaps you need to query another pool."
+                    .to_owned(),
+            ),
             other => CommandError::failed(1, other.to_string()),
         })
     };
@@ -638,6 +777,10 @@ fn past(action: Action) -> &'static str {
         Action::Hold => "held",
         Action::Remove => "marked for removal",
         Action::RemoveX => "removed locally (remote state unknown)",
+        Action::Vacate => "vacated",
+        Action::VacateFast => "fast-vacated",
+        Action::Suspend => "suspended",
+        Action::Continue => "continued",
     }
 }
 
@@ -647,6 +790,10 @@ fn present(action: Action) -> &'static str {
         Action::Release => "release",
         Action::Hold => "hold",
         Action::Remove | Action::RemoveX => "remove",
+        Action::Vacate => "vacate",
+        Action::VacateFast => "fast-vacate",
+        Action::Suspend => "suspend",
+        Action::Continue => "continue",
     }
 }
 
@@ -659,23 +806,27 @@ fn result_message(action: Action, id: JobId, result: ActionResult) -> (bool, Str
         ActionResult::NotFound => format!("Job {id} not found"),
         ActionResult::PermissionDenied => {
             let verb = match action {
-                Action::Remove => "remove",
                 Action::RemoveX => "force removal of",
-                Action::Hold => "hold",
-                Action::Release => "release",
+                other => present(other),
             };
             format!("Permission denied to {verb} job {id}")
         }
         ActionResult::BadStatus => match action {
             Action::Release => format!("Job {id} not held to be released"),
             Action::RemoveX => format!("Job {id} not in `X' state to be forcibly removed"),
+            Action::Vacate => format!("Job {id} not running to be vacated"),
+            Action::VacateFast => format!("Job {id} not running to be fast-vacated"),
+            Action::Suspend => format!("Job {id} not running to be suspended"),
+            Action::Continue => format!("Job {id} not running to be continued"),
             _ => format!("Invalid result for job {id}"),
         },
         ActionResult::AlreadyDone => match action {
             Action::Hold => format!("Job {id} already held"),
             Action::Remove => format!("Job {id} already marked for removal"),
             Action::RemoveX => format!("Job {id} already marked for forced removal"),
-            Action::Release => format!("Invalid result for job {id}"),
+            Action::Suspend => format!("Job {id} already suspended"),
+            Action::Continue => format!("Job {id} already running"),
+            _ => format!("Invalid result for job {id}"),
         },
         ActionResult::LimitExceeded => {
             format!("Job {id} cannot be released again, has reached SYSTEM_PERIODIC_RELEASES limit")

@@ -7,9 +7,14 @@
 //! With no `condor_master` running for the pool, it runs the pool inside its own process for
 //! as long as the job takes ([`crate::daemon::EmbeddedPool`]): the command works on a machine
 //! where nothing was set up.
+//!
+//! SIGHUP, SIGINT, SIGQUIT and SIGTERM while it waits remove the job (as the script's
+//! handler runs `condor_rm`), remove the temporary files, print `Killed by SIG<NAME>.` and
+//! exit 1.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 use clap::{Arg, ArgAction, Command};
@@ -215,9 +220,24 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         return Err(CommandError::Exit(1));
     };
 
+    catch_signals();
     let outcome = wait_for_end(&log, pool.as_ref());
     let code = match outcome {
-        Err(e) => {
+        Err(Interrupted::Signal(sig)) => {
+            let _ = super::rm::RM.execute(
+                ["condor_rm".to_owned(), cluster],
+                &mut Vec::new(),
+                &mut Vec::new(),
+            );
+            drop(pool);
+            // The abort is logged once the job's process is gone: waited for (a little), so
+            // that the log is not written again after it is removed.
+            wait_for_abort(&log, Duration::from_secs(5));
+            let name = crate::starter::signal_name(sig).unwrap_or("UNKNOWN");
+            writeln!(err, "Killed by {name}.")?;
+            return Err(CommandError::Exit(1));
+        }
+        Err(Interrupted::Failed(e)) => {
             // Removed before the pool (if it is ours) stops, so that it does not rerun it.
             let _ = super::rm::RM.execute(
                 ["condor_rm".to_owned(), cluster],
@@ -260,15 +280,74 @@ enum End {
     Aborted,
 }
 
-/// Follows the job's log until it terminates or is aborted; fails if the log cannot be read
-/// or the in-process pool stopped first.
-fn wait_for_end(log: &Path, pool: Option<&EmbeddedPool>) -> Result<End, String> {
+/// Follows the job's log until the job's abort (or end) is in it, for at most `limit`.
+fn wait_for_abort(log: &Path, limit: Duration) {
+    let deadline = std::time::Instant::now() + limit;
+    let mut follower = LogFollower::new(log);
+    while std::time::Instant::now() < deadline {
+        let Ok(events) = follower.read_available() else {
+            return;
+        };
+        let ended = events.iter().any(|e| {
+            matches!(
+                e.body,
+                EventBody::JobAborted(_) | EventBody::JobTerminated(_)
+            )
+        });
+        if ended {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Why the wait ended before the job did.
+enum Interrupted {
+    /// A signal condor_run handles arrived.
+    Signal(i32),
+    /// The log could not be read, or the in-process pool stopped.
+    Failed(String),
+}
+
+/// The signal that interrupted the wait (0 for none); the handler only stores it.
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    CAUGHT.store(sig, Ordering::Relaxed);
+}
+
+/// Catches the signals the script's handler catches.
+fn catch_signals() {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    for s in [
+        Signal::SIGHUP,
+        Signal::SIGINT,
+        Signal::SIGQUIT,
+        Signal::SIGTERM,
+    ] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        let _ = unsafe { sigaction(s, &action) };
+    }
+}
+
+/// Follows the job's log until it terminates or is aborted; fails if the log cannot be read,
+/// the in-process pool stopped first, or a signal came.
+fn wait_for_end(log: &Path, pool: Option<&EmbeddedPool>) -> Result<End, Interrupted> {
     let mut follower = LogFollower::new(log);
     let mut pause = Duration::from_millis(1);
     loop {
+        let sig = CAUGHT.load(Ordering::Relaxed);
+        if sig != 0 {
+            return Err(Interrupted::Signal(sig));
+        }
         let events = follower
             .read_available()
-            .map_err(|e| format!("Failed to open Condor log file: {e}"))?;
+            .map_err(|e| Interrupted::Failed(format!("Failed to open Condor log file: {e}")))?;
         for event in events {
             match event.body {
                 EventBody::JobTerminated(t) => {
@@ -282,7 +361,9 @@ fn wait_for_end(log: &Path, pool: Option<&EmbeddedPool>) -> Result<End, String> 
             }
         }
         if pool.is_some_and(EmbeddedPool::is_stopped) {
-            return Err("The pool stopped before the job finished.".to_owned());
+            return Err(Interrupted::Failed(
+                "The pool stopped before the job finished.".to_owned(),
+            ));
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));

@@ -1,0 +1,13 @@
+complete -c condor_suspend -l constraint -d 'Act on all jobs matching the boolean expression' -r
+complete -c condor_suspend -l reason -d 'Not used by condor_suspend' -r
+complete -c condor_suspend -l subcode -d 'Set HoldReasonSubCode (condor_hold)' -r
+complete -c condor_suspend -l name -d 'Connect to the given schedd (only the local schedd exists)' -r
+complete -c condor_suspend -l debug -d 'Display debugging information while running'
+complete -c condor_suspend -l long -d 'Display the full result ad'
+complete -c condor_suspend -l totals -d 'Display success/failure totals'
+complete -c condor_suspend -l all -d 'Act on all jobs (cannot be used with other constraints)'
+complete -c condor_suspend -l held -l hold -d 'Act on held jobs only (may be combined with other constraints)'
+complete -c condor_suspend -l forcex -d 'Force the immediate local removal of jobs in the X state (condor_rm)'
+complete -c condor_suspend -l fast -d 'Use a fast vacate (hardkill) (condor_vacate_job)'
+complete -c condor_suspend -l version -d 'Display version information and exit'
+complete -c condor_suspend -l help -d 'Display this message and exit'
