@@ -13,6 +13,7 @@ mod history;
 mod negotiator;
 mod policy;
 mod pool;
+mod prio;
 mod q;
 mod q_analyze;
 mod qedit;

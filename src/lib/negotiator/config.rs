@@ -66,6 +66,32 @@ pub struct NegotiatorConfig {
     pub cycle_stats_length: usize,
     /// `NEGOTIATOR_INTERVAL`, for the statistics.
     pub interval: i64,
+    /// `NEGOTIATOR_MAX_TIME_PER_CYCLE`: seconds after the cycle's start past which no submitter
+    /// starts or goes on negotiating.
+    pub max_time_per_cycle: i64,
+    /// `NEGOTIATOR_MAX_TIME_PER_SUBMITTER`: seconds one submitter may negotiate in a cycle,
+    /// over all its turns.
+    pub max_time_per_submitter: i64,
+    /// `NEGOTIATOR_MAX_TIME_PER_SCHEDD`: seconds the schedd's submitters may negotiate in a
+    /// cycle, together (condorlite has one schedd, so: all submitters).
+    pub max_time_per_schedd: i64,
+    /// `NEGOTIATOR_MAX_TIME_PER_PIESPIN`: seconds one turn of a submitter may take.
+    pub max_time_per_piespin: i64,
+    /// The negotiator's `USE_GLOBAL_JOB_PRIOS`: a submitter is negotiated once per job priority
+    /// its schedd advertises, and submitters of equal user priority are ordered by job priority
+    /// (see [`super::cycle`]).
+    pub use_global_job_prios: bool,
+    /// The schedd's `USE_GLOBAL_JOB_PRIOS`: the schedd advertises each submitter's job
+    /// priorities (`JobPrioArray`) and negotiates a priority range when asked to.
+    pub schedd_global_job_prios: bool,
+    /// The schedd's `MAX_GLOBAL_JOB_PRIOS`: how many of a submitter's job priorities (the
+    /// highest) it advertises.
+    pub max_global_job_prios: usize,
+    /// `ALLOW_PSLOT_PREEMPTION`: a job that matches no partitionable slot as it is may get one
+    /// by preempting some of the slot's dynamic slots (see [`super::Match::preempted_dslots`]).
+    pub allow_pslot_preemption: bool,
+    /// The schedd's name, for `LastNegotiationCycleScheddsOutOfTime`.
+    pub schedd_name: String,
 }
 
 /// HTCondor 24's `GROUP_SORT_EXPR`.
@@ -78,6 +104,29 @@ pub const DEFAULT_POST_JOB_RANK: &str = "(RemoteOwner =?= UNDEFINED) * (ifthenEl
 /// HTCondor 24's `PREEMPTION_RANK`.
 pub const DEFAULT_PREEMPTION_RANK: &str =
     "(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRuntime), 0, TotalJobRuntime)";
+
+/// The schedd's name as the tools show it: `SCHEDD_NAME` made a full `name@host`
+/// (`build_valid_daemon_name`), else the host's full name (as [`crate::client::Session`]
+/// names the local schedd).
+fn schedd_name(config: &Config) -> String {
+    let host = config
+        .string("FULL_HOSTNAME")
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "localhost".to_owned());
+    match config.string("SCHEDD_NAME").ok().flatten() {
+        Some(name) if name.contains('@') => name,
+        Some(name) if !name.is_empty() => {
+            let short = host.split('.').next().unwrap_or(&host);
+            if name.eq_ignore_ascii_case(&host) || name.eq_ignore_ascii_case(short) {
+                host
+            } else {
+                format!("{name}@{host}")
+            }
+        }
+        _ => host,
+    }
+}
 
 fn expr(src: &str) -> Expr {
     parse_expr(src).expect("built-in expression parses")
@@ -113,6 +162,15 @@ impl Default for NegotiatorConfig {
             concurrency_limits: BTreeMap::new(),
             cycle_stats_length: 3,
             interval: 60,
+            max_time_per_cycle: 1200,
+            max_time_per_submitter: 60,
+            max_time_per_schedd: 120,
+            max_time_per_piespin: 120,
+            use_global_job_prios: false,
+            schedd_global_job_prios: false,
+            max_global_job_prios: 500,
+            allow_pslot_preemption: false,
+            schedd_name: "localhost".into(),
         }
     }
 }
@@ -122,7 +180,14 @@ impl NegotiatorConfig {
     pub fn from_config(config: &Config) -> Result<NegotiatorConfig, ConfigError> {
         let v = config.subsystem("NEGOTIATOR");
         let d = NegotiatorConfig::default();
+        // The schedd's side of the negotiation is played in-process: its knobs as it sees them.
+        let schedd = config.subsystem("SCHEDD");
         let bool_or = |name: &str, dflt: bool| v.bool(name).map(|b| b.unwrap_or(dflt));
+        // param_integer: an int, clamped to an int's range.
+        let int_or = |name: &str, dflt: i64| {
+            v.int(name)
+                .map(|i| i.unwrap_or(dflt).clamp(i32::MIN as i64, i32::MAX as i64))
+        };
         let expr_or = |name: &str, dflt: Option<Expr>| v.expr(name).map(|e| e.or(dflt));
         let mut c = NegotiatorConfig {
             consider_preemption: bool_or("NEGOTIATOR_CONSIDER_PREEMPTION", true)?,
@@ -185,6 +250,24 @@ impl NegotiatorConfig {
                 .unwrap_or(3)
                 .clamp(0, 100) as usize,
             interval: v.int("NEGOTIATOR_INTERVAL")?.unwrap_or(60),
+            max_time_per_cycle: int_or("NEGOTIATOR_MAX_TIME_PER_CYCLE", d.max_time_per_cycle)?,
+            max_time_per_submitter: int_or(
+                "NEGOTIATOR_MAX_TIME_PER_SUBMITTER",
+                d.max_time_per_submitter,
+            )?,
+            max_time_per_schedd: int_or("NEGOTIATOR_MAX_TIME_PER_SCHEDD", d.max_time_per_schedd)?,
+            max_time_per_piespin: int_or(
+                "NEGOTIATOR_MAX_TIME_PER_PIESPIN",
+                d.max_time_per_piespin,
+            )?,
+            use_global_job_prios: bool_or("USE_GLOBAL_JOB_PRIOS", false)?,
+            schedd_global_job_prios: schedd.bool("USE_GLOBAL_JOB_PRIOS")?.unwrap_or(false),
+            max_global_job_prios: schedd
+                .int("MAX_GLOBAL_JOB_PRIOS")?
+                .unwrap_or(500)
+                .clamp(0, i32::MAX as i64) as usize,
+            allow_pslot_preemption: bool_or("ALLOW_PSLOT_PREEMPTION", false)?,
+            schedd_name: schedd_name(config),
         };
         // The limits are named by the jobs; find every knob that can define one.
         for entry in config.entries() {

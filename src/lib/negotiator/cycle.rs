@@ -9,22 +9,50 @@
 //! (see [`super::quota`]). A pie is spun until it stops giving anything out: each spin computes
 //! every submitter's limit (its share `1/EUP` over the sum, times the pie, minus what it uses),
 //! then lets each submitter, in order of priority, match jobs up to its limit.
+//!
+//! `USE_GLOBAL_JOB_PRIOS` (gittrac #3218): the schedd advertises each submitter's distinct job
+//! priorities (`JobPrioArray`, the highest `MAX_GLOBAL_JOB_PRIOS` of its idle jobs'), and the
+//! negotiator makes one copy of the submitter per priority. Copies sort by user priority, then
+//! job priority (higher first), then starvation; after the sort, consecutive copies of one
+//! submitter merge into one priority range (`JOBPRIO_MIN`..`JOBPRIO_MAX`), and each turn asks
+//! the schedd only for the jobs in its range. So submitters of equal user priority take turns
+//! by job priority (alice's priority-10 jobs, then bob's priority-5 jobs, then alice's
+//! priority-1 jobs), a submitter whose user priority is better than everyone's gets all its
+//! jobs in one turn as before, and jobs below the advertised priorities wait. Every copy counts
+//! in the pie (`calculatePieLeft` sums over submitter ads).
+//!
+//! Time limits: each submitter turn is skipped once its submitter has used
+//! `NEGOTIATOR_MAX_TIME_PER_SUBMITTER`, the schedd `NEGOTIATOR_MAX_TIME_PER_SCHEDD` or the cycle
+//! `NEGOTIATOR_MAX_TIME_PER_CYCLE`, and a turn stops (to resume in the next spin) at the first of
+//! those deadlines and `NEGOTIATOR_MAX_TIME_PER_PIESPIN`. Time is a [`CycleClock`]'s, read when a
+//! turn starts, before each request and when the turn ends, in seconds with fractions
+//! (HTCondor's `time()` has whole seconds).
+//!
+//! `ALLOW_PSLOT_PREEMPTION`: a partitionable slot that does not match a job may still match it
+//! with the resources of some of its dynamic slots (HTCondor's `pslotMultiMatch`): the dynamic
+//! slots, from the partitionable slot's `Child*` lists, in order of their `CurrentRank` (lowest
+//! first), those retiring, preempting or already given away this cycle left out, are added one at
+//! a time while the slot's `Rank` of the job is at least theirs (an equal rank only for user
+//! priority preemption: another submitter's job, `PREEMPTION_REQUIREMENTS` true with the dynamic
+//! slot's ad), until the enlarged slot matches. Dynamic slots are then not matched by themselves
+//! (those that publish `PslotRollupInformation`). See [`super::Match::preempted_dslots`] for
+//! what such a match says.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::autocluster::Autoclusters;
 use super::eval::{
-    negotiator_rank, slot_expr_true, Evaluator, KeyCache, PairMatch, Request, SlotCache, JOB_RANK,
-    POST_RANK, PRE_RANK,
+    evaluate_match, job_rank, negotiator_rank, slot_expr_true, Evaluator, KeyCache, PairMatch,
+    Request, SlotCache, JOB_RANK, POST_RANK, PRE_RANK,
 };
 use super::quota::Hgq;
 use super::refs::{self, FxMap};
 use super::slots::{Slot, SlotKind};
 use super::stats::CycleStats;
 use super::{
-    CycleInput, CycleOutcome, GroupReport, Match, PreemptReason, Preemption, RejectReason,
-    Rejection, SubmitterReport,
+    CycleClock, CycleInput, CycleOutcome, GroupReport, Match, PreemptReason, Preemption,
+    RejectReason, Rejection, SubmitterReport,
 };
 use crate::accountant::groups::ROOT_GROUP;
 use crate::accountant::{AccountantConfig, AccountantState, SlotClaim};
@@ -57,6 +85,20 @@ struct Candidate {
     state: PreemptState,
     preempt_rank: f64,
     pm: PairMatch,
+    /// A partitionable slot matched with the resources of some of its dynamic slots.
+    pslot: Option<Arc<PslotPlan>>,
+}
+
+/// What `pslotMultiMatch` found: the dynamic slots to preempt and the slot as it matched.
+#[derive(Debug)]
+struct PslotPlan {
+    /// The dynamic slots (indices in the input), each with why it is preempted.
+    dslots: Vec<(usize, PreemptReason)>,
+    /// The partitionable slot's ad with their resources added and `RemoteUser` set to
+    /// `various_dSlot_users` (so that rank expressions see a preempting match).
+    ad: ClassAd,
+    /// The resources of the slot with theirs added (what the job consumes from).
+    resources: Vec<(String, Expr)>,
 }
 
 /// The comparison of `MatchListType::sort_compare`: better candidates first; ties go to the
@@ -150,6 +192,9 @@ impl Diagnostics {
 #[derive(Clone, Debug)]
 struct Run {
     ac: u32,
+    /// The jobs' `JobPrio`: with global job priorities, runs also break where it changes, so
+    /// that a run is inside or outside a negotiated priority range as a whole.
+    prio: i64,
     jobs: Vec<usize>,
     next: usize,
 }
@@ -166,6 +211,21 @@ struct Submitter {
     starvation: f64,
 }
 
+/// A submitter ad as the negotiator negotiates with it: one per submitter, or with
+/// `USE_GLOBAL_JOB_PRIOS` one per advertised job priority.
+#[derive(Clone, Debug)]
+struct Entry {
+    sub: usize,
+    /// The job priority it sorts by (`i32::MIN` when the schedd advertises none).
+    prio: i64,
+    /// Made from the schedd's `JobPrioArray`.
+    from_array: bool,
+    /// The job priorities its turns ask for (`JOBPRIO_MIN`, `JOBPRIO_MAX`); `None`: all.
+    range: Option<(i64, i64)>,
+    /// Seconds spent negotiating with it (`TotalTimeInCycle`).
+    time: f64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Outcome {
     Done,
@@ -174,6 +234,14 @@ enum Outcome {
 
 struct Cx<'a> {
     cfg: &'a NegotiatorConfig,
+    clock: &'a mut dyn CycleClock,
+    entries: Vec<Entry>,
+    /// Seconds the schedd's submitters have negotiated (`ScheddsTimeInCycle`).
+    schedd_time: f64,
+    /// With `ALLOW_PSLOT_PREEMPTION`: slots by name, and the dynamic slots already given
+    /// away to a preempting match this cycle (their claim ids handed out).
+    by_name: FxMap<String, usize>,
+    dslot_taken: Vec<bool>,
     acfg: &'a AccountantConfig,
     now: i64,
     input: &'a CycleInput<'a>,
@@ -191,7 +259,7 @@ struct Cx<'a> {
     out: CycleOutcome,
 }
 
-/// Runs one cycle.
+/// Runs one cycle; `clock` measures the time limits.
 pub fn run(
     input: &CycleInput<'_>,
     state: &AccountantState,
@@ -199,6 +267,7 @@ pub fn run(
     cfg: &NegotiatorConfig,
     now: i64,
     caches: Caches<'_>,
+    clock: &mut dyn CycleClock,
 ) -> CycleOutcome {
     let t0 = Instant::now();
     let mut stats = CycleStats {
@@ -372,6 +441,9 @@ pub fn run(
         .collect();
     by_submitter.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut submitters = Vec::new();
+    let mut entries = Vec::new();
+    // Runs break at each change of JobPrio when turns may ask for priority ranges.
+    let ranged = cfg.use_global_job_prios && cfg.schedd_global_job_prios;
     for (name, mut jobs) in by_submitter {
         jobs.sort_by(|&a, &b| {
             let (ja, jb) = (&input.jobs[a], &input.jobs[b]);
@@ -381,20 +453,33 @@ pub fn run(
         let mut weighted_idle = 0.0;
         for &j in &jobs {
             let ac = job_ac[j];
+            let prio = if ranged {
+                input.jobs[j].prio.job_prio()
+            } else {
+                0
+            };
             weighted_idle += if cfg.use_weighted_demand && cfg.use_slot_weights {
                 ac_cpus[&ac]
             } else {
                 1.0
             };
             match runs.last_mut() {
-                Some(r) if r.ac == ac && !cfg.negotiate_all_jobs_in_cluster => r.jobs.push(j),
+                Some(r) if r.ac == ac && r.prio == prio && !cfg.negotiate_all_jobs_in_cluster => {
+                    r.jobs.push(j)
+                }
                 _ => runs.push(Run {
                     ac,
+                    prio,
                     jobs: vec![j],
                     next: 0,
                 }),
             }
         }
+        entries.extend(submitter_entries(
+            submitters.len(),
+            jobs.iter().map(|&j| input.jobs[j].prio.job_prio()),
+            cfg,
+        ));
         submitters.push(Submitter {
             name: input.jobs[jobs[0]].submitter.clone(),
             idle_at_start: jobs.len(),
@@ -436,8 +521,19 @@ pub fn run(
     let phase2 = t0.elapsed().as_secs_f64();
 
     let available = slots.iter().filter(|s| s.available).count();
+    let by_name: FxMap<String, usize> = if cfg.allow_pslot_preemption {
+        slots.iter().map(|s| (s.name.clone(), s.index)).collect()
+    } else {
+        FxMap::default()
+    };
+    let dslot_taken = vec![false; slots.len()];
     let mut cx = Cx {
         cfg,
+        clock,
+        entries,
+        schedd_time: 0.0,
+        by_name,
+        dslot_taken,
         acfg,
         now,
         input,
@@ -456,7 +552,7 @@ pub fn run(
     cx.out.stats = stats;
     cx.out.stats.duration_phase2 = phase2;
 
-    let all: Vec<usize> = (0..cx.submitters.len()).collect();
+    let all: Vec<usize> = (0..cx.entries.len()).collect();
     if !groups.has_groups() {
         let below = cx.below_floor(&all);
         if !below.is_empty() {
@@ -496,6 +592,62 @@ pub fn run(
     out.stats.duration_phase4 =
         out.stats.duration - out.stats.duration_phase2 - out.stats.duration_phase3;
     out
+}
+
+/// The submitter ads of one submitter whose idle jobs have priorities `prios` (in any order):
+/// one, or with `USE_GLOBAL_JOB_PRIOS` one per priority of the schedd's `JobPrioArray` (its
+/// `MAX_GLOBAL_JOB_PRIOS` highest distinct priorities; none when that is 0), or a single one at
+/// the lowest priority when the schedd advertises no array.
+fn submitter_entries(
+    sub: usize,
+    prios: impl Iterator<Item = i64>,
+    cfg: &NegotiatorConfig,
+) -> Vec<Entry> {
+    let entry = |prio: i64, from_array: bool| Entry {
+        sub,
+        prio,
+        from_array,
+        range: None,
+        time: 0.0,
+    };
+    if !cfg.use_global_job_prios {
+        return vec![entry(0, false)];
+    }
+    if !cfg.schedd_global_job_prios {
+        return vec![entry(i32::MIN as i64, false)];
+    }
+    let set: std::collections::BTreeSet<i64> = prios.collect();
+    set.into_iter()
+        .rev()
+        .take(cfg.max_global_job_prios)
+        .map(|p| entry(p, true))
+        .collect()
+}
+
+/// HTCondor's `consolidate_globaljobprio_submitter_ads`: in the sorted list, consecutive ads
+/// of one submitter (from a `JobPrioArray`) become the first of them, negotiating the range of
+/// their priorities.
+fn consolidate(entries: &mut [Entry], subs: &mut Vec<usize>) {
+    let mut prev: Option<usize> = None;
+    subs.retain(|&e| {
+        if !entries[e].from_array {
+            return true;
+        }
+        let p = entries[e].prio;
+        match prev {
+            Some(first) if entries[first].sub == entries[e].sub => {
+                let r = entries[first].range.get_or_insert((p, p));
+                r.0 = r.0.min(p);
+                r.1 = r.1.max(p);
+                false
+            }
+            _ => {
+                entries[e].range = Some((p, p));
+                prev = Some(e);
+                true
+            }
+        }
+    });
 }
 
 /// The significant attributes when `SIGNIFICANT_ATTRIBUTES` is not set: every name the slots'
@@ -562,11 +714,16 @@ impl<'a> Cx<'a> {
         self.state.priority(self.acfg, name)
     }
 
+    /// The submitter of entry `e`.
+    fn sub_of(&self, e: usize) -> &Submitter {
+        &self.submitters[self.entries[e].sub]
+    }
+
     fn below_floor(&self, subs: &[usize]) -> Vec<usize> {
         subs.iter()
             .copied()
-            .filter(|&s| {
-                let name = &self.submitters[s].name;
+            .filter(|&e| {
+                let name = &self.sub_of(e).name;
                 let floor = self.state.floor(name) as f64;
                 floor > 0.0 && self.state.weighted_resources_used(name) < floor
             })
@@ -577,13 +734,13 @@ impl<'a> Cx<'a> {
     /// submitters of largest / EUP.
     fn normalization(&self, subs: &[usize]) -> (f64, f64) {
         let mut max = f64::MIN_POSITIVE;
-        for &s in subs {
-            max = max.max(self.eup(&self.submitters[s].name));
+        for &e in subs {
+            max = max.max(self.eup(&self.sub_of(e).name));
         }
         let mut seen = std::collections::BTreeSet::new();
         let mut normal = 0.0;
-        for &s in subs {
-            let name = &self.submitters[s].name;
+        for &e in subs {
+            let name = &self.sub_of(e).name;
             if seen.insert(name.clone()) {
                 normal += max / self.eup(name);
             }
@@ -643,6 +800,8 @@ impl<'a> Cx<'a> {
     ) {
         let group_name: Option<String> = group.map(|g| self.acfg.groups.group(g).name.clone());
         self.out.stats.pies += 1;
+        // Copies of one submitter (global job priorities) report its share once.
+        let mut reported: std::collections::HashSet<Arc<str>> = Default::default();
         let mut spin = 0;
         loop {
             spin += 1;
@@ -655,13 +814,14 @@ impl<'a> Cx<'a> {
                 break;
             }
             if !self.cfg.consider_preemption {
-                subs.retain(|&s| self.submitters[s].idle_at_start > 0);
+                subs.retain(|&e| self.sub_of(e).idle_at_start > 0);
             }
             let (max_prio, normal) = self.normalization(&subs);
             let _ = untrimmed_count;
             let slot_weight_total = untrimmed_weight.min(group_quota);
             let mut pie_left = 0.0;
-            for &s in &subs {
+            for &e in &subs {
+                let s = self.entries[e].sub;
                 let name = self.submitters[s].name.clone();
                 let (limit, _, usage, _) = self.submitter_limit(
                     &name,
@@ -681,20 +841,33 @@ impl<'a> Cx<'a> {
             }
             if spin == 1 {
                 let t = Instant::now();
+                let global = self.cfg.use_global_job_prios;
                 subs.sort_by(|&a, &b| {
-                    let (sa, sb) = (&self.submitters[a], &self.submitters[b]);
+                    let (ea, eb) = (&self.entries[a], &self.entries[b]);
+                    let (sa, sb) = (&self.submitters[ea.sub], &self.submitters[eb.sub]);
+                    let by_prio = if global {
+                        eb.prio.cmp(&ea.prio)
+                    } else {
+                        std::cmp::Ordering::Equal
+                    };
                     self.eup(&sa.name)
                         .total_cmp(&self.eup(&sb.name))
+                        .then(by_prio)
                         .then(sa.starvation.total_cmp(&sb.starvation))
                         .then(sa.name.cmp(&sb.name))
+                        .then(eb.prio.cmp(&ea.prio))
                 });
+                if global {
+                    consolidate(&mut self.entries, &mut subs);
+                }
                 self.out.stats.duration_phase3 += t.elapsed().as_secs_f64();
             }
             let pie_left_orig = pie_left;
             let count_orig = subs.len();
             let mut i = 0;
             while i < subs.len() {
-                let s = subs[i];
+                let e = subs[i];
+                let s = self.entries[e].sub;
                 if !ignore_limit {
                     if let Some(g) = group_name.as_deref() {
                         if self.state.weighted_resources_used(g) >= group_quota {
@@ -713,7 +886,7 @@ impl<'a> Cx<'a> {
                     slot_weight_total,
                     floor_round,
                 );
-                if spin == 1 {
+                if spin == 1 && reported.insert(name.clone()) {
                     self.out.submitters.push(SubmitterReport {
                         name: name.to_string(),
                         group: group_name.clone().unwrap_or_else(|| ROOT_GROUP.into()),
@@ -730,7 +903,26 @@ impl<'a> Cx<'a> {
                     c => (c as f64 - self.state.weighted_resources_used(&name).trunc()).max(0.0),
                 };
                 let idle = self.submitters[s].idle_at_start;
+                // The time limits, as the seconds left of each.
+                let start = self.clock.elapsed().as_secs_f64();
+                let left_cycle = self.cfg.max_time_per_cycle as f64 - start;
+                let left_submitter = self.cfg.max_time_per_submitter as f64 - self.entries[e].time;
+                let left_schedd = self.cfg.max_time_per_schedd as f64 - self.schedd_time;
                 let result = if idle == 0 {
+                    Outcome::Done
+                } else if left_submitter <= 0.0 {
+                    self.out
+                        .stats
+                        .submitters_out_of_time
+                        .insert(name.to_string());
+                    Outcome::Done
+                } else if left_schedd <= 0.0 {
+                    self.out
+                        .stats
+                        .schedds_out_of_time
+                        .insert(self.cfg.schedd_name.clone());
+                    Outcome::Done
+                } else if left_cycle <= 0.0 {
                     Outcome::Done
                 } else if (limit < min_slot_weight || pie_left < min_slot_weight) && spin > 1 {
                     Outcome::Resume
@@ -740,15 +932,26 @@ impl<'a> Cx<'a> {
                     if self.out.stats.active_submitters.insert(name.to_string()) {
                         self.out.stats.num_idle_jobs += idle;
                     }
-                    self.negotiate(
-                        s,
+                    let deadline = start
+                        + left_cycle
+                            .min(left_submitter)
+                            .min(left_schedd)
+                            .min(self.cfg.max_time_per_piespin as f64);
+                    let result = self.negotiate(
+                        e,
                         group,
                         limit,
                         unclaimed,
                         ceiling,
                         ignore_limit,
+                        deadline,
                         &mut pie_left,
-                    )
+                    );
+                    // updateNegCycleEndTime
+                    let spent = self.clock.elapsed().as_secs_f64() - start;
+                    self.entries[e].time += spent;
+                    self.schedd_time += spent;
+                    result
                 };
                 match result {
                     Outcome::Resume => {
@@ -811,18 +1014,23 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// HTCondor's `negotiate`: one submitter's turn.
+    /// HTCondor's `negotiate`: one turn of entry `e`'s submitter, until `deadline` (seconds
+    /// on the cycle's clock).
     #[allow(clippy::too_many_arguments)]
     fn negotiate(
         &mut self,
-        s: usize,
+        e: usize,
         group: Option<usize>,
         limit: f64,
         limit_unclaimed: f64,
         ceiling: f64,
         ignore_limit: bool,
+        deadline: f64,
         pie_left: &mut f64,
     ) -> Outcome {
+        let s = self.entries[e].sub;
+        // The schedd hands out only jobs of the priority range it is asked for.
+        let range = self.entries[e].range;
         let name = self.submitters[s].name.clone();
         let prio = self.eup(&name);
         let mut limit_used = 0.0;
@@ -835,6 +1043,10 @@ impl<'a> Cx<'a> {
         let mut run_i = 0;
         self.epoch += 1;
         loop {
+            if self.clock.elapsed().as_secs_f64() >= deadline {
+                // Out of time: resume in the next spin.
+                return Outcome::Resume;
+            }
             let only_startd_rank = if limit_used >= limit {
                 if ignore_limit {
                     true
@@ -851,6 +1063,10 @@ impl<'a> Cx<'a> {
             let mut next = None;
             while run_i < self.submitters[s].runs.len() {
                 let run = &self.submitters[s].runs[run_i];
+                if range.is_some_and(|(lo, hi)| run.prio < lo || run.prio > hi) {
+                    run_i += 1;
+                    continue;
+                }
                 if self.cfg.negotiate_all_jobs_in_cluster {
                     if let Some(p) =
                         (run.next..run.jobs.len()).find(|&p| !rejected_jobs.contains(&run.jobs[p]))
@@ -1031,6 +1247,12 @@ impl<'a> Cx<'a> {
                 if !self.slots[c.slot].available {
                     continue;
                 }
+                if c.pslot
+                    .as_ref()
+                    .is_some_and(|p| p.dslots.iter().any(|&(d, _)| self.dslot_taken[d]))
+                {
+                    continue;
+                }
                 if limits_per_slot {
                     if let Some(l) = self.slot_limits(req, c.slot) {
                         let over = self.over_limits(&l);
@@ -1059,17 +1281,68 @@ impl<'a> Cx<'a> {
         let name = self.submitters[s].name.clone();
         let mut d = Diagnostics::default();
         let mut cands = Vec::new();
+        let pslot_preemption = self.cfg.allow_pslot_preemption && self.cfg.consider_preemption;
         for pos in 0..self.slots.len() {
             if !self.slots[pos].available {
                 continue;
             }
+            // With pslot preemption, a dynamic slot that its partitionable slot's Child* lists
+            // describe is preempted through the partitionable slot only.
+            if self.cfg.allow_pslot_preemption
+                && self.slots[pos].kind == SlotKind::Dynamic
+                && matches!(
+                    self.slots[pos].ad.eval_attr("PslotRollupInformation"),
+                    Value::Bool(true)
+                )
+            {
+                continue;
+            }
             let claimed = self.cfg.consider_preemption && self.slots[pos].claimed;
-            // Only the startd's rank counts: unclaimed slots cannot qualify, so do not evaluate.
-            if only_startd_rank && !claimed {
+            let multi = pslot_preemption && self.slots[pos].kind == SlotKind::Partitionable;
+            // Only the startd's rank counts: unclaimed slots cannot qualify, so do not evaluate
+            // (unless their dynamic slots might be preempted).
+            if only_startd_rank && !claimed && !multi {
                 continue;
             }
             let pm = self.ev.pair_match(pos, &self.slots[pos], req);
             if !pm.matched {
+                if !multi {
+                    continue;
+                }
+                let Some((state, plan, pm)) =
+                    self.pslot_multi_match(pos, req, &name, only_startd_rank)
+                else {
+                    continue;
+                };
+                let mut c = Candidate {
+                    slot: pos,
+                    pre: 0.0,
+                    rank: 0.0,
+                    post: 0.0,
+                    state,
+                    preempt_rank: -(f32::MAX as f64),
+                    pm,
+                    pslot: Some(Arc::new(plan)),
+                };
+                if state == PreemptState::Prio && !self.permits(&c, limit_used, limit) {
+                    d.submitter_limit += 1;
+                    continue;
+                }
+                if limits_per_slot {
+                    if let Some(l) = self.slot_limits(req, pos) {
+                        let over = self.over_limits(&l);
+                        if !over.is_empty() {
+                            d.concurrency = over;
+                            continue;
+                        }
+                    }
+                }
+                self.ranks(&mut c, req);
+                cands.push(c);
+                continue;
+            }
+            if only_startd_rank && !claimed {
+                // An unclaimed slot has no job for its rank to prefer the request to.
                 continue;
             }
             let slot = &self.slots[pos];
@@ -1112,6 +1385,7 @@ impl<'a> Cx<'a> {
                 state,
                 preempt_rank: -(f32::MAX as f64),
                 pm,
+                pslot: None,
             };
             let ok = match state {
                 PreemptState::Prio => self.permits(&c, limit_used, limit),
@@ -1149,6 +1423,14 @@ impl<'a> Cx<'a> {
     }
 
     fn ranks(&mut self, c: &mut Candidate, req: &Request) {
+        if let Some(plan) = &c.pslot {
+            // The enlarged slot is no class's: evaluated as it is.
+            c.pre = negotiator_rank(self.cfg.pre_job_rank.as_ref(), &plan.ad, &req.ad);
+            c.rank = job_rank(&req.ad, &plan.ad);
+            c.post = negotiator_rank(self.cfg.post_job_rank.as_ref(), &plan.ad, &req.ad);
+            c.preempt_rank = negotiator_rank(self.cfg.preemption_rank.as_ref(), &plan.ad, &req.ad);
+            return;
+        }
         let slot = &self.slots[c.slot];
         c.pre = self.ev.rank(PRE_RANK, c.slot, slot, req);
         c.rank = self.ev.rank(JOB_RANK, c.slot, slot, req);
@@ -1156,6 +1438,141 @@ impl<'a> Cx<'a> {
         if c.state != PreemptState::No {
             c.preempt_rank = negotiator_rank(self.cfg.preemption_rank.as_ref(), &slot.ad, &req.ad);
         }
+    }
+
+    /// HTCondor's `pslotMultiMatch`: whether the partitionable slot `pos`, which does not match
+    /// the request as it is, would match it with the resources of some of its dynamic slots;
+    /// if so, how (rank or user priority preemption), which dynamic slots, and the match.
+    ///
+    /// The dynamic slots are the slot's `Child*` lists (`ChildName`, `ChildCurrentRank`,
+    /// `ChildState`, `ChildRetirementTimeRemaining`, `Child<Resource>`), each named slot's ad in
+    /// the cycle standing for its claim id: a slot with a child that is not in the cycle is not
+    /// considered (HTCondor: "Wrong number of dslot claim ids"). Ties of `CurrentRank` keep the
+    /// lists' order (HTCondor's `std::sort` leaves them unspecified).
+    fn pslot_multi_match(
+        &self,
+        pos: usize,
+        req: &Request,
+        submitter: &str,
+        only_startd_rank: bool,
+    ) -> Option<(PreemptState, PslotPlan, PairMatch)> {
+        let slot = &self.slots[pos];
+        let new_rank = match slot.ad.lookup("Rank") {
+            Some(_) => slot
+                .ad
+                .eval_attr_against("Rank", Some(&req.ad))
+                .as_number_real()
+                .unwrap_or(0.0),
+            None => 0.0,
+        };
+        let count = slot.ad.eval_attr("NumDynamicSlots").as_number_int()?;
+        if count < 1 {
+            return None;
+        }
+        let count = count as usize;
+        let names = child_list(&slot.ad, "Name")?;
+        if names.len() != count {
+            return None;
+        }
+        let mut children = Vec::with_capacity(count);
+        for name in names {
+            match name {
+                Expr::Lit(Value::Str(n)) => children.push(*self.by_name.get(&**n)?),
+                _ => return None,
+            }
+        }
+        let mut ranks: Vec<(usize, f64)> = Vec::new();
+        for (i, &d) in children.iter().enumerate() {
+            let current = child_value(&slot.ad, "CurrentRank", i)
+                .and_then(|v| v.as_number_real())
+                .unwrap_or(0.0);
+            let retiring = child_value(&slot.ad, "RetirementTimeRemaining", i)
+                .and_then(|v| v.as_number_int())
+                .unwrap_or(0);
+            let preempting = matches!(
+                child_value(&slot.ad, "State", i),
+                Some(Value::Str(s)) if &*s == "Preempting"
+            );
+            if retiring > 0 || preempting || self.dslot_taken[d] {
+                continue;
+            }
+            ranks.push((i, current));
+        }
+        if ranks.is_empty() {
+            return None;
+        }
+        ranks.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let resources: Vec<String> =
+            match crate::accountant::string_attr(&slot.ad, "MachineResources") {
+                Some(list) => list
+                    .split(' ')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+                None => vec!["cpus".into(), "memory".into(), "disk".into()],
+            };
+        let mut enlarged = slot.clone();
+        let mut state = PreemptState::No;
+        let mut chosen: Vec<(usize, PreemptReason)> = Vec::new();
+        let mut changed: Vec<String> = Vec::new();
+        for &(i, rank) in ranks.iter().take_while(|&&(_, r)| r <= new_rank) {
+            let d = children[i];
+            let reason = if rank == new_rank {
+                // Equal ranks: a user priority preemption, on the dynamic slot's own terms.
+                if only_startd_rank {
+                    continue;
+                }
+                let dslot = &self.slots[d];
+                if dslot.remote_user.as_deref().unwrap_or_default() == submitter {
+                    continue;
+                }
+                let Some(pr) = &self.cfg.preemption_requirements else {
+                    continue;
+                };
+                if !slot_expr_true(pr, &dslot.ad, &req.ad) {
+                    continue;
+                }
+                state = PreemptState::Prio;
+                PreemptReason::UserPriority
+            } else {
+                if state != PreemptState::Prio {
+                    state = PreemptState::Rank;
+                }
+                PreemptReason::Rank
+            };
+            chosen.push((d, reason));
+            for attr in &resources {
+                let Some(before) = enlarged.ad.eval_attr(attr).as_number_real() else {
+                    continue;
+                };
+                let before = before.floor();
+                let value = match child_value(&slot.ad, attr, i) {
+                    Some(Value::Int(v)) => Expr::lit(before as i64 + v),
+                    Some(Value::Real(r)) => Expr::lit(before + r),
+                    _ => continue,
+                };
+                enlarged.ad.insert(attr, value);
+                if !changed.iter().any(|c| c.eq_ignore_ascii_case(attr)) {
+                    changed.push(attr.clone());
+                }
+            }
+            let pm = evaluate_match(&enlarged, &req.ad);
+            if pm.matched {
+                let resources = changed
+                    .iter()
+                    .filter_map(|a| enlarged.ad.lookup(a).map(|e| (a.clone(), e.clone())))
+                    .collect();
+                let mut ad = enlarged.ad;
+                ad.insert("RemoteUser", Expr::lit("various_dSlot_users"));
+                let plan = PslotPlan {
+                    dslots: chosen,
+                    ad,
+                    resources,
+                };
+                return Some((state, plan, pm));
+            }
+        }
+        None
     }
 
     /// Makes the match: the slot is taken (or, partitionable, consumed), the accountant
@@ -1176,6 +1593,12 @@ impl<'a> Cx<'a> {
             .slot_limits(req, c.slot)
             .map(|l| l.to_ascii_lowercase());
         let pos = c.slot;
+        if let Some(plan) = &c.pslot {
+            // The dynamic slots' resources go back to the partitionable slot.
+            for (attr, value) in &plan.resources {
+                self.slots[pos].ad.insert(attr, value.clone());
+            }
+        }
         let (cost, consumption) = match &c.pm.amounts {
             Some(amounts) => {
                 let cons = self.slots[pos].consumption.clone().expect("partitionable");
@@ -1199,15 +1622,35 @@ impl<'a> Cx<'a> {
             PreemptState::Rank => Some(PreemptReason::Rank),
             PreemptState::Prio => Some(PreemptReason::UserPriority),
         };
-        if let Some(reason) = preempting {
-            self.out.preemptions.push(Preemption {
-                slot: slot.index,
-                slot_name: slot.name.clone(),
-                victim: slot.remote_user.clone().unwrap_or_default(),
-                by: self.input.jobs[job].id,
-                by_submitter: name.to_string(),
-                reason,
-            });
+        let mut preempted_dslots = Vec::new();
+        match (&c.pslot, preempting) {
+            (Some(plan), _) => {
+                for &(d, reason) in &plan.dslots {
+                    let dslot = &self.slots[d];
+                    self.out.preemptions.push(Preemption {
+                        slot: d,
+                        slot_name: dslot.name.clone(),
+                        victim: dslot.remote_user.clone().unwrap_or_default(),
+                        by: self.input.jobs[job].id,
+                        by_submitter: name.to_string(),
+                        reason,
+                        pslot: Some(slot.index),
+                    });
+                    preempted_dslots.push(d);
+                }
+            }
+            (None, Some(reason)) => {
+                self.out.preemptions.push(Preemption {
+                    slot: slot.index,
+                    slot_name: slot.name.clone(),
+                    victim: slot.remote_user.clone().unwrap_or_default(),
+                    by: self.input.jobs[job].id,
+                    by_submitter: name.to_string(),
+                    reason,
+                    pslot: None,
+                });
+            }
+            (None, None) => {}
         }
         let resource = slot.resource.clone();
         self.state.add_match(
@@ -1230,8 +1673,26 @@ impl<'a> Cx<'a> {
             preempting,
             concurrency_limits: limits,
             group: self.acfg.groups.group(group.unwrap_or(0)).name.clone(),
+            preempted_dslots,
         });
-        if c.pm.amounts.is_some() {
+        if let Some(plan) = &c.pslot {
+            // The dynamic slots are given away (their claim ids handed out), and the
+            // partitionable slot takes nothing more until they are gone: what this match
+            // consumes is only there once they have been vacated.
+            for &(d, _) in &plan.dslots {
+                self.dslot_taken[d] = true;
+                if self.slots[d].available {
+                    self.slots[d].available = false;
+                    self.available -= 1;
+                }
+            }
+            if self.slots[pos].available {
+                self.slots[pos].available = false;
+                self.available -= 1;
+            }
+            let slot = self.slots[pos].clone();
+            self.ev.reclassify_changing(pos, &slot);
+        } else if c.pm.amounts.is_some() {
             // The partitionable slot may take more jobs: back into the list if it still
             // matches (HTCondor's `returnPslotToMatchList`).
             let slot = self.slots[pos].clone();
@@ -1247,6 +1708,7 @@ impl<'a> Cx<'a> {
                         state: PreemptState::No,
                         preempt_rank: -(f32::MAX as f64),
                         pm,
+                        pslot: None,
                     };
                     self.ranks(&mut nc, req);
                     ml.insert(nc);
@@ -1267,8 +1729,10 @@ impl<'a> Cx<'a> {
         let tree = &self.acfg.groups;
         let mut h = Hgq::new(tree, self.cfg.allow_quota_oversubscription);
         let mut group_subs: Vec<Vec<usize>> = vec![Vec::new(); tree.len()];
-        for (i, s) in self.submitters.iter().enumerate() {
-            group_subs[s.group].push(i);
+        for (e, entry) in self.entries.iter().enumerate() {
+            group_subs[self.submitters[entry.sub].group].push(e);
+        }
+        for s in &self.submitters {
             let running = self.state.weighted_resources_used(&s.name);
             let demand = if self.cfg.use_weighted_demand {
                 running + s.weighted_idle
@@ -1467,6 +1931,22 @@ impl<'a> Cx<'a> {
             .map(|s| (s.index, s.ad))
             .collect();
         (out, self.ev.into_keys())
+    }
+}
+
+/// The list `Child<name>` of a partitionable slot (not evaluated: the expression as written).
+fn child_list<'x>(ad: &'x ClassAd, name: &str) -> Option<&'x [Expr]> {
+    match ad.lookup(&format!("Child{name}"))? {
+        Expr::List(items) => Some(items),
+        _ => None,
+    }
+}
+
+/// Entry `i` of `Child<name>`, when it is a literal (HTCondor's `dslotLookup`).
+fn child_value(ad: &ClassAd, name: &str, i: usize) -> Option<Value> {
+    match child_list(ad, name)?.get(i)? {
+        Expr::Lit(v) => Some(v.clone()),
+        _ => None,
     }
 }
 

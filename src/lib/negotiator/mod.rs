@@ -3,7 +3,10 @@
 //! schedd's side of the negotiation protocol played in-process.
 //!
 //! A cycle is a pure function of its inputs: the idle jobs and the slot ads ([`CycleInput`]),
-//! the accountant's state, the configuration and the time. [`negotiate`] returns the matches
+//! the accountant's state, the configuration, the time and, for the time limits
+//! (`NEGOTIATOR_MAX_TIME_PER_*`), a [`CycleClock`] ([`negotiate_with_clock`]; [`negotiate`]
+//! uses the wall clock, which only matters for a cycle that runs into those limits, a minute
+//! per submitter by default). [`negotiate`] returns the matches
 //! (with the preemptions they cause), the rejections, the accountant's new state and the
 //! cycle's statistics ([`CycleOutcome`]); the caller carries the matches out (claims the slots,
 //! starts the jobs, vacates the preempted ones) and commits the new accountant state.
@@ -37,9 +40,14 @@
 //! - `RemoteUserResourcesInUse` and friends are the values when the cycle started, not live
 //!   values; ties between equally good slots go to the one listed first, and between equally
 //!   prioritised submitters to the name that sorts first (HTCondor: `LastHeardFrom % 1009`).
-//! - Slots in the `Matched` state are not offered again; time limits
-//!   (`NEGOTIATOR_MAX_TIME_PER_*`) do not apply (a cycle must be a function of its inputs);
-//!   round-robin history for group-quota remainders starts afresh each cycle.
+//! - Slots in the `Matched` state are not offered again; round-robin history for group-quota
+//!   remainders starts afresh each cycle.
+//! - The time limits count seconds with fractions on the cycle's [`CycleClock`], from the
+//!   start of the cycle's computation (HTCondor: whole seconds of `time()`, from the start of
+//!   the cycle, collector queries included); there is one schedd, so
+//!   `NEGOTIATOR_MAX_TIME_PER_SCHEDD` bounds all submitters together.
+//! - With `ALLOW_PSLOT_PREEMPTION`, a partitionable slot that takes a preempting match takes
+//!   nothing more in that cycle (see [`Match::preempted_dslots`]).
 //! - A slot without `Requirements` matches by its `START` expression, and one with neither
 //!   matches any job whose own Requirements hold.
 
@@ -52,8 +60,11 @@ pub mod quota;
 pub mod refs;
 pub mod slots;
 pub mod stats;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::accountant::{AccountantConfig, AccountantState};
 use crate::classad::{ClassAd, Expr};
@@ -61,6 +72,44 @@ pub use autocluster::Autoclusters;
 pub use config::NegotiatorConfig;
 pub use job::{submitter_name, IdleJob, JobId, JobPrio};
 pub use stats::CycleStats;
+
+/// The clock a cycle's time limits (`NEGOTIATOR_MAX_TIME_PER_CYCLE`, `..._PER_SUBMITTER`,
+/// `..._PER_SCHEDD`, `..._PER_PIESPIN`) are measured on: how long the cycle has been running.
+///
+/// The cycle reads it when a submitter's turn starts, before each request of the turn, and
+/// when the turn ends, so a clock that advances a fixed step per reading makes a cycle's
+/// result a function of its inputs. Any `FnMut() -> Duration` is one; [`WallClock`] is the
+/// real one.
+pub trait CycleClock {
+    /// The time since the cycle started.
+    fn elapsed(&mut self) -> Duration;
+}
+
+impl<F: FnMut() -> Duration> CycleClock for F {
+    fn elapsed(&mut self) -> Duration {
+        self()
+    }
+}
+
+/// The wall clock, from when it was made.
+#[derive(Clone, Copy, Debug)]
+pub struct WallClock {
+    start: Instant,
+}
+
+impl WallClock {
+    pub fn start() -> WallClock {
+        WallClock {
+            start: Instant::now(),
+        }
+    }
+}
+
+impl CycleClock for WallClock {
+    fn elapsed(&mut self) -> Duration {
+        self.start.elapsed()
+    }
+}
 
 /// What a cycle negotiates over.
 #[derive(Clone, Copy, Debug)]
@@ -103,6 +152,19 @@ pub struct Match {
     pub concurrency_limits: Option<String>,
     /// The accounting group the job was negotiated in (`<none>` without groups).
     pub group: String,
+    /// With `ALLOW_PSLOT_PREEMPTION`: when `slot` is a partitionable slot that matched only
+    /// with the resources of some of its dynamic slots, those dynamic slots (indices in
+    /// [`CycleInput::slots`], also listed in [`CycleOutcome::preemptions`] with
+    /// [`Preemption::pslot`] set to `slot`). With their resources back in the partitionable
+    /// slot, it has `consumption` free for this job. HTCondor hands the schedd their claim ids
+    /// with the partitionable slot's, and the startd, when the schedd claims the partitionable
+    /// slot, kills those claims at once ("Preempted for a Priority user", whichever the
+    /// reason), returns their resources to the partitionable slot without waiting for the jobs
+    /// to go, and carves the new dynamic slot (src/condor_startd.V6/command.cpp). `preempting`
+    /// is `Rank` when every one is preempted for `RANK`, else `UserPriority`. The partitionable
+    /// slot takes no other match in the cycle after this one. Empty for every other match (a
+    /// preempting match of a static or dynamic slot preempts `slot` itself).
+    pub preempted_dslots: Vec<usize>,
 }
 
 /// A running job to be vacated for a match.
@@ -116,6 +178,10 @@ pub struct Preemption {
     pub by: JobId,
     pub by_submitter: String,
     pub reason: PreemptReason,
+    /// For a dynamic slot preempted under `ALLOW_PSLOT_PREEMPTION`: the partitionable slot
+    /// (index in [`CycleInput::slots`]) the preempting job is matched to; `None` when the
+    /// preempting job gets `slot` itself.
+    pub pslot: Option<usize>,
 }
 
 /// Why a request (a job, standing for the rest of its autocluster) got no slot.
@@ -196,17 +262,39 @@ pub struct CycleOutcome {
     /// With accounting groups: each group's quota numbers.
     pub groups: Vec<GroupReport>,
     pub submitters: Vec<SubmitterReport>,
-    /// Partitionable slots as the cycle left them (resources consumed), by input index.
+    /// Partitionable slots as the cycle left them (resources consumed), by input index. A slot
+    /// that took a preempting match ([`Match::preempted_dslots`]) counts the preempted dynamic
+    /// slots' resources as back in it.
     pub slot_ads: Vec<(usize, ClassAd)>,
 }
 
-/// Runs one negotiation cycle (see the module documentation).
+/// Runs one negotiation cycle (see the module documentation), its time limits on the wall
+/// clock.
 pub fn negotiate(
     input: &CycleInput<'_>,
     accountant: &AccountantState,
     accountant_config: &AccountantConfig,
     config: &NegotiatorConfig,
     now: i64,
+) -> CycleOutcome {
+    negotiate_with_clock(
+        input,
+        accountant,
+        accountant_config,
+        config,
+        now,
+        &mut WallClock::start(),
+    )
+}
+
+/// [`negotiate`] with the time limits measured on `clock`.
+pub fn negotiate_with_clock(
+    input: &CycleInput<'_>,
+    accountant: &AccountantState,
+    accountant_config: &AccountantConfig,
+    config: &NegotiatorConfig,
+    now: i64,
+    clock: &mut dyn CycleClock,
 ) -> CycleOutcome {
     let mut acs = Autoclusters::new();
     let mut slots = eval::SlotCache::default();
@@ -221,6 +309,7 @@ pub fn negotiate(
             slots: &mut slots,
             classing: true,
         },
+        clock,
     )
 }
 
@@ -246,6 +335,7 @@ pub fn negotiate_unclassed(
             slots: &mut slots,
             classing: false,
         },
+        &mut WallClock::start(),
     )
 }
 
@@ -311,6 +401,18 @@ impl Negotiator {
         accountant: &AccountantState,
         now: i64,
     ) -> CycleOutcome {
+        self.cycle_with_clock(input, accountant, now, &mut WallClock::start())
+    }
+
+    /// Runs a cycle with its time limits measured on `clock` (the same result as
+    /// [`negotiate_with_clock`]).
+    pub fn cycle_with_clock(
+        &mut self,
+        input: &CycleInput<'_>,
+        accountant: &AccountantState,
+        now: i64,
+        clock: &mut dyn CycleClock,
+    ) -> CycleOutcome {
         let out = cycle::run(
             input,
             accountant,
@@ -322,6 +424,7 @@ impl Negotiator {
                 slots: &mut self.slots,
                 classing: true,
             },
+            clock,
         );
         self.history.insert(0, out.stats.clone());
         self.history.truncate(self.config.cycle_stats_length.max(1));

@@ -12,6 +12,7 @@ pub mod daemon_cmd;
 pub mod history;
 pub mod master;
 pub mod options;
+pub mod prio;
 pub mod q;
 pub mod qedit;
 pub mod rm;
@@ -44,6 +45,7 @@ pub static TOOLS: &[Tool] = &[
     rm::SUSPEND,
     rm::CONTINUE,
     qedit::TOOL,
+    prio::TOOL,
     history::TOOL,
     submit::TOOL,
     userprio::TOOL,

@@ -1,0 +1,4 @@
+complete -c condor_prio -l p -d 'Set the priority to PRIORITY' -r
+complete -c condor_prio -l n -d 'Change jobs queued at this condor_schedd' -r
+complete -c condor_prio -l pool -d 'Find the schedd through this central manager (needs -n)' -r
+complete -c condor_prio -l help -d 'Display this screen'
