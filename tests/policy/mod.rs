@@ -172,3 +172,342 @@ fn signalling_jobs_needs_the_master() {
     drop(master);
     assert!(job_processes(&env).is_empty());
 }
+
+/// The pool's one startd name, as `condor_drain` takes it.
+fn startd_name(env: &TestEnvironment) -> String {
+    let out = env.run("condor_status", ["-startd", "-af", "Name"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    out.stdout.trim().to_owned()
+}
+
+/// `Name State Activity` of every slot, one line each.
+fn slot_states(env: &TestEnvironment) -> String {
+    let out = env.run("condor_status", ["-af", "Name", "State", "Activity"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    out.stdout
+}
+
+/// Writes the configuration file of the environment.
+fn configure(env: &TestEnvironment, text: &str) {
+    std::fs::write(env.config_file(), text).unwrap();
+}
+
+/// A job that runs until the file `name` appears in the working directory.
+fn until_file(name: &str, log: &str) -> String {
+    format!(
+        "executable = /bin/sh\narguments = \"-c 'while [ ! -e {name} ]; do sleep 0.05; done'\"\n\
+         log = {log}\nqueue\n"
+    )
+}
+
+#[test]
+fn a_graceful_drain_lets_jobs_finish_and_starts_nothing_until_cancelled() {
+    let env = TestEnvironment::new();
+    configure(&env, "NUM_CPUS = 2\nMAXJOBRETIREMENTTIME = 3600\n");
+    let master = Master::start(&env);
+    let first = crate::pool::submit(&env, &until_file("go", "drain.log"));
+    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    let name = startd_name(&env);
+
+    let out = env.run("condor_drain", ["-verbose", &name]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let line = out.stdout.lines().next().unwrap().to_owned();
+    assert!(
+        line.starts_with("Sent request to drain the startd <")
+            && line.ends_with(&format!(
+                "> with {name}. This only affects the single startd; any other startds \
+                 running on the same host will not be drained."
+            )),
+        "{out}"
+    );
+    assert!(out.stdout.contains("\tRequest id: "), "{out}");
+    wait_for("the slots to retire", || {
+        slot_states(&env).lines().all(|l| l.ends_with("Retiring"))
+    });
+    let out = env.run("condor_status", ["-af", "Draining", "DrainReason"]);
+    assert!(
+        out.stdout.lines().all(|l| l.starts_with("true by ")),
+        "{out}"
+    );
+
+    // Nothing new starts while draining.
+    let second = crate::pool::submit(&env, &until_file("go2", "drain.log"));
+    crate::pool::settle(&env);
+    assert_eq!(
+        count(&env, &format!("ClusterId == {second} && JobStatus == 1")),
+        1
+    );
+
+    // The running job finishes by itself; the machine ends drained.
+    std::fs::write(env.work_dir().join("go"), "").unwrap();
+    wait_for("the first job to complete", || {
+        count(&env, &format!("ClusterId == {first}")) == 0
+    });
+    wait_for("the machine to be drained", || {
+        slot_states(&env).trim_end().ends_with("Drained Idle")
+    });
+    assert_eq!(
+        crate::pool::history_attr(&env, &format!("{first}.0"), "ExitCode"),
+        "0"
+    );
+
+    let out = env.run("condor_drain", ["-cancel", &name]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert_eq!(
+        out.stdout,
+        format!("Sent request to cancel draining on {name}\n")
+    );
+    wait_for("the second job to run", || {
+        count(&env, &format!("ClusterId == {second} && JobStatus == 2")) == 1
+    });
+    drop(master);
+}
+
+#[test]
+fn a_quick_drain_vacates_and_resumes_on_completion() {
+    let env = TestEnvironment::new();
+    configure(&env, "MAXJOBRETIREMENTTIME = 3600\n");
+    let (master, cluster) = a_running_sleeper(&env, "quick.log");
+    let name = startd_name(&env);
+    let out = env.run("condor_drain", ["-quick", "-resume-on-completion", &name]);
+    assert_eq!(out.status, Some(0), "{out}");
+    // Vacated (retirement is not honoured), then the drain completes and the startd
+    // resumes: the job runs again.
+    wait_for("the job to run again", || {
+        count(&env, "JobStatus == 2 && NumJobStarts == 2") == 1
+    });
+    let events = condorlite::eventlog::read_events(env.work_dir().join("quick.log")).unwrap();
+    let evicted = events
+        .iter()
+        .find_map(|e| match &e.body {
+            condorlite::eventlog::EventBody::JobEvicted(v) => Some(v.reason.clone()),
+            _ => None,
+        })
+        .expect("an eviction");
+    assert_eq!(evicted.as_deref(), Some("Startd was draining"));
+    let out = env.run(
+        "condor_q",
+        [&cluster, "-af", "NumVacatesByReason.StartdDraining"],
+    );
+    assert_eq!(out.stdout, "1\n", "{out}");
+    let out = env.run("condor_status", ["-af", "Draining"]);
+    assert!(out.stdout.lines().all(|l| l == "undefined"), "{out}");
+    drop(master);
+}
+
+#[test]
+fn condor_drain_refusals_and_errors() {
+    let env = TestEnvironment::new();
+    let out = env.run("condor_drain", ["nosuchhost.example"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert_eq!(
+        out.stderr,
+        "ERROR: Can't find address for startd nosuchhost.example\n"
+    );
+    let master = Master::start(&env);
+    let name = startd_name(&env);
+    let out = env.run("condor_drain", ["-check", "Cpus > 1000", &name]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr
+            .starts_with("Attempt to send DRAIN_JOBS to startd <"),
+        "{out}"
+    );
+    let out = env.run("condor_status", ["-af", "Draining"]);
+    assert!(
+        out.stdout.lines().all(|l| l == "undefined"),
+        "not draining: {out}"
+    );
+    let out = env.run("condor_drain", [&name]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let out = env.run("condor_drain", [&name]);
+    assert_eq!(out.status, Some(1), "a second drain is refused: {out}");
+    let out = env.run("condor_drain", ["-cancel", "-request-id", "nope", &name]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr
+            .starts_with("Attempt to send CANCEL_DRAIN_JOBS to startd <"),
+        "{out}"
+    );
+    drop(master);
+}
+
+/// The seed's desktop policy, driven by a fake keyboard: the job is suspended when the
+/// owner comes back and continued when they leave again.
+#[test]
+fn the_desktop_policy_suspends_and_continues_on_the_keyboard() {
+    let env = TestEnvironment::new();
+    let inputs = env.work_dir().join("inputs");
+    std::fs::write(&inputs, "KeyboardIdle = 600\n").unwrap();
+    configure(
+        &env,
+        &format!(
+            "CONDORLITE_MACHINE_INPUTS = {}\nPOLLING_INTERVAL = 1\n\
+             SLOTS_CONNECTED_TO_KEYBOARD = 1000\n\
+             START = KeyboardIdle > 120\nWANT_SUSPEND = True\n\
+             SUSPEND = KeyboardIdle < 60\nCONTINUE = KeyboardIdle > 120\n\
+             PREEMPT = False\nKILL = False\n",
+            inputs.display()
+        ),
+    );
+    let (master, cluster) = a_running_sleeper(&env, "desk.log");
+    std::fs::write(&inputs, "KeyboardIdle = 5\n").unwrap();
+    wait_for("the job to be suspended", || {
+        count(&env, "JobStatus == 7") == 1
+    });
+    wait_for("the slot to show it", || {
+        slot_states(&env).contains("Claimed Suspended")
+    });
+    assert_eq!(process_states(&env), ['T']);
+    std::fs::write(&inputs, "KeyboardIdle = 600\n").unwrap();
+    wait_for("the job to run again", || {
+        count(&env, "JobStatus == 2") == 1
+    });
+    wait_for("the slot to be busy", || {
+        slot_states(&env).contains("Claimed Busy")
+    });
+    assert_eq!(event_codes(&env, "desk.log"), [0, 1, 10, 11]);
+    assert_eq!(
+        q_af(&env, &cluster, &["TotalSuspensions", "NumJobStarts"]),
+        "1 1"
+    );
+    drop(master);
+}
+
+/// PREEMPT evicts the job: one that exits on SIGTERM goes at once, one that ignores it is
+/// killed when `MachineMaxVacateTime` is over; retirement is honoured first.
+#[test]
+fn preempt_vacates_after_retirement_and_kills_after_the_vacate_time() {
+    let env = TestEnvironment::new();
+    let inputs = env.work_dir().join("inputs");
+    std::fs::write(&inputs, "KeyboardIdle = 600\n").unwrap();
+    configure(
+        &env,
+        &format!(
+            "CONDORLITE_MACHINE_INPUTS = {}\nPOLLING_INTERVAL = 1\n\
+             SLOTS_CONNECTED_TO_KEYBOARD = 1000\n\
+             START = KeyboardIdle > 120\nPREEMPT = KeyboardIdle < 60\n\
+             WANT_SUSPEND = False\nWANT_VACATE = True\nKILL = False\n\
+             MAXJOBRETIREMENTTIME = 5\nMachineMaxVacateTime = 2\n",
+            inputs.display()
+        ),
+    );
+    let master = Master::start(&env);
+    // Ignores SIGTERM: only SIGKILL ends it.
+    crate::pool::script(
+        &env,
+        "stubborn.sh",
+        "#!/bin/sh\ntrap '' TERM\nwhile true; do sleep 0.05; done\n",
+    );
+    let file = env.write_file(
+        "stubborn.sub",
+        "executable = stubborn.sh\nlog = preempt.log\nqueue\n",
+    );
+    let out = env.run("condor_submit", ["-terse", file.to_str().unwrap()]);
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
+    let started = std::time::Instant::now();
+    std::fs::write(&inputs, "KeyboardIdle = 5\n").unwrap();
+    wait_for("the job to go back to idle", || {
+        count(&env, "JobStatus == 1") == 1
+    });
+    let took = started.elapsed().as_secs_f64();
+    // Retirement runs 5 s from the job's start, its last 2 s (the vacate time) spent
+    // vacating: the SIGTERM at about 3 s is ignored, the SIGKILL at 5 s is not. Without
+    // retirement it would be gone after about 2 s. The policy runs every second on whole
+    // seconds: allow a second early and two late.
+    assert!(
+        (4.0..=7.0).contains(&took),
+        "evicted {took:.1} s after it started, expected about 5 s"
+    );
+    assert!(job_processes(&env).is_empty());
+    let codes = event_codes(&env, "preempt.log");
+    assert_eq!(codes, [0, 1, 4], "{codes:?}");
+    let out = env.run(
+        "condor_q",
+        ["-af", "NumVacatesByReason.StartdPreemptExpression"],
+    );
+    assert_eq!(out.stdout, "1\n", "{out}");
+    // START is false while the keyboard is busy: it stays idle.
+    crate::pool::settle(&env);
+    assert_eq!(count(&env, "JobStatus == 1"), 1);
+    drop(master);
+}
+
+/// A user of better priority preempts another's job when PREEMPTION_REQUIREMENTS allows,
+/// and not when it forbids.
+#[test]
+fn a_better_user_preempts_only_when_preemption_requirements_allow() {
+    for allowed in [true, false] {
+        let env = TestEnvironment::new();
+        configure(
+            &env,
+            &format!(
+                "NUM_CPUS = 1\nSLOT_TYPE_1 = cpus=1\nNUM_SLOTS_TYPE_1 = 1\n\
+                 NEGOTIATOR_INTERVAL = 1\nPREEMPTION_REQUIREMENTS = {}\n\
+                 MAXJOBRETIREMENTTIME = 0\n",
+                if allowed {
+                    "RemoteUserPrio > SubmitterUserPrio * 1.2"
+                } else {
+                    "False"
+                }
+            ),
+        );
+        let master = Master::start(&env);
+        let sub = env.write_file(
+            "sleep.sub",
+            "executable = /bin/sleep\narguments = 300\nlog = $(Cluster).log\nqueue\n",
+        );
+        let submit_as = |user: &str| {
+            let out = env
+                .command("condor_submit")
+                .arg(sub.to_str().unwrap())
+                .env("CONDORLITE_USER", user)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+        };
+        submit_as("low");
+        wait_for("low's job to run", || {
+            count(&env, "Owner == \"low\" && JobStatus == 2") == 1
+        });
+        // low's priority is made much worse than high's.
+        let domain = env
+            .run("condor_config_val", ["UID_DOMAIN"])
+            .stdout
+            .trim()
+            .to_owned();
+        let out = env.run(
+            "condor_userprio",
+            ["-setfactor", &format!("low@{domain}"), "1000000"],
+        );
+        assert_eq!(out.status, Some(0), "{out}");
+        submit_as("high");
+        if allowed {
+            wait_for("high's job to run", || {
+                count(&env, "Owner == \"high\" && JobStatus == 2") == 1
+            });
+            assert_eq!(count(&env, "Owner == \"low\" && JobStatus == 1"), 1);
+            let out = env.run(
+                "condor_q",
+                [
+                    "-allusers",
+                    "-constraint",
+                    "Owner == \"low\"",
+                    "-af",
+                    "NumVacatesByReason.StartdPreemptingClaimUserPrio",
+                ],
+            );
+            assert_eq!(out.stdout, "1\n", "{out}");
+        } else {
+            // Several negotiation cycles go by: nothing changes.
+            let start = std::time::Instant::now();
+            while start.elapsed() < std::time::Duration::from_secs(3) {
+                crate::pool::settle(&env);
+            }
+            assert_eq!(count(&env, "Owner == \"low\" && JobStatus == 2"), 1);
+            assert_eq!(count(&env, "Owner == \"high\" && JobStatus == 1"), 1);
+        }
+        drop(master);
+    }
+}

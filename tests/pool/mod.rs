@@ -622,7 +622,7 @@ fn the_reference_reads_every_event_the_master_writes() {
 
 /// Two queries to the master: the second is answered after the step that followed the
 /// first, so whatever the master had been asked before has been done.
-fn settle(env: &TestEnvironment) {
+pub fn settle(env: &TestEnvironment) {
     for _ in 0..2 {
         let out = env.run("condor_status", ["-schedd", "-af", "Name"]);
         assert_eq!(out.status, Some(0), "{out}");

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use crate::accountant::{resource_name, Accountant, SlotClaim};
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
-use crate::client::master::{AdKind, Command, JobSignal, Shutdown, Subsystem};
+use crate::client::master::{AdKind, Command, DrainArgs, JobSignal, Shutdown, Subsystem};
 use crate::client::userlog::JobLogs;
 use crate::client::Session;
 use crate::config::Config;
@@ -44,7 +44,7 @@ use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use crate::queue::{JobId, JobQuery, JobStatus, Queue};
 use crate::schedd::exit::{self as run, AdUpdate, ExitInfo, Outcome, RunConfig};
 use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
-use crate::startd::Startd;
+use crate::startd::{Decision, DrainRequest, DrainSchedule, JobAction, OnCompletion, Startd};
 use crate::starter::{self, JobExit, RawExit, RunningJob, StartRequest};
 
 use super::{DaemonError, Msg};
@@ -63,6 +63,10 @@ enum Stop {
         subcode: i64,
     },
 }
+
+/// The most a removed or held job's process gets between its kill signal and SIGKILL
+/// (condorlite's bound: a removal is meant to be prompt).
+const REMOVE_KILL_TIME: i64 = 10;
 
 /// A job whose process runs.
 struct Running {
@@ -84,6 +88,8 @@ struct Running {
 enum Suspender {
     /// `condor_suspend`: `condor_continue` continues it.
     User,
+    /// The startd's policy (`SUSPEND`): its `CONTINUE` does.
+    Startd,
 }
 
 impl Running {
@@ -441,6 +447,9 @@ impl Pool {
             .next_negotiation
             .min(self.next_periodic)
             .min(self.next_update);
+        if let Some(timer) = self.startd.next_timer(now()) {
+            t = t.min(instant_at(timer));
+        }
         for r in self.running.values() {
             if let Some(k) = r.hard_kill_at {
                 t = t.min(k);
@@ -485,8 +494,21 @@ impl Pool {
         tracing::info!("command: {}", cmd.line());
         match cmd {
             Command::Jobs(signal, ids) => return Ok(self.signal_jobs(signal, &ids)),
-            Command::Drain(_) | Command::CancelDrain(_) => {
-                return Err("draining is not wired yet".to_owned())
+            Command::Drain(args) => {
+                let request = drain_request(args)?;
+                let id = self
+                    .startd
+                    .drain(request, now())
+                    .map_err(|e| e.to_string())?;
+                self.apply_startd(now());
+                return Ok(id);
+            }
+            Command::CancelDrain(id) => {
+                self.startd
+                    .cancel_drain(id.as_deref(), now())
+                    .map_err(|e| e.to_string())?;
+                self.apply_startd(now());
+                self.negotiate_now = true;
             }
             Command::Reschedule => self.negotiate_now = true,
             Command::Reconfig => self.reconfig().map_err(|e| e.to_string())?,
@@ -587,7 +609,7 @@ impl Pool {
     /// Kills a running job: its KillSig now and SIGKILL after the vacate time, or SIGKILL
     /// at once.
     fn stop_job(&mut self, id: JobId, stop: Stop, fast: bool) {
-        let vacate = self.vacate_time(id);
+        let vacate = self.vacate_time(id, &stop);
         let Some(r) = self.running.get_mut(&id) else {
             return;
         };
@@ -637,8 +659,28 @@ impl Pool {
                     }
                     stoppable
                 }
-                JobSignal::Suspend => self.suspend_job(id, Suspender::User, t),
-                JobSignal::Continue => self.continue_job(id, Suspender::User, t),
+                JobSignal::Suspend => {
+                    let done = self.suspend_job(id, Suspender::User, t);
+                    if let Some(slot) = self.running.get(&id).map(|r| r.slot.clone()) {
+                        if done {
+                            if let Err(e) = self.startd.suspend_claim(&slot, t) {
+                                tracing::warn!("suspending the claim on {slot}: {e}");
+                            }
+                        }
+                    }
+                    done
+                }
+                JobSignal::Continue => {
+                    let done = self.continue_job(id, Some(Suspender::User), t);
+                    if let Some(slot) = self.running.get(&id).map(|r| r.slot.clone()) {
+                        if done {
+                            if let Err(e) = self.startd.continue_claim(&slot, t) {
+                                tracing::warn!("continuing the claim on {slot}: {e}");
+                            }
+                        }
+                    }
+                    done
+                }
             };
             if !done {
                 missed.push(id.to_string());
@@ -676,13 +718,15 @@ impl Pool {
         true
     }
 
-    /// Continues a job `by` suspended: `Running` again, the time it spent suspended added
-    /// to `CumulativeSuspensionTime` (the shadow's `recordResumeEvent`), event 011.
-    fn continue_job(&mut self, id: JobId, by: Suspender, t: i64) -> bool {
+    /// Continues a suspended job (one `by` suspended, or any for `None`): `Running` again,
+    /// the time it spent suspended added to `CumulativeSuspensionTime` (the shadow's
+    /// `recordResumeEvent`), event 011.
+    fn continue_job(&mut self, id: JobId, by: Option<Suspender>, t: i64) -> bool {
         let Some(r) = self.running.get_mut(&id) else {
             return false;
         };
-        if r.suspended != Some(by) || r.job.resume().is_err() {
+        let matches = r.suspended.is_some() && (by.is_none() || r.suspended == by);
+        if !matches || r.job.resume().is_err() {
             return false;
         }
         r.suspended = None;
@@ -702,20 +746,25 @@ impl Pool {
     }
 
     /// How long a job gets between its soft and hard kill: the smaller of the job's
-    /// `JobMaxVacateTime` and the machine's `MachineMaxVacateTime`.
-    fn vacate_time(&self, id: JobId) -> Duration {
+    /// `JobMaxVacateTime` and the machine's `MachineMaxVacateTime` (600 s by default); a
+    /// removal or a hold gets at most [`REMOVE_KILL_TIME`].
+    fn vacate_time(&self, id: JobId, stop: &Stop) -> Duration {
         let machine = self
             .config
-            .int("MACHINE_MAX_VACATE_TIME")
+            .int("MachineMaxVacateTime")
             .ok()
             .flatten()
-            .unwrap_or(10);
+            .unwrap_or(600);
         let job = self
             .running
             .get(&id)
             .and_then(|r| lookup_int(&r.ad, "JobMaxVacateTime"))
             .unwrap_or(machine);
-        Duration::from_secs(job.min(machine).max(0) as u64)
+        let mut secs = job.min(machine).max(0);
+        if matches!(stop, Stop::Remove | Stop::Hold) {
+            secs = secs.min(REMOVE_KILL_TIME);
+        }
+        Duration::from_secs(secs as u64)
     }
 
     /// One step of the loop (see the module documentation).
@@ -760,13 +809,88 @@ impl Pool {
         if instant >= self.next_negotiation {
             self.next_negotiation = instant + knob_secs(&self.config, "NEGOTIATOR_INTERVAL", 60);
         }
-        self.commit()?;
-        if instant >= self.next_update {
-            self.startd.refresh(t);
-            self.next_update = instant
-                + knob_secs(&self.config, "UPDATE_INTERVAL", 300).min(Duration::from_secs(5));
+        let timer_due = self.startd.next_timer(t).is_some_and(|at| at <= t);
+        if timer_due || instant >= self.next_update {
+            self.apply_startd(t);
+            self.next_update = instant + knob_secs(&self.config, "POLLING_INTERVAL", 5);
         }
+        self.commit()?;
         Ok(())
+    }
+
+    /// Runs the startd's policy and carries out what it decided: suspending, continuing,
+    /// vacating and killing jobs, forgetting the claims it ended, and what a finished drain
+    /// asks of the daemons.
+    fn apply_startd(&mut self, t: i64) {
+        for decision in self.startd.evaluate(t) {
+            match decision {
+                Decision::Job { slot, action } => {
+                    let Some(id) = self.claims.get(&slot).and_then(|c| c.job) else {
+                        continue;
+                    };
+                    tracing::info!("startd policy on {slot} (job {id}): {action:?}");
+                    match action {
+                        JobAction::Suspend => {
+                            self.suspend_job(id, Suspender::Startd, t);
+                        }
+                        // The startd continues any suspended job before it evicts it, whoever
+                        // suspended it.
+                        JobAction::Continue => {
+                            self.continue_job(id, None, t);
+                        }
+                        JobAction::Vacate { reason, code } => self.evict(id, reason, code, false),
+                        JobAction::Kill { reason, code } => self.evict(id, reason, code, true),
+                    }
+                }
+                Decision::ClaimEnded { slot, reason } => {
+                    tracing::info!("startd ended the claim on {slot}: {reason}");
+                    self.forget_claim(&slot, t);
+                }
+                Decision::Daemon(what) => self.drain_completed(what),
+            }
+        }
+    }
+
+    /// The startd's eviction of a job: back to idle with the startd's reason and code. The
+    /// startd times the vacate itself (a `Kill` follows when the vacate time is over).
+    fn evict(&mut self, id: JobId, reason: String, code: i64, hard: bool) {
+        self.stop_job(
+            id,
+            Stop::Vacate {
+                reason,
+                code,
+                subcode: 0,
+            },
+            hard,
+        );
+        if let Some(r) = self.running.get_mut(&id) {
+            r.hard_kill_at = None;
+        }
+    }
+
+    /// A drain finished with an `-on-completion` request: `-exit-on-completion` turns the
+    /// startd off (as the master does not restart an exited startd), `-restart-on-completion`
+    /// starts it afresh from the configuration, `-reconfig-on-completion` reconfigures.
+    fn drain_completed(&mut self, what: OnCompletion) {
+        let t = now();
+        tracing::info!("draining completed: {what:?}");
+        match what {
+            OnCompletion::Exit => self.set_off(Subsystem::Startd, true),
+            OnCompletion::Restart => match Startd::from_config(&self.config, t) {
+                Ok(startd) => {
+                    self.release_all_claims();
+                    self.startd = startd;
+                    self.negotiate_now = true;
+                }
+                Err(e) => tracing::error!("restarting the startd: {e}"),
+            },
+            OnCompletion::Reconfig => {
+                if let Err(e) = self.reconfig() {
+                    tracing::error!("reconfig failed: {e}");
+                }
+            }
+            OnCompletion::Resume | OnCompletion::Nothing => self.negotiate_now = true,
+        }
     }
 
     fn accepting(&self) -> bool {
@@ -971,10 +1095,18 @@ impl Pool {
     }
 
     fn release_claim(&mut self, slot: &str, t: i64) {
+        if self.claims.contains_key(slot) {
+            self.startd.release(slot, t);
+        }
+        self.forget_claim(slot, t);
+    }
+
+    /// Drops the schedd's side of a claim the startd no longer has, and the accountant's
+    /// match.
+    fn forget_claim(&mut self, slot: &str, t: i64) {
         let Some(claim) = self.claims.remove(slot) else {
             return;
         };
-        self.startd.release(slot, t);
         let resource = claim.resource;
         if let Err(e) = self
             .accountant
@@ -990,7 +1122,13 @@ impl Pool {
         if self.idle.jobs.is_empty() {
             return Ok(());
         }
-        if !self.startd.has_free_resources() {
+        // With no slot free, only a periodic cycle may preempt (when preemption is
+        // considered at all): a wake-up alone does not cost a cycle.
+        let preempt_only = !self.startd.has_free_resources();
+        if preempt_only
+            && !(self.negotiator.config().consider_preemption
+                && Instant::now() >= self.next_negotiation)
+        {
             return Ok(());
         }
         self.startd.refresh(t);
@@ -1027,8 +1165,28 @@ impl Pool {
             tracing::error!("accountant: {e}");
         }
         for m in outcome.matches {
-            if m.preempting.is_some() {
-                // Preemption of running jobs is the policy issue's; skip such matches.
+            if let Some(why) = m.preempting {
+                // The running job retires, then is vacated; the slot is matched again once
+                // it is free (the startd does not hand it over to this match itself).
+                // With ALLOW_PSLOT_PREEMPTION the match names the partitionable slot and
+                // the dynamic slots to free on it.
+                let by_rank = why == negotiator::PreemptReason::Rank;
+                let victims: Vec<String> = if m.preempted_dslots.is_empty() {
+                    vec![m.slot_name.clone()]
+                } else {
+                    m.preempted_dslots
+                        .iter()
+                        .filter_map(|&i| lookup_str(&slots[i], "Name").map(|n| n.to_string()))
+                        .collect()
+                };
+                for victim in victims {
+                    let busy = self.claims.get(&victim).is_some_and(|c| c.job.is_some());
+                    if busy {
+                        if let Err(e) = self.startd.preempt(&victim, by_rank, t) {
+                            tracing::warn!("preempting {victim}: {e}");
+                        }
+                    }
+                }
                 continue;
             }
             let id = from_key(m.job);
@@ -1230,11 +1388,14 @@ impl Pool {
             self.changes.of(id).update.extend(update);
         }
         let result = job.finish(exit);
-        self.startd.deactivate(&slot, t);
+        let kept = self.startd.job_ended(&slot, t);
         if let Some(c) = self.claims.get_mut(&slot) {
             c.job = None;
         }
-        if stop.is_some() || !self.accepting() {
+        if !kept {
+            // The startd ended the claim with the job (preempted, draining, its policy).
+            self.forget_claim(&slot, t);
+        } else if stop.is_some() || !self.accepting() {
             self.release_claim(&slot, t);
         }
         let starter_updates = AdUpdate {
@@ -1617,6 +1778,40 @@ fn evicted_event(kind: Eviction, usage: Rusage, reason: String, ad: &ClassAd) ->
 
 /// Whether a requeued job still cools down (`JobCoolDownExpiration` in the future), as the
 /// schedd keeps such jobs from matching.
+/// The `Instant` at which the clock reads `epoch_secs`.
+fn instant_at(epoch_secs: i64) -> Instant {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    Instant::now() + Duration::from_secs_f64((epoch_secs as f64 - now).max(0.0))
+}
+
+/// A `condor_drain` request as the startd takes it.
+fn drain_request(args: DrainArgs) -> Result<DrainRequest, String> {
+    let schedule = match args.schedule.as_str() {
+        "graceful" => DrainSchedule::Graceful,
+        "quick" => DrainSchedule::Quick,
+        "fast" => DrainSchedule::Fast,
+        other => return Err(format!("unknown drain schedule {other:?}")),
+    };
+    let on_completion = match args.on_completion.as_str() {
+        "nothing" => OnCompletion::Nothing,
+        "resume" => OnCompletion::Resume,
+        "exit" => OnCompletion::Exit,
+        "restart" => OnCompletion::Restart,
+        "reconfig" => OnCompletion::Reconfig,
+        other => return Err(format!("unknown drain completion {other:?}")),
+    };
+    Ok(DrainRequest {
+        schedule,
+        reason: args.reason,
+        on_completion,
+        check: args.check,
+        start: args.start,
+        request_id: args.request_id,
+    })
+}
+
 /// The end of a suspension in the job's ad: its time added to `CumulativeSuspensionTime` and
 /// `UncommittedSuspensionTime`, `LastSuspensionTime` back to 0.
 fn resume_updates(ad: &ClassAd, t: i64) -> AdUpdate {

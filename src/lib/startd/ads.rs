@@ -309,12 +309,27 @@ impl Startd {
         ad.insert("CpuBusyTime", Expr::lit(busy));
         ad.insert("CpuIsBusy", Expr::lit(s.cpu_busy_since.is_some()));
         s.sm.publish(&mut ad, now);
-        if matches!(s.state(), State::Matched | State::Preempting) {
+        // HTCondor's Reqexp: the slot's own Requirements, False while matched or preempting
+        // (`unavail`), and while draining the drain's START, or False without one.
+        let draining_start = self.draining_start();
+        if matches!(s.state(), State::Matched | State::Preempting)
+            || (self.is_draining() && draining_start.is_none())
+        {
             // A matched or preempting slot takes no other match.
+            if self.is_draining() && !matches!(s.state(), State::Matched | State::Preempting) {
+                if let Some(start) = s.policy.lookup("START") {
+                    ad.insert("Start", start.clone());
+                }
+            }
             ad.insert("Requirements", Expr::lit(false));
         } else {
-            if let Some(start) = s.policy.lookup("START") {
-                ad.insert("Start", start.clone());
+            match draining_start {
+                Some(start) => ad.insert("Start", start.clone()),
+                None => {
+                    if let Some(start) = s.policy.lookup("START") {
+                        ad.insert("Start", start.clone());
+                    }
+                }
             }
             if s.kind == SlotKind::Static {
                 ad.insert("Requirements", expr("START"));
@@ -323,10 +338,6 @@ impl Startd {
                 ad.insert("WithinResourceLimits", self.within_resource_limits(s));
             }
         }
-        ad.insert(
-            "RetirementTimeRemaining",
-            Expr::lit(self.retirement_remaining(i, now)),
-        );
         if let Some(e) = s.policy.lookup("MachineMaxVacateTime") {
             ad.insert("MachineMaxVacateTime", e.clone());
         }
@@ -342,9 +353,18 @@ impl Startd {
                 ad.insert("NumPids", Expr::lit(0i64));
             }
         }
-        ad.insert("AcceptedWhileDraining", Expr::lit(false));
-        if let Some(e) = s.policy.lookup("MaxJobRetirementTime") {
-            ad.insert("MaxJobRetirementTime", e.clone());
+        self.publish_draining(&mut ad);
+        ad.insert(
+            "AcceptedWhileDraining",
+            Expr::lit(s.accepted_while_draining),
+        );
+        match self.drain.mjrt_override {
+            Some(o) => ad.insert("MaxJobRetirementTime", Expr::lit(o)),
+            None => {
+                if let Some(e) = s.policy.lookup("MaxJobRetirementTime") {
+                    ad.insert("MaxJobRetirementTime", e.clone());
+                }
+            }
         }
         if s.kind == SlotKind::Partitionable {
             let children = self
@@ -357,45 +377,54 @@ impl Startd {
                 ad.insert("PslotRollupInformation", Expr::lit(true));
             }
         }
+        // RetirementTimeRemaining, evaluated in the slot's internal ad (so last: its
+        // MaxJobRetirementTime may refer to anything above).
+        let active = s.claim.as_ref().is_some_and(|c| c.is_active());
+        let retirement = if active {
+            let mut internal = ad.clone();
+            for (name, e) in s.policy.iter() {
+                if internal.lookup(name).is_none() {
+                    internal.insert(name, e.clone());
+                }
+            }
+            self.retirement_remaining_in(i, &super::policy::pin_ad(internal, now))
+        } else {
+            0
+        };
+        ad.insert("RetirementTimeRemaining", Expr::lit(retirement));
         ad.insert("LastHeardFrom", Expr::lit(now));
         ad
     }
 
-    /// What the retiring job has left of `MaxJobRetirementTime`: the slot's value for the
-    /// job, or the job's own when smaller, less the job's run time
-    /// (`Resource::evalRetirementRemaining`).
-    fn retirement_remaining(&self, i: usize, now: i64) -> i64 {
-        let s = &self.slots[i];
-        let Some(c) = s.claim.as_ref().filter(|c| c.is_active()) else {
-            return 0;
-        };
-        let mut max = match s.policy.lookup("MaxJobRetirementTime") {
-            Some(e) => s
-                .policy
-                .eval_expr(e, Some(&c.job))
-                .as_number_int()
-                .unwrap_or(0),
-            None => 0,
-        };
-        if c.job.lookup("MaxJobRetirementTime").is_some() {
-            if let Some(j) = c
-                .job
-                .eval_attr_against("MaxJobRetirementTime", Some(&s.policy))
-                .as_number_int()
-            {
-                max = max.min(j);
-            }
-        }
-        (max - c.job_run_time(now)).max(0)
-    }
-
     /// Slot `i`'s ad as the policy evaluates it: the published attributes over the
     /// configuration's expressions.
+    /// With `STARTD_SLOT_ATTRS`, every slot's attributes as `<slot>_<attr>`
+    /// (`ResMgr::publishSlotAttrs`), so that one slot's policy may read another's state.
     pub(super) fn internal_ad(&self, i: usize) -> ClassAd {
         let mut ad = self.base_ad(i);
         for (name, e) in self.slots[i].policy.iter() {
             if ad.lookup(name).is_none() {
                 ad.insert(name, e.clone());
+            }
+        }
+        if !self.settings.slot_attrs.is_empty() {
+            for j in 0..self.slots.len() {
+                let other = if j == i {
+                    ad.clone()
+                } else {
+                    let mut o = self.base_ad(j);
+                    for (name, e) in self.slots[j].policy.iter() {
+                        if o.lookup(name).is_none() {
+                            o.insert(name, e.clone());
+                        }
+                    }
+                    o
+                };
+                for a in &self.settings.slot_attrs {
+                    if let Some(e) = other.lookup(a) {
+                        ad.insert(&format!("{}_{a}", self.slots[j].id_str), e.clone());
+                    }
+                }
             }
         }
         ad
@@ -537,6 +566,7 @@ impl Startd {
         }
         self.publish_machine_dynamic(&mut ad);
         self.publish_stats(&mut ad);
+        self.publish_draining(&mut ad);
         ad.insert("MyCurrentTime", Expr::lit(self.now));
         ad.insert("LastHeardFrom", Expr::lit(self.now));
         ad

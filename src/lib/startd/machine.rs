@@ -50,6 +50,56 @@ impl Default for Probe {
     }
 }
 
+/// What the file named by the condorlite knob `CONDORLITE_MACHINE_INPUTS` says about the
+/// machine, in place of what [`Probe`] would find: `LoadAvg` (the machine's load average),
+/// `KeyboardIdle` and `ConsoleIdle` (seconds since the keyboard, and the console's mouse and
+/// keyboard, were last used), one `Name = value` line each (names in any case, `#`
+/// comments). A name the file does not give, or gives a value that is not a number, comes
+/// from the probe as usual. The startd reads the file again at every refresh, so that a test
+/// driving a pool process can move the policy (a missing or unreadable file gives nothing).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MachineInputs {
+    pub load_avg: Option<f64>,
+    pub keyboard_idle: Option<i64>,
+    pub console_idle: Option<i64>,
+}
+
+impl MachineInputs {
+    /// The inputs `text` gives.
+    pub fn parse(text: &str) -> MachineInputs {
+        let mut inputs = MachineInputs::default();
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((name, value)) = line.split_once('=') else {
+                continue;
+            };
+            let Ok(v) = value.trim().parse::<f64>() else {
+                continue;
+            };
+            if !v.is_finite() {
+                continue;
+            }
+            match name.trim().to_ascii_lowercase().as_str() {
+                "loadavg" => inputs.load_avg = Some(v),
+                "keyboardidle" => inputs.keyboard_idle = Some(v as i64),
+                "consoleidle" => inputs.console_idle = Some(v as i64),
+                _ => {}
+            }
+        }
+        inputs
+    }
+
+    /// The inputs in the file at `path` (none when it cannot be read).
+    pub fn read(path: &Path) -> MachineInputs {
+        std::fs::read_to_string(path)
+            .map(|t| MachineInputs::parse(&t))
+            .unwrap_or_default()
+    }
+}
+
 /// The one-minute load average from `/proc/loadavg`.
 pub fn load_avg() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
@@ -437,6 +487,25 @@ mod tests {
         if std::env::consts::ARCH == "x86_64" {
             assert_eq!(info.microarch.as_deref(), Some("x86_64-v2"));
         }
+    }
+
+    #[test]
+    fn machine_inputs() {
+        let i = MachineInputs::parse(
+            "# a test's machine\nLoadAvg = 1.25\n  keyboardidle=30\nConsoleIdle = soon\nOther = 4\nnonsense\n",
+        );
+        assert_eq!(
+            i,
+            MachineInputs {
+                load_avg: Some(1.25),
+                keyboard_idle: Some(30),
+                console_idle: None,
+            }
+        );
+        assert_eq!(
+            MachineInputs::read(Path::new("/nonexistent/inputs")),
+            MachineInputs::default()
+        );
     }
 
     #[test]

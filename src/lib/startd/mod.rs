@@ -4,24 +4,51 @@
 //! [`Startd::from_config`] reads the machine ([`machine`]), its custom resources
 //! ([`resources`]) and the slot layout ([`layout`]) from the configuration, and builds the slots
 //! ([`slot`]). The master then calls, with the time passed in so that everything is
-//! deterministic (no threads, no timers here):
+//! deterministic (no threads, no timers here: every decision is a function of the
+//! configuration, the slots, the machine's inputs and `now`):
 //!
-//! - [`Startd::refresh`] periodically: load, idle times, clock, and the policy's Owner <->
-//!   Unclaimed transitions (`IS_OWNER`, `START`);
+//! - [`Startd::evaluate`] at [`Startd::next_timer`] (and after any request below): it
+//!   refreshes load, idle times and clock ([`Startd::refresh`] alone does that without
+//!   collecting anything), runs the policy over every slot, and returns the [`Decision`]s:
+//!   what to do to running jobs ([`JobAction`]: suspend, continue, vacate, kill), idle claims
+//!   the startd ended, and a finished drain's exit, restart or reconfiguration;
 //! - [`Startd::slot_ads`] and [`Startd::daemon_ad`] for what `condor_status` shows and the
 //!   negotiator matches against;
-//! - [`Startd::claim`], [`Startd::activate`], [`Startd::deactivate`], [`Startd::release`] as
-//!   the negotiator matches jobs and they run (a claim on a partitionable slot carves a
-//!   dynamic slot, `slot1_1@host`, and a release gives its resources back);
+//! - [`Startd::claim`], [`Startd::activate`], [`Startd::job_ended`] (which says whether the
+//!   claim survives the job), [`Startd::release`] as the negotiator matches jobs and they
+//!   run (a claim on a partitionable slot carves a dynamic slot, `slot1_1@host`, and its end
+//!   gives its resources back);
 //! - [`Startd::may_reuse`] when a job ends, to decide whether the claim runs another;
+//! - [`Startd::preempt`] (and [`Startd::withdraw_preemption`]) when the negotiator preempts a
+//!   claim for RANK or user priority; [`Startd::suspend_claim`]/[`Startd::continue_claim`]
+//!   for `condor_suspend`/`condor_continue`;
+//! - [`Startd::drain`] and [`Startd::cancel_drain`] for `condor_drain` (`drain.rs`);
 //! - [`Startd::reconfigure`] on `condor_reconfig`.
 //!
-//! The state machine is in [`state`] (every transition in one table) and the policy that
-//! drives it in `policy.rs`; the ads are assembled in `ads.rs`, attribute by attribute as
-//! HTCondor's `Resource::publish_static`/`publish_dynamic` do. The environment a slot's
-//! resources give a job (`_CONDOR_AssignedGPUs`, `CUDA_VISIBLE_DEVICES`) is in [`env`].
+//! The state machine is in [`state`] (every transition in one table, with HTCondor's
+//! numbers) and the policy that drives it in `policy.rs` (START, IS_OWNER, SUSPEND,
+//! CONTINUE, PREEMPT, WANT_SUSPEND, WANT_VACATE, KILL and their `_VANILLA` forms,
+//! MaxJobRetirementTime, MachineMaxVacateTime/JobMaxVacateTime, KILLING_TIMEOUT,
+//! CLAIM_WORKLIFE, MATCH_TIMEOUT; see its documentation); the ads are assembled in `ads.rs`,
+//! attribute by attribute as HTCondor's `Resource::publish_static`/`publish_dynamic` do. The
+//! environment a slot's resources give a job (`_CONDOR_AssignedGPUs`,
+//! `CUDA_VISIBLE_DEVICES`) is in [`env`].
+//!
+//! # The machine's inputs, for tests
+//!
+//! The policy reads the machine's load average (`/proc/loadavg`) and how long its keyboard
+//! and console have been idle (the terminals' access times), through [`Probe`]. The
+//! condorlite knob `CONDORLITE_MACHINE_INPUTS` names a file of `Name = value` lines,
+//! `LoadAvg`, `KeyboardIdle` and `ConsoleIdle` ([`MachineInputs`]), that replace what the
+//! probe would say; a name the file leaves out comes from the probe. The file is read again
+//! at every refresh, so that a test driving a pool process can move the policy by rewriting
+//! it. As in HTCondor, `KeyboardIdle` and `ConsoleIdle` reach only the slots connected to the
+//! keyboard and console (`SLOTS_CONNECTED_TO_KEYBOARD`, `SLOTS_CONNECTED_TO_CONSOLE`; the
+//! others see the startd's age plus `DISCONNECTED_KEYBOARD_IDLE_BOOST`), and `LoadAvg` is
+//! the machine's, shared out among the slots.
 
 mod ads;
+mod drain;
 pub mod env;
 pub mod layout;
 pub mod machine;
@@ -35,9 +62,13 @@ mod tests;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
 use crate::config::{Config, ConfigError, View};
+pub use drain::{
+    DrainRequest, DrainSchedule, OnCompletion, DRAINING_ALREADY_IN_PROGRESS,
+    DRAINING_CHECK_EXPR_FAILED, DRAINING_NO_MATCHING_REQUEST_ID,
+};
 use layout::{Resources, SlotPlan, SlotTypes};
 use machine::Machine;
-pub use machine::Probe;
+pub use machine::{MachineInputs, Probe};
 use resources::MachineResources;
 use slot::{Claim, Slot, SlotKind};
 pub use state::{Activity, Event, State};
@@ -141,6 +172,53 @@ pub enum StartdError {
     },
     #[error("{slot}: the claim names no amount of {resource} and the job requests none")]
     NoRequest { slot: String, resource: String },
+    /// A drain request refused, with HTCondor's error code ([`DRAINING_ALREADY_IN_PROGRESS`],
+    /// [`DRAINING_NO_MATCHING_REQUEST_ID`], [`DRAINING_CHECK_EXPR_FAILED`]) and text.
+    #[error("{message}")]
+    Drain { code: i64, message: String },
+    /// A drain request's `-check` or `-start` expression does not parse.
+    #[error("invalid {what} expression \"{text}\": {reason}")]
+    BadExpression {
+        what: &'static str,
+        text: String,
+        reason: String,
+    },
+}
+
+/// What the policy asks done to the job on a slot; the master carries it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobAction {
+    /// Stop the job's processes (SIGSTOP to its process group); the master logs event 010.
+    /// The slot is Claimed/Suspended (SUSPEND, #14/#20).
+    Suspend,
+    /// Let them run again (SIGCONT); event 011. The slot left Claimed/Suspended (CONTINUE,
+    /// #15/#16, or on its way to retirement or eviction: a suspended job is continued before
+    /// it is killed).
+    Continue,
+    /// Soft-kill the job with its `KillSig` (Preempting/Vacating was entered). The job goes
+    /// back to idle; `reason` and `code` are its vacate reason and code (1011
+    /// `StartdPreemptExpression`, 1014 `StartdDraining`, 1018/1019 `StartdPreemptingClaim*`).
+    /// If it is still there when its vacate time is over, a `Kill` follows.
+    Vacate { reason: String, code: i64 },
+    /// Hard-kill the job now (SIGKILL): Preempting/Killing was entered (KILL, WANT_VACATE
+    /// false, a fast drain), or the vacate time is over; repeated every `KILLING_TIMEOUT`
+    /// while the job is not gone. Same reason and code as the eviction's.
+    Kill { reason: String, code: i64 },
+}
+
+/// What [`Startd::evaluate`] asks of the master.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Do `action` to the job running on `slot`.
+    Job { slot: String, action: JobAction },
+    /// The claim on `slot` ended while no job ran on it (an idle claim whose START became
+    /// false, whose `CLAIM_WORKLIFE` ran out, that was drained or preempted): forget it. The
+    /// slot is already Owner, Unclaimed or Drained (a dynamic slot is gone). `reason` is
+    /// the startd's.
+    ClaimEnded { slot: String, reason: String },
+    /// A drain finished and asked for -exit-on-completion / -restart-on-completion /
+    /// -reconfig-on-completion (with reconfig, draining has already stopped).
+    Daemon(OnCompletion),
 }
 
 /// What the configuration says that is the same for every slot.
@@ -172,6 +250,16 @@ struct Settings {
     address: String,
     /// `STATISTICS_WINDOW_SECONDS`, for the `Recent*` statistics.
     stats_window: i64,
+    /// `KILLING_TIMEOUT`.
+    killing_timeout: i64,
+    /// `POLLING_INTERVAL`: how often the policy runs while a slot is claimed.
+    polling_interval: i64,
+    /// `MAX_DRAINING_ACTIVATION_DELAY`.
+    max_draining_activation_delay: i64,
+    /// `DEFAULT_DRAINING_START_EXPR`.
+    default_draining_start: Option<Expr>,
+    /// `CONDORLITE_MACHINE_INPUTS`.
+    inputs_file: Option<std::path::PathBuf>,
 }
 
 /// The startd: the machine, its slots and their claims.
@@ -199,6 +287,12 @@ pub struct Startd {
     /// The part of each slot's ad that changes only with the configuration or the slot's
     /// resources, kept between builds ([`StaticAds`]).
     static_ads: StaticAds,
+    /// What the policy asked since the last [`Startd::evaluate`].
+    pending: Vec<Decision>,
+    /// Draining (see `drain.rs`).
+    drain: drain::DrainState,
+    /// What `CONDORLITE_MACHINE_INPUTS` said at the last refresh.
+    inputs: MachineInputs,
 }
 
 /// A cache of the slots' static ad parts, by slot name, valid for one generation: every
@@ -315,6 +409,17 @@ impl Settings {
                 "<127.0.0.1:{port}?addrs=127.0.0.1-{port}&alias={host}&noUDP&sock=startd>"
             ),
             stats_window: cfg.int("STATISTICS_WINDOW_SECONDS")?.unwrap_or(1200),
+            killing_timeout: cfg.int("KILLING_TIMEOUT")?.unwrap_or(30).max(0),
+            polling_interval: cfg.int("POLLING_INTERVAL")?.unwrap_or(5).max(1),
+            max_draining_activation_delay: cfg.int("MAX_DRAINING_ACTIVATION_DELAY")?.unwrap_or(20),
+            default_draining_start: cfg
+                .string("DEFAULT_DRAINING_START_EXPR")?
+                .filter(|v| !v.trim().is_empty())
+                .and_then(|v| parse_old_expr(&v).ok()),
+            inputs_file: cfg
+                .string("CONDORLITE_MACHINE_INPUTS")?
+                .filter(|v| !v.trim().is_empty())
+                .map(std::path::PathBuf::from),
         })
     }
 }
@@ -539,6 +644,7 @@ impl Built {
             keyboard_idle: 0,
             console_idle: 0,
             cpu_busy_since: None,
+            accepted_while_draining: false,
         };
         self.configure_slot(cfg, &mut slot, warnings)?;
         Ok(slot)
@@ -651,6 +757,9 @@ impl Startd {
             claim_seq: 0,
             warnings,
             static_ads: StaticAds::default(),
+            pending: Vec::new(),
+            drain: drain::DrainState::default(),
+            inputs: MachineInputs::default(),
         };
         startd.refresh(now);
         Ok(startd)
@@ -745,12 +854,21 @@ impl Startd {
     }
 
     /// Updates what changes with time and load (load averages, idle times, the clock,
-    /// `CpuBusy`), then applies the policy: `IS_OWNER` moves idle slots between Owner and
-    /// Unclaimed, and a match not claimed within `MATCH_TIMEOUT` lapses.
+    /// `CpuBusy`; the `CONDORLITE_MACHINE_INPUTS` file is read again), then applies the
+    /// policy (see `policy.rs`). What the policy asks done to jobs is kept for the next
+    /// [`Startd::evaluate`].
     pub fn refresh(&mut self, now: i64) {
         self.static_ads.invalidate();
-        self.now = now;
-        self.load = (self.probe.load_avg)().unwrap_or(0.0);
+        self.begin(now);
+        self.inputs = match &self.settings.inputs_file {
+            Some(path) => MachineInputs::read(path),
+            None => MachineInputs::default(),
+        };
+        self.load = self
+            .inputs
+            .load_avg
+            .or_else(|| (self.probe.load_avg)())
+            .unwrap_or(0.0);
         if self.machine.recompute_disk {
             for s in &mut self.slots {
                 if s.kind != SlotKind::Dynamic {
@@ -773,7 +891,46 @@ impl Startd {
             };
         }
         self.settle_orphans(now);
-        self.evaluate_all(now);
+        self.run_policy(now);
+    }
+
+    /// Runs the policy over every slot at `now` (as [`Startd::refresh`]) and returns what
+    /// must happen to running jobs, and to the master: everything the policy asked since
+    /// the last call, whichever call caused it ([`Startd::drain`], [`Startd::preempt`],
+    /// [`Startd::job_ended`], ...), in the order it was asked. The master runs it at
+    /// [`Startd::next_timer`], and after any request that may change a slot.
+    pub fn evaluate(&mut self, now: i64) -> Vec<Decision> {
+        self.refresh(now);
+        std::mem::take(&mut self.pending)
+    }
+
+    /// The earliest time the policy needs [`Startd::evaluate`] again, if any: at once when
+    /// decisions wait; the end of a retirement (less the job's vacate time), of a vacate
+    /// time, of `KILLING_TIMEOUT` after a hard kill, of a match (`MATCH_TIMEOUT`), of an idle
+    /// claim's `CLAIM_WORKLIFE` or draining activation delay; and while any slot is
+    /// Claimed or Preempting, `POLLING_INTERVAL` from `now` (the expressions read the
+    /// keyboard, the load and the timers, which change by themselves).
+    pub fn next_timer(&self, now: i64) -> Option<i64> {
+        if !self.pending.is_empty() {
+            return Some(now);
+        }
+        let mut next: Option<i64> = None;
+        let mut at = |t: i64| next = Some(next.map_or(t, |n: i64| n.min(t)));
+        for i in 0..self.slots.len() {
+            if let Some(t) = self.slot_timer(i, now) {
+                at(t);
+            }
+            if matches!(self.slots[i].state(), State::Claimed | State::Preempting) {
+                at(now + self.settings.polling_interval);
+            }
+        }
+        next.map(|t| t.max(now))
+    }
+
+    /// Sets the clock for a request at `now`, first counting the time slots spent drained.
+    fn begin(&mut self, now: i64) {
+        self.now = now;
+        self.account_draining(now);
     }
 
     /// Every slot's ad (static, partitionable with what it has left, and dynamic), in slot
@@ -825,9 +982,12 @@ impl Startd {
     /// Whether a slot could take a new claim: an unclaimed static slot, or a partitionable
     /// slot with CPUs and memory left. (Cheap: no ad is built.)
     pub fn has_free_resources(&self) -> bool {
+        let open = |st: State| {
+            st == State::Unclaimed || (st == State::Drained && self.draining_start().is_some())
+        };
         self.slots.iter().any(|s| {
             !s.hidden
-                && s.state() == State::Unclaimed
+                && open(s.state())
                 && match s.kind {
                     SlotKind::Partitionable => s.res.cpus > 0.0 && s.res.memory > 0,
                     SlotKind::Dynamic => false,
@@ -881,7 +1041,7 @@ impl Startd {
     /// The negotiator matched the slot: Matched/Idle until it is claimed, or
     /// `MATCH_TIMEOUT` passes.
     pub fn matched(&mut self, slot: &str, now: i64) -> Result<(), StartdError> {
-        self.now = now;
+        self.begin(now);
         let i = self.find_or_err(slot)?;
         if self.slots[i].kind != SlotKind::Static {
             // HTCondor's partitionable slots stay Unclaimed while they are matched.
@@ -922,14 +1082,21 @@ impl Startd {
         consumption: &[(String, f64)],
         now: i64,
     ) -> Result<String, StartdError> {
-        self.now = now;
+        self.begin(now);
         self.static_ads.invalidate();
         let i = self.find_or_err(slot)?;
+        let drained_open =
+            self.slots[i].state() == State::Drained && self.draining_start().is_some();
         if !matches!(
             self.slots[i].state(),
             State::Owner | State::Unclaimed | State::Matched
-        ) {
+        ) && !drained_open
+        {
             return Err(self.wrong_state(i, "it can't be claimed"));
+        }
+        if self.is_draining() && self.graceful_draining_remaining() < 20 {
+            // `command_request_claim`: "near end of draining, ignoring".
+            return Err(self.wrong_state(i, "the startd is draining"));
         }
         match self.slots[i].kind {
             SlotKind::Dynamic => {
@@ -1130,6 +1297,7 @@ impl Startd {
             keyboard_idle: parent.keyboard_idle,
             console_idle: parent.console_idle,
             cpu_busy_since: None,
+            accepted_while_draining: false,
         };
         // The parent lends what the child takes.
         let pres = &mut self.slots[p].res;
@@ -1187,7 +1355,7 @@ impl Startd {
         job: &ClassAd,
         now: i64,
     ) -> Result<Vec<(String, String)>, StartdError> {
-        self.now = now;
+        self.begin(now);
         let i = self.find_or_err(slot)?;
         if self.slots[i].state() != State::Claimed || self.slots[i].activity() != Activity::Idle {
             return Err(self.wrong_state(i, "only a Claimed/Idle slot can start a job"));
@@ -1196,11 +1364,25 @@ impl Startd {
             return Err(StartdError::NotWilling(self.slots[i].name.clone()));
         }
         let rank = self.rank_of(i, job);
+        // The slot's MachineMaxVacateTime for the job, pledged now (`beginActivation`).
+        let pledged = {
+            let ad = self.policy_ad(i);
+            let job = policy::pin_ad(job.clone(), now);
+            match ad.lookup("MachineMaxVacateTime") {
+                Some(_) => ad
+                    .eval_attr_against("MachineMaxVacateTime", Some(&job))
+                    .as_number_int()
+                    .unwrap_or(0),
+                None => 0,
+            }
+        };
+        let draining = self.is_draining();
         let s = &mut self.slots[i];
         if let Some(c) = s.claim.as_mut() {
-            c.activate(job, rank, now);
+            c.activate(job, rank, pledged, now);
         }
-        s.sm.apply(Event::Activated, now);
+        s.accepted_while_draining = draining;
+        self.step(i, Event::Activated, now);
         self.job_starts += 1;
         self.recent_starts.push(now);
         let (env, problems) = self.job_environment(i);
@@ -1212,24 +1394,123 @@ impl Startd {
         Ok(env)
     }
 
-    /// The job on the slot ended: Claimed/Idle, the claim kept; its run time joins
-    /// `TotalClaimRunTime`.
-    pub fn deactivate(&mut self, slot: &str, now: i64) {
-        self.now = now;
+    /// The job on `slot` ended (exited, or was vacated or killed). Returns whether the claim
+    /// survives, Claimed/Idle and reusable (#12; its run time joins `TotalClaimRunTime`).
+    /// False when the slot was retiring or preempting (#18, #22, #25), when the policy ends
+    /// the idle claim at once (START false for the claim's job, `CLAIM_WORKLIFE` over,
+    /// draining: #10), or when there was no claim: then the slot is already Owner,
+    /// Unclaimed or Drained (a dynamic slot is gone) and the claim with it (no
+    /// [`Decision::ClaimEnded`] is queued for it: this answer says so).
+    pub fn job_ended(&mut self, slot: &str, now: i64) -> bool {
+        self.begin(now);
         let Some(i) = self.find(slot) else {
-            return;
+            return false;
         };
+        let name = self.slots[i].name.clone();
+        let original = self.is_draining() && !self.slots[i].accepted_while_draining;
+        let cpus = (self.slots[i].res.cpus + 0.1).max(0.0) as i64;
         let s = &mut self.slots[i];
-        if s.sm.apply(Event::Deactivated, now) {
-            if let Some(c) = s.claim.as_mut() {
-                c.deactivate(now);
+        if let Some(c) = s.claim.as_mut() {
+            if c.is_active() && c.badput_by_draining {
+                self.drain.total_badput += c.job_run_time(now) * cpus;
             }
-            s.condor_load = 0.0;
+            c.deactivate(now);
         }
+        s.condor_load = 0.0;
+        self.step(i, Event::Deactivated, now);
+        self.static_ads.invalidate();
+        self.run_policy(now);
+        if original {
+            self.check_for_drain_completion(now);
+            self.run_policy(now);
+        }
+        self.pending
+            .retain(|d| !matches!(d, Decision::ClaimEnded { slot, .. } if *slot == name));
+        self.find(&name)
+            .is_some_and(|i| self.slots[i].state() == State::Claimed)
+    }
+
+    /// The job on the slot ended: [`Startd::job_ended`], for callers that do not need to
+    /// know whether the claim survives.
+    pub fn deactivate(&mut self, slot: &str, now: i64) {
+        self.job_ended(slot, now);
+    }
+
+    /// The negotiator preempted the claim on `slot` (for the machine's RANK when `by_rank`,
+    /// else for a user of better priority): the job retires (Claimed/Retiring, #13) until
+    /// its retirement time is used up or it ends, then is vacated with the reason
+    /// "Preempted for a higher Ranked job" (1018) or "Preempted for a Priority user" (1019).
+    /// An idle claim ends at once (#10; a [`Decision::ClaimEnded`]). The slot must be
+    /// Claimed. Once the job is gone the claim ends (condorlite does not hand the slot to
+    /// the preempting claim itself: the master claims it again).
+    pub fn preempt(&mut self, slot: &str, by_rank: bool, now: i64) -> Result<(), StartdError> {
+        self.begin(now);
+        let i = self.find_or_err(slot)?;
+        if self.slots[i].state() != State::Claimed {
+            return Err(self.wrong_state(i, "only a Claimed slot can be preempted"));
+        }
+        if let Some(c) = self.slots[i].claim.as_mut() {
+            c.preempting = Some(by_rank);
+        }
+        self.run_policy(now);
+        Ok(())
+    }
+
+    /// The match that preempted the claim on `slot` went away (its schedd released it): a
+    /// job retiring only for it goes back to Claimed/Busy (#19), unless PREEMPT or a drain
+    /// retired it too.
+    pub fn withdraw_preemption(&mut self, slot: &str, now: i64) -> Result<(), StartdError> {
+        self.begin(now);
+        let i = self.find_or_err(slot)?;
+        if let Some(c) = self.slots[i].claim.as_mut() {
+            c.preempting = None;
+        }
+        self.run_policy(now);
+        Ok(())
+    }
+
+    /// `condor_suspend` suspended the job on `slot` (the startd's `suspend_claim`): the slot
+    /// is Claimed/Suspended, and only [`Startd::continue_claim`] (not CONTINUE) resumes it.
+    /// No decision: the caller stops the job itself.
+    pub fn suspend_claim(&mut self, slot: &str, now: i64) -> Result<(), StartdError> {
+        self.begin(now);
+        let i = self.find_or_err(slot)?;
+        let active = self.slots[i].claim.as_ref().is_some_and(|c| c.is_active());
+        let (st, act) = (self.slots[i].state(), self.slots[i].activity());
+        if !active || state::transition(st, act, Event::Suspend).is_none() {
+            return Err(self.wrong_state(i, "only a running job can be suspended"));
+        }
+        let len = self.pending.len();
+        self.step(i, Event::Suspend, now);
+        self.pending.truncate(len);
+        if let Some(c) = self.slots[i].claim.as_mut() {
+            c.suspended_by_command = true;
+        }
+        Ok(())
+    }
+
+    /// `condor_continue` resumed a job [`Startd::suspend_claim`] suspended (#15, or back to
+    /// retiring when the claim retires). No decision: the caller continues the job itself.
+    pub fn continue_claim(&mut self, slot: &str, now: i64) -> Result<(), StartdError> {
+        self.begin(now);
+        let i = self.find_or_err(slot)?;
+        let by_command = self.slots[i]
+            .claim
+            .as_ref()
+            .is_some_and(|c| c.suspended_by_command);
+        if self.slots[i].activity() != Activity::Suspended || !by_command {
+            return Err(self.wrong_state(i, "only a job suspended by request can be continued"));
+        }
+        let len = self.pending.len();
+        self.step(i, Event::Continue, now);
+        self.pending.truncate(len);
+        self.run_policy(now);
+        Ok(())
     }
 
     /// Whether the claim on `slot` may run `job` next (HTCondor's claim reuse): the slot is
-    /// Claimed (Idle or Busy), within `CLAIM_WORKLIFE` of the claim's start (-1: forever;
+    /// Claimed (Idle or Busy) and the claim not closing (not preempted, retiring or drained:
+    /// `curClaimIsClosing`), within `CLAIM_WORKLIFE` of the claim's start (-1: forever;
     /// 0: one job per claim), its Requirements (`START`, and for a dynamic slot
     /// `WithinResourceLimits`) true for the job, the job's Requirements met by the slot, and
     /// for a dynamic slot its resources enough for the job's `Request<Resource>`s.
@@ -1241,7 +1522,10 @@ impl Startd {
         if s.state() != State::Claimed || !matches!(s.activity(), Activity::Idle | Activity::Busy) {
             return false;
         }
-        if self.claim_worklife_expired(i, now) {
+        if self.is_draining() || s.claim.as_ref().is_some_and(|c| c.preempting.is_some()) {
+            return false;
+        }
+        if self.worklife_expired(i, &self.policy_ad(i), now) {
             return false;
         }
         if !self.willing(i, job) {
@@ -1274,7 +1558,7 @@ impl Startd {
     /// `IS_OWNER` is true); a dynamic slot is removed and its resources return to its
     /// partitionable slot.
     pub fn release(&mut self, slot: &str, now: i64) {
-        self.now = now;
+        self.begin(now);
         self.static_ads.invalidate();
         let Some(i) = self.find(slot) else {
             return;
@@ -1291,7 +1575,7 @@ impl Startd {
         }
         self.settle_orphans(now);
         self.static_ads.invalidate();
-        self.evaluate_all(now);
+        self.run_policy(now);
     }
 
     /// Replaces each slot kept over a reconfiguration that is free again with what the new
@@ -1394,10 +1678,15 @@ impl Startd {
     }
 
     /// Whether the slot's Requirements are true for `job` (HTCondor's `willingToRun`): its
-    /// own Requirements, even while a match or preemption advertises `False`.
+    /// own Requirements, even while a match or preemption advertises `False`; while the
+    /// startd drains, the drain's START, or nothing.
     fn willing(&self, i: usize, job: &ClassAd) -> bool {
         let s = &self.slots[i];
-        let mut ad = self.internal_ad(i);
+        if self.is_draining() && self.draining_start().is_none() {
+            return false;
+        }
+        let mut ad = self.policy_ad(i);
+        let job = &policy::pin_ad(job.clone(), self.now);
         let req = if s.kind == SlotKind::Static {
             "START"
         } else {
@@ -1406,26 +1695,6 @@ impl Startd {
         };
         let e = ads::expr(req);
         ad.eval_expr(&e, Some(job)).as_bool_equiv() == Some(true)
-    }
-
-    /// `CLAIM_WORKLIFE` for the claim on slot `i`: expired once a job has run and the claim
-    /// is older than the worklife (at once for 0; never for -1).
-    fn claim_worklife_expired(&self, i: usize, now: i64) -> bool {
-        let s = &self.slots[i];
-        let Some(c) = &s.claim else {
-            return false;
-        };
-        if c.activations == 0 {
-            return false;
-        }
-        let worklife = match self.eval_local(i, "CLAIM_WORKLIFE") {
-            v if v.is_number() => v.as_number_int().unwrap_or(-1),
-            _ => -1,
-        };
-        if worklife < 0 {
-            return false;
-        }
-        worklife == 0 || (now - c.started) > worklife
     }
 
     /// Evaluates attribute `name` of slot `i`'s internal ad with no job.

@@ -53,15 +53,46 @@ pub struct Claim {
     pub activations: u32,
     /// When the current job started (`JobStart`); `None` between jobs.
     pub job_start: Option<i64>,
-    /// When the claim entered its current running/idle stretch.
+    /// When the claim entered its current running/suspended/idle stretch.
     pub entered: i64,
+    /// The current job is suspended (since `entered`).
+    pub suspended: bool,
     /// Seconds the current job has run before `entered` (suspensions excluded).
     pub job_run_time: i64,
+    /// Seconds the current job has been suspended before `entered`.
+    pub job_suspend_time: i64,
     /// Seconds jobs have run on this claim before `entered`.
     pub claim_run_time: i64,
+    /// Seconds jobs have been suspended on this claim before `entered`.
+    pub claim_suspend_time: i64,
     /// Reported by the starter: `CpusUsage` and `ImageSize` of the current job.
     pub cpus_usage: f64,
     pub image_size: Option<i64>,
+    /// The slot's `MachineMaxVacateTime` for the job, evaluated when it started (HTCondor's
+    /// pledged machine max vacate time).
+    pub pledged_vacate_time: i64,
+    /// PREEMPT has been true for the current job (`c_preempt_was_true`): it retires for good.
+    pub preempt_was_true: bool,
+    /// The retirement may be undone when the preempting claim goes away
+    /// (`c_may_unretire`; false once PREEMPT fired).
+    pub may_unretire: bool,
+    /// The negotiator preempted the claim (HTCondor's preempting claim, `r_pre`): `true`
+    /// for the machine's RANK, `false` for user priority.
+    pub preempting: Option<bool>,
+    /// Why the job is being evicted and the vacate code (HTCondor's `setVacateReason`).
+    pub vacate_reason: Option<(String, i64)>,
+    /// The job's eviction counts as draining's badput (`c_badput_caused_by_draining`).
+    pub badput_by_draining: bool,
+    /// When the job's vacate time runs out (set on entering Preempting/Vacating).
+    pub vacate_deadline: Option<i64>,
+    /// When the last hard kill was asked for (the starter's kill timer repeats it every
+    /// `KILLING_TIMEOUT`).
+    pub kill_sent: Option<i64>,
+    /// The job was suspended by request (`condor_suspend`), not by SUSPEND: only a request
+    /// continues it (`r_suspended_by_command`).
+    pub suspended_by_command: bool,
+    /// Why the claim is ending (the transition that preempted it).
+    pub closing: Option<String>,
 }
 
 fn string_attr(ad: &ClassAd, name: &str) -> Option<String> {
@@ -96,10 +127,23 @@ impl Claim {
             activations: 0,
             job_start: None,
             entered: now,
+            suspended: false,
             job_run_time: 0,
+            job_suspend_time: 0,
             claim_run_time: 0,
+            claim_suspend_time: 0,
             cpus_usage: 0.0,
             image_size: None,
+            pledged_vacate_time: 0,
+            preempt_was_true: false,
+            may_unretire: true,
+            preempting: None,
+            vacate_reason: None,
+            badput_by_draining: false,
+            vacate_deadline: None,
+            kill_sent: None,
+            suspended_by_command: false,
+            closing: None,
         };
         c.load_accounting(job);
         if let Some(l) = string_attr(job, "ConcurrencyLimits").filter(|l| !l.is_empty()) {
@@ -122,51 +166,118 @@ impl Claim {
         }
     }
 
-    /// A job starts on the claim.
-    pub fn activate(&mut self, job: &ClassAd, rank: f64, now: i64) {
+    /// A job starts on the claim; `pledged_vacate_time` is the slot's
+    /// `MachineMaxVacateTime` for it (`Claim::beginActivation`).
+    pub fn activate(&mut self, job: &ClassAd, rank: f64, pledged_vacate_time: i64, now: i64) {
         self.job = job.clone();
         self.load_accounting(job);
         self.rank = rank;
         self.activations += 1;
         self.job_start = Some(now);
         self.entered = now;
+        self.suspended = false;
         self.job_run_time = 0;
+        self.job_suspend_time = 0;
         self.cpus_usage = 0.0;
         self.image_size = None;
+        self.pledged_vacate_time = pledged_vacate_time;
     }
 
-    /// The job ended: its run time joins the claim's.
-    pub fn deactivate(&mut self, now: i64) {
+    /// Closes the current stretch (running or suspended) at `now`.
+    fn settle(&mut self, now: i64) {
         if self.job_start.is_some() {
-            let ran = (now - self.entered).max(0);
-            self.claim_run_time += ran;
+            let d = (now - self.entered).max(0);
+            if self.suspended {
+                self.job_suspend_time += d;
+                self.claim_suspend_time += d;
+            } else {
+                self.job_run_time += d;
+                self.claim_run_time += d;
+            }
         }
-        self.job_start = None;
-        self.job_run_time = 0;
         self.entered = now;
+    }
+
+    /// The job's processes were stopped: its run time stops counting.
+    pub fn suspend(&mut self, now: i64) {
+        if self.is_active() && !self.suspended {
+            self.settle(now);
+            self.suspended = true;
+        }
+    }
+
+    /// The job's processes run again.
+    pub fn resume(&mut self, now: i64) {
+        if self.suspended {
+            self.settle(now);
+            self.suspended = false;
+        }
+    }
+
+    /// The job ended: its run time joins the claim's, and what the claim knew of the job's
+    /// eviction is forgotten (`Claim::resetClaim`).
+    pub fn deactivate(&mut self, now: i64) {
+        self.settle(now);
+        self.job_start = None;
+        self.suspended = false;
+        self.job_run_time = 0;
+        self.job_suspend_time = 0;
         self.cpus_usage = 0.0;
         self.image_size = None;
+        self.preempt_was_true = false;
+        self.may_unretire = true;
+        self.vacate_reason = None;
+        self.badput_by_draining = false;
+        self.vacate_deadline = None;
+        self.kill_sent = None;
+        self.suspended_by_command = false;
+    }
+
+    /// The job's universe (`JobUniverse`, vanilla when the job does not say), while a job
+    /// runs.
+    pub fn universe(&self) -> Option<i64> {
+        self.is_active()
+            .then(|| self.job.eval_attr("JobUniverse").as_int().unwrap_or(5))
     }
 
     pub fn is_active(&self) -> bool {
         self.job_start.is_some()
     }
 
-    /// Seconds the current job has run (`TotalJobRunTime`).
+    /// Seconds the current job has run, suspensions excluded (`TotalJobRunTime`,
+    /// `getJobTotalRunTime`).
     pub fn job_run_time(&self, now: i64) -> i64 {
-        if self.is_active() {
+        if self.is_active() && !self.suspended {
             self.job_run_time + (now - self.entered).max(0)
         } else {
             self.job_run_time
         }
     }
 
+    /// Seconds the current job has been suspended (`TotalJobSuspendTime`).
+    pub fn job_suspend_time(&self, now: i64) -> i64 {
+        if self.is_active() && self.suspended {
+            self.job_suspend_time + (now - self.entered).max(0)
+        } else {
+            self.job_suspend_time
+        }
+    }
+
     /// Seconds jobs have run on the claim (`TotalClaimRunTime`).
     pub fn claim_run_time(&self, now: i64) -> i64 {
-        if self.is_active() {
+        if self.is_active() && !self.suspended {
             self.claim_run_time + (now - self.entered).max(0)
         } else {
             self.claim_run_time
+        }
+    }
+
+    /// Seconds jobs have been suspended on the claim (`TotalClaimSuspendTime`).
+    pub fn claim_suspend_time(&self, now: i64) -> i64 {
+        if self.is_active() && self.suspended {
+            self.claim_suspend_time + (now - self.entered).max(0)
+        } else {
+            self.claim_suspend_time
         }
     }
 
@@ -235,13 +346,16 @@ impl Claim {
             ad.insert("ImageSize", Expr::lit(image));
             ad.insert("CpusUsage", Expr::lit(self.cpus_usage));
         }
-        let job_run = self.job_run_time(now);
-        if job_run > 0 {
-            ad.insert("TotalJobRunTime", Expr::lit(job_run));
-        }
-        let claim_run = self.claim_run_time(now);
-        if claim_run > 0 {
-            ad.insert("TotalClaimRunTime", Expr::lit(claim_run));
+        // Claim::publishStateTimes.
+        for (attr, t) in [
+            ("TotalJobRunTime", self.job_run_time(now)),
+            ("TotalJobSuspendTime", self.job_suspend_time(now)),
+            ("TotalClaimRunTime", self.claim_run_time(now)),
+            ("TotalClaimSuspendTime", self.claim_suspend_time(now)),
+        ] {
+            if t > 0 {
+                ad.insert(attr, Expr::lit(t));
+            }
         }
     }
 }
@@ -284,6 +398,9 @@ pub struct Slot {
     pub console_idle: i64,
     /// Since when `CpuBusy` has been true.
     pub cpu_busy_since: Option<i64>,
+    /// The current (or last) job started while the startd was draining
+    /// (`AcceptedWhileDraining`): the drain does not wait for it.
+    pub accepted_while_draining: bool,
 }
 
 impl Slot {
@@ -336,7 +453,7 @@ mod tests {
         let mut c = Claim::new("<a>#1#2#secret".into(), &job, 0.0, "h", 100);
         assert_eq!(c.public_id(), "<a>#1#2#...");
         assert_eq!(c.schedd_name.as_deref(), Some("schedd@h"));
-        c.activate(&job, 1.0, 110);
+        c.activate(&job, 1.0, 600, 110);
         assert_eq!(c.job_run_time(130), 20);
         let mut ad = ClassAd::new();
         c.publish(&mut ad, 130);
@@ -348,5 +465,22 @@ mod tests {
         c.deactivate(140);
         assert_eq!(c.claim_run_time(200), 30);
         assert_eq!(c.job_run_time(200), 0);
+
+        // Suspension stops the run time; the claim keeps both totals.
+        c.activate(&job, 1.0, 600, 200);
+        c.suspend(210);
+        assert_eq!(c.job_run_time(250), 10);
+        assert_eq!(c.job_suspend_time(250), 40);
+        c.resume(260);
+        assert_eq!(c.job_run_time(270), 20);
+        let mut ad = ClassAd::new();
+        c.publish(&mut ad, 270);
+        assert_eq!(ad.eval_attr("TotalJobSuspendTime").as_int(), Some(50));
+        assert_eq!(ad.eval_attr("TotalClaimSuspendTime").as_int(), Some(50));
+        assert_eq!(ad.eval_attr("TotalClaimRunTime").as_int(), Some(50));
+        c.preempt_was_true = true;
+        c.deactivate(280);
+        assert_eq!(c.claim_run_time(300), 60);
+        assert!(!c.preempt_was_true && c.may_unretire);
     }
 }

@@ -4,13 +4,16 @@
 //! and publishes it as `State`/`Activity` with the times it was entered
 //! (`EnteredCurrentState`/`EnteredCurrentActivity`) and the accumulated time spent in each pair
 //! (`TotalTimeClaimedBusy`, ...). What moves a slot is an [`Event`]: something the policy
-//! decided (IS_OWNER became true, START became false, ...) or a request (a claim, an activation,
-//! a release). [`transition`] is the one table saying where each event takes each pair; the
-//! policy (which events fire when) lives in `policy.rs`, and the requests in `mod.rs`.
+//! decided (IS_OWNER became true, SUSPEND became true, the retirement ran out, ...) or a
+//! request (a claim, an activation, a drain). [`transition`] is the one table saying where
+//! each event takes each pair; the policy (which events fire when, and what each transition
+//! asks done to the job) lives in `policy.rs`, and the requests in `mod.rs`.
 //!
-//! The table holds what this module implements today (the Owner/Unclaimed/Matched/Claimed
-//! cycle); the rest of HTCondor's machine (suspension, retirement, preemption, draining)
-//! adds events here and evaluations in `policy.rs`.
+//! The comments give the numbers of the manual's figure of states and activities
+//! ("Machine States and Activities", transitions 1-37; HTCondor's source marks them
+//! `TLM: STATE TRANSITION #n`). Backfill (7, 26-32) and benchmarking (3, 4) are not
+//! implemented; neither are the transitions to the preempting claim (23, 24): condorlite's
+//! master claims the slot again once the preempted job is gone.
 
 use std::fmt;
 
@@ -121,8 +124,7 @@ impl fmt::Display for Activity {
     }
 }
 
-/// What can move a slot. The comments give HTCondor's transition numbers (the manual's
-/// figure of states and activities).
+/// What can move a slot. The comments give HTCondor's transition numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// IS_OWNER evaluated true while the slot is not in use (#2).
@@ -133,14 +135,45 @@ pub enum Event {
     Matched,
     /// The match was not claimed within MATCH_TIMEOUT (#8).
     MatchTimedOut,
-    /// A schedd claimed the slot (#5, #9).
+    /// A schedd claimed the slot (#5, #9; from Drained, a claim the draining `-start`
+    /// expression let in).
     Claimed,
     /// A job started on the claim (#11).
     Activated,
-    /// The job on the claim ended; the claim stays (#12).
+    /// The job's starter exited: a running or suspended job's claim goes idle (#12); a
+    /// retiring job's claim ends (#18); a preempted claim is gone (#22 from Vacating, #25
+    /// from Killing).
     Deactivated,
-    /// The claim ended (#10 then #22/#25, collapsed: the slot has no starter to wait for).
+    /// The claim ended by request (the schedd released it: #10 then #22/#25, collapsed, as
+    /// the slot has no starter to wait for).
     Released,
+    /// The claim retires: PREEMPT became true or a preempting claim arrived (#13 from Busy,
+    /// #16 from Suspended), or the startd drains gracefully (an idle claim then ends at once,
+    /// #18).
+    Retire,
+    /// The preempting claim that retired the job went away (#19).
+    Unretire,
+    /// WANT_SUSPEND and SUSPEND are true (#14 from Busy, #20 from Retiring).
+    Suspend,
+    /// CONTINUE is true and the claim is not retiring (#15).
+    Continue,
+    /// CONTINUE is true and the claim is retiring (#16).
+    ContinueRetiring,
+    /// The claim is to end, its job soft-killed: an idle claim's START became false, its
+    /// CLAIM_WORKLIFE ran out, it is drained or preempted (#10); the retirement time is used
+    /// up (#17 from Suspended, #18 from Retiring); a quick drain (unnumbered).
+    Vacate,
+    /// The job is hard-killed: KILL became true while vacating (#21); the claim was
+    /// preempted by PREEMPT with WANT_VACATE false (#10, #17, #18 into Killing); a fast drain
+    /// (unnumbered).
+    Kill,
+    /// The startd began draining (#36 from Owner, #37 from Unclaimed).
+    Drain,
+    /// Every slot is drained (#33).
+    DrainComplete,
+    /// Draining was cancelled or finished with `-resume-on-completion` (#34 from Retiring,
+    /// #35 from Idle).
+    DrainStopped,
 }
 
 impl Event {
@@ -153,8 +186,17 @@ impl Event {
             Event::MatchTimedOut => "match timed out",
             Event::Claimed => "claimed",
             Event::Activated => "claim activated",
-            Event::Deactivated => "claim deactivated",
+            Event::Deactivated => "starter exited",
             Event::Released => "claim released",
+            Event::Retire => "claim retiring",
+            Event::Unretire => "unretiring because no preempting claim exists",
+            Event::Suspend => "SUSPEND is TRUE",
+            Event::Continue | Event::ContinueRetiring => "CONTINUE is TRUE",
+            Event::Vacate => "claim preempted, vacating the job",
+            Event::Kill => "claim preempted, killing the job",
+            Event::Drain => "entering Drained state",
+            Event::DrainComplete => "draining is complete",
+            Event::DrainStopped => "slot is no longer draining",
         }
     }
 }
@@ -165,14 +207,42 @@ pub fn transition(state: State, activity: Activity, event: Event) -> Option<(Sta
     use Activity::*;
     use State::*;
     match (state, activity, event) {
+        // #2, #1
         (Unclaimed, _, Event::IsOwnerTrue) => Some((Owner, Idle)),
         (Owner, _, Event::IsOwnerFalse) => Some((Unclaimed, Idle)),
+        // #6, #8
         (Owner | Unclaimed, _, Event::Matched) => Some((Matched, Idle)),
         (Matched, _, Event::MatchTimedOut) => Some((Owner, Idle)),
-        (Owner | Unclaimed | Matched, _, Event::Claimed) => Some((Claimed, Idle)),
+        // #5, #9
+        (Owner | Unclaimed | Matched | Drained, _, Event::Claimed) => Some((Claimed, Idle)),
+        // #11
         (Claimed, Idle, Event::Activated) => Some((Claimed, Busy)),
-        (Claimed, Busy | Retiring | Suspended, Event::Deactivated) => Some((Claimed, Idle)),
+        // #12, #18, #22, #25
+        (Claimed, Busy | Suspended, Event::Deactivated) => Some((Claimed, Idle)),
+        (Claimed, Retiring, Event::Deactivated) => Some((Preempting, Vacating)),
+        (Preempting, _, Event::Deactivated) => Some((Owner, Idle)),
         (Claimed | Matched | Preempting, _, Event::Released) => Some((Owner, Idle)),
+        // #13, #16
+        (Claimed, Idle | Busy | Suspended, Event::Retire) => Some((Claimed, Retiring)),
+        // #19
+        (Claimed, Retiring, Event::Unretire) => Some((Claimed, Busy)),
+        // #14, #20
+        (Claimed, Busy | Retiring, Event::Suspend) => Some((Claimed, Suspended)),
+        // #15, #16
+        (Claimed, Suspended, Event::Continue) => Some((Claimed, Busy)),
+        (Claimed, Suspended, Event::ContinueRetiring) => Some((Claimed, Retiring)),
+        // #10, #17, #18
+        (Claimed, _, Event::Vacate) => Some((Preempting, Vacating)),
+        // #21, and #10/#17/#18 straight into Killing
+        (Claimed, _, Event::Kill) | (Preempting, Vacating, Event::Kill) => {
+            Some((Preempting, Killing))
+        }
+        // #36, #37
+        (Owner | Unclaimed, _, Event::Drain) => Some((Drained, Retiring)),
+        // #33
+        (Drained, Retiring, Event::DrainComplete) => Some((Drained, Idle)),
+        // #34, #35
+        (Drained, _, Event::DrainStopped) => Some((Owner, Idle)),
         _ => None,
     }
 }

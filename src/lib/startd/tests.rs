@@ -3,6 +3,8 @@
 //! Every configuration is read from text in a temporary pool directory, with the machine's
 //! look-ups pinned by a [`Probe`].
 
+mod policy;
+
 use super::*;
 use crate::classad::parse_ad;
 use crate::classad::unparse::expr_to_old_string;

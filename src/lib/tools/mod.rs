@@ -9,6 +9,7 @@ pub mod argv;
 pub mod classad_eval;
 pub mod config_val;
 pub mod daemon_cmd;
+pub mod drain;
 pub mod history;
 pub mod master;
 pub mod options;
@@ -57,6 +58,7 @@ pub static TOOLS: &[Tool] = &[
     daemon_cmd::RESTART,
     daemon_cmd::RECONFIG,
     daemon_cmd::RESCHEDULE,
+    drain::TOOL,
     run::TOOL,
     version::TOOL,
 ];
