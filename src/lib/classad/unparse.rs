@@ -295,6 +295,10 @@ impl Printer {
             }
             Expr::Select(base, n) => {
                 self.expr(out, base);
+                if out.ends_with(|c: char| c.is_ascii_digit()) {
+                    // `1.x` would read back as the real `1.` then `x`.
+                    out.push(' ');
+                }
                 out.push('.');
                 write_name(out, n, syntax);
             }
