@@ -5,6 +5,8 @@ complete -c condor_history -l limit -l match -d 'Show at most N jobs' -r
 complete -c condor_history -l scanlimit -d 'Look at no more than N jobs' -r
 complete -c condor_history -l since -d 'Stop at this job id, or at the first job for which EXPR is true' -r
 complete -c condor_history -l completedsince -d 'Stop at the first job that completed before TIME' -r
+complete -c condor_history -l file -d 'Read this history file (HTCondor\'s format: ads ended by \'***\' lines), or a condorlite spool\'s job_queue.db' -r
+complete -c condor_history -l search -d 'Read this history file and its rotated copies (FILE.<time>)' -r
 complete -c condor_history -l long -d 'Print whole ads as `Name = value` lines (-long:json, ...)'
 complete -c condor_history -l json -d 'Print whole ads as a JSON list'
 complete -c condor_history -l jsonl -d 'Print whole ads as JSON, one per line'

@@ -2,6 +2,7 @@ complete -c condor_q -l constraint -d 'Only jobs for which the ClassAd expressio
 complete -c condor_q -l attributes -d 'Only these attributes (with -long, -json, -xml)' -r
 complete -c condor_q -l format -d 'Print ATTR with the printf-style FMT' -r
 complete -c condor_q -l limit -d 'Show at most N jobs' -r
+complete -c condor_q -l name -d 'The schedd to query (the local one, by its name or its host\'s)' -r
 complete -c condor_q -l machine -d 'With -analyze: only the slots of this machine (or this slot)' -r
 complete -c condor_q -l mconstraint -l slotconstraint -d 'With -analyze: only the slots for which the expression is true' -r
 complete -c condor_q -l slotads -d 'With -analyze: the slot ads of this file (long form) instead of the pool\'s' -r
@@ -21,6 +22,7 @@ complete -c condor_q -l cumulative-time -d 'Show the time of all runs (the defau
 complete -c condor_q -l debug -d 'Print debugging output on stderr'
 complete -c condor_q -l batch -l progress -d 'One line per batch of jobs (the default)'
 complete -c condor_q -l nobatch -d 'One line per job'
+complete -c condor_q -l dag -d 'Show DAG node jobs under their DAGMan job (with -nobatch: one line per job, node names in the owner column); a cluster id also selects its DAG\'s nodes'
 complete -c condor_q -l totals -d 'Show only the totals'
 complete -c condor_q -l expert -d 'Shorter error messages'
 complete -c condor_q -l analyze -l analyse -d 'Why the jobs do not run (-analyze:summary,reverse,noprune,...)'

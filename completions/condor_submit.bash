@@ -23,7 +23,7 @@ _condor_submit() {
 
     case "${cmd}" in
         condor_submit)
-            opts="--verbose --terse --disable --debug --dry-run --file --remote --name --append --batch-name --batch-id --queue --maxjobs --allow-crlf-script --help"
+            opts="--verbose --terse --disable --debug --dry-run --spool --file --remote --name --append --batch-name --batch-id --queue --maxjobs --unused --dump --allow-crlf-script --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -62,6 +62,10 @@ _condor_submit() {
                     return 0
                     ;;
                 --maxjobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dump)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

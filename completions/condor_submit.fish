@@ -7,9 +7,12 @@ complete -c condor_submit -l batch-name -d 'Set the batch name (JobBatchName), o
 complete -c condor_submit -l batch-id -d 'Set the batch id (JobBatchId)' -r
 complete -c condor_submit -l queue -d 'A queue statement\'s arguments: every following word that does not start with \'-\'' -r
 complete -c condor_submit -l maxjobs -d 'Fail, queueing nothing, if the submit would make more than N jobs' -r
+complete -c condor_submit -l dump -d 'Queue nothing; write the job ClassAds to FILE (- for stdout)' -r
 complete -c condor_submit -l verbose -d 'Print each job\'s ClassAd as it is queued'
 complete -c condor_submit -l terse -d 'Print only the job ids queued, as \'C.P - C.P\''
 complete -c condor_submit -l disable -d 'Skip file permission checks (condorlite never makes them)'
 complete -c condor_submit -l debug -d 'Accepted for compatibility; no debug output'
+complete -c condor_submit -l spool -d 'Spool the jobs\' input files to the schedd (here on this host: nothing to send)'
+complete -c condor_submit -l unused -d 'Turn the warnings about unused definitions off (or back on)'
 complete -c condor_submit -l allow-crlf-script -d 'Only warn about a #! executable script with CRLF line endings'
 complete -c condor_submit -l help -d 'Print help and exit'

@@ -208,9 +208,12 @@ fn command_line_without_a_file() {
             "y",
         ],
     );
+    // Nothing names the items: condor_submit says so.
     assert_eq!(
         out.to_string(),
-        "Submitting job(s)..\n2 job(s) submitted to cluster 1.\n[exit status: 0]"
+        "Submitting job(s)..\n2 job(s) submitted to cluster 1.\n------- stderr -------\n\
+         WARNING: the Queue variable 'Item' was unused by condor_submit. Is it a typo?\n\
+         [exit status: 0]"
     );
     let jobs = queued(&env);
     assert_eq!(
@@ -494,4 +497,254 @@ fn a_killed_submit_leaves_all_or_nothing() {
     // The store is usable afterwards.
     assert_eq!(env.run("condor_submit", ["one.sub"]).status, Some(0));
     assert_eq!(count(&env), n + 1);
+}
+
+/// Definitions nothing used get condor_submit's warning after the jobs are queued
+/// (`SubmitHash::warn_unused`, printed from its error stack, newest first): a typo'd command,
+/// a macro no value names (even one that names another), a queue variable no value names
+/// (one also defined as a line keeps that form, with the `<Queue_item>` condor_submit leaves
+/// in it), a line after the last queue statement. `+`/`MY.` attributes and what a used
+/// value names are used; the warnings follow the parse warnings; none without a job.
+#[test]
+fn unused_definitions_are_warned_about() {
+    let mut env = env();
+    env.write_file(
+        "job.sub",
+        "executable = prog.sh\n\
+         arguments = $(Process) $(used_by_args)\n\
+         used_by_args = yes\n\
+         unused_base = 1\n\
+         Unused_Ref = $(unused_base)\n\
+         requets_memory = 10\n\
+         +Custom = 1\n\
+         MY.Other = 2\n\
+         warning : a parse-time warning\n\
+         queue name in (a, b)\n\
+         after = 1\n",
+    );
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)..\n2 job(s) submitted to cluster 1.\n\
+         ------- stderr -------\n\
+         WARNING: Warning \"job.sub\", Line 9: a parse-time warning\n\
+         WARNING: the line 'after = 1' was unused by condor_submit. Is it a typo?\n\
+         WARNING: the line 'Unused_Ref = $(unused_base)' was unused by condor_submit. Is it a typo?\n\
+         WARNING: the line 'unused_base = 1' was unused by condor_submit. Is it a typo?\n\
+         WARNING: the line 'requets_memory = 10' was unused by condor_submit. Is it a typo?\n\
+         WARNING: the Queue variable 'name' was unused by condor_submit. Is it a typo?\n\
+         [exit status: 0]"
+    );
+    // A variable also defined as a line; a command-line assignment.
+    env.write_file(
+        "var.sub",
+        "executable = prog.sh\nitem = 5\nqueue 1 item in (x)\n",
+    );
+    let out = env.run("condor_submit", ["-terse", "var.sub", "cmdline_key=7"]);
+    assert_eq!(
+        out.stderr,
+        "WARNING: the line 'item = <Queue_item>' was unused by condor_submit. Is it a typo?\n\
+         WARNING: the line 'cmdline_key = 7' was unused by condor_submit. Is it a typo?\n"
+    );
+    // -unused turns them off, twice back on; so does the configuration.
+    let quiet = env.run("condor_submit", ["-unused", "-terse", "job.sub"]);
+    assert_eq!(
+        quiet.stderr, "WARNING: Warning \"job.sub\", Line 9: a parse-time warning\n",
+        "{quiet}"
+    );
+    let again = env.run("condor_submit", ["-u", "-unused", "-terse", "job.sub"]);
+    assert_eq!(again.stderr.matches("was unused").count(), 5, "{again}");
+    env.set_env("_CONDOR_WARN_ON_UNUSED_SUBMIT_FILE_MACROS", "false");
+    let out = env.run("condor_submit", ["-terse", "job.sub"]);
+    assert!(!out.stderr.contains("was unused"), "{out}");
+    let out = env.run("condor_submit", ["-unused", "-terse", "job.sub"]);
+    assert!(out.stderr.contains("was unused"), "{out}");
+    env.set_env("_CONDOR_WARN_ON_UNUSED_SUBMIT_FILE_MACROS", "true");
+    // No job, no warnings.
+    env.write_file(
+        "none.sub",
+        "executable = prog.sh\nfoo = 1\nqueue matching files nomatch*\n",
+    );
+    let out = env.run("condor_submit", ["none.sub"]);
+    assert!(!out.stderr.contains("was unused"), "{out}");
+    // Every definition used: nothing to say.
+    env.write_file("job2.sub", JOB);
+    let out = env.run("condor_submit", ["job2.sub"]);
+    assert_eq!(out.stderr, "", "{out}");
+}
+
+/// Nothing the reference's own fixtures define goes unused, except where condor_submit
+/// 24.0 would say so too: `request_cpu`/`request_gpu` are only warned about as typos
+/// (SetRequestCpus returns before reading them), `require_<name>` other than
+/// `require_gpus` is not a 24.0 command, and three fixtures define macros they never use.
+#[test]
+fn fixture_descriptions_use_their_definitions() {
+    let dir = fixtures();
+    let expected_unused: BTreeMap<&str, Vec<&str>> = [
+        ("026-request-custom-resources.sub", vec!["require_foo"]),
+        (
+            "027-request-typo-warnings.sub",
+            vec!["request_gpu", "request_cpu"],
+        ),
+        ("073-macro-random-deterministic.sub", vec!["one"]),
+        ("076-include-nested.sub", vec!["shared_macro"]),
+        ("077-include-command.sub", vec!["shared_macro"]),
+    ]
+    .into_iter()
+    .collect();
+    let mut env = env();
+    env.set_env("CONDOR_CONFIG", dir.join("condor_config").to_str().unwrap());
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir.join("valid")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let mut cmd = env.command("condor_submit");
+        cmd.current_dir(dir.join("work"))
+            .env("PATH", "/usr/bin:/bin")
+            .args(["-terse", "-dry-run", "/dev/null"])
+            .arg(format!("../valid/{name}"));
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let unused: Vec<String> = stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("WARNING: the line '"))
+            .map(|l| l.split(" = ").next().unwrap().to_owned())
+            .collect();
+        let want: Vec<String> = expected_unused
+            .get(name.as_str())
+            .map(|v| v.iter().map(|s| s.to_string()).collect())
+            .unwrap_or_default();
+        assert_eq!(unused, want, "{name}: {stderr}");
+        assert!(!stderr.contains("Queue variable"), "{name}: {stderr}");
+        checked += 1;
+    }
+    assert!(checked > 100, "only {checked} fixtures");
+}
+
+/// `-dump FILE` writes the ads the simulated schedd receives (what `-dry-run FILE` writes)
+/// and queues nothing; `-dump -` writes them to stdout and nothing else there.
+#[test]
+fn dump_writes_the_ads_instead_of_queueing() {
+    let env = env();
+    env.write_file("job.sub", JOB);
+    let out = env.run("condor_submit", ["-dump", "ads.txt", "job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Storing job ClassAd(s)...\n3 job(s) submitted to cluster 1.\n[exit status: 0]"
+    );
+    assert_eq!(count(&env), 0);
+    env.run("condor_submit", ["-dry-run", "dry.txt", "job.sub"]);
+    let dumped = std::fs::read_to_string(env.work_dir().join("ads.txt")).unwrap();
+    let dry = std::fs::read_to_string(env.work_dir().join("dry.txt")).unwrap();
+    assert_eq!(dumped, dry);
+    assert!(dumped.starts_with("\nMyType=\"Job\"\n"), "{dumped}");
+    assert_eq!(dumped.matches("\nProcId=").count(), 3);
+
+    let out = env.run("condor_submit", ["-dump", "-", "job.sub"]);
+    assert_eq!(out.stdout, format!("{dumped}\n"), "{out}");
+    let out = env.run("condor_submit", ["-terse", "-du", "t.txt", "job.sub"]);
+    assert_eq!(out.to_string(), "1.0 - 1.2\n[exit status: 0]");
+    // The executable is not checked: the ads are only written.
+    env.write_file("noexe.sub", "executable = nonesuch\nqueue\n");
+    let out = env.run("condor_submit", ["-dump", "n.txt", "noexe.sub"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert_eq!(count(&env), 0);
+
+    // Errors: with -dry-run (worded by which came second), without a submit file, an
+    // output file that cannot be written.
+    let out = env.run("condor_submit", ["-dump", "a", "-dry-run", "b", "job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "------- stderr -------\ncondor_submit: -dry-run <file> and -dump <file> cannot be \
+         used together\n[exit status: 1]"
+    );
+    let out = env.run("condor_submit", ["-dry-run", "b", "-dump", "a", "job.sub"]);
+    assert!(
+        out.stderr
+            .contains("-dump <file> and -dry-run <file> cannot"),
+        "{out}"
+    );
+    let out = env.run("condor_submit", ["-dump", "out.txt"]);
+    assert_eq!(
+        out.to_string(),
+        "------- stderr -------\n\nERROR: No submit filename was provided, and 'out.txt'\n  \
+         was given as the output filename for -dump or -dry-run. Was this intended?\n  \
+         To to avoid confusing the output file with the submit file when using these\n  \
+         commands, an explicit submit filename argument must be given. You can use -\n  \
+         as the submit filename argument to read from stdin.\n[exit status: 1]"
+    );
+    let out = env.run("condor_submit", ["-dump", "/nonexistent/dir/x", "job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Storing job ClassAd(s)------- stderr -------\n\nERROR: Failed to open file to dump \
+         ClassAds into (No such file or directory)\n[exit status: 1]"
+    );
+    assert_eq!(count(&env), 0);
+}
+
+/// `-spool`: the ads are HTCondor's for spooled input (held with SpoolingInput, as -dry-run
+/// shows); queued, they are as the schedd leaves them once the input is in: released,
+/// "Data files spooled", the hold kept as the last one, the stage-in times set.
+#[test]
+fn spool_queues_jobs_as_the_schedd_releases_them() {
+    let env = env();
+    std::fs::create_dir_all(env.work_dir().join("out")).unwrap();
+    env.write_file(
+        "job.sub",
+        "executable = prog.sh\noutput = out/o.txt\nerror = e.txt\nqueue 2\n",
+    );
+    let out = env.run(
+        "condor_submit",
+        ["-spool", "-dry-run", "-", "-terse", "job.sub"],
+    );
+    for line in [
+        "\nJobStatus=5\n",
+        "\nHoldReasonCode=16\n",
+        "\nHoldReason=\"Spooling input data files\"\n",
+        "\nOwner=undefined\n",
+        "\nOut=\"_condor_stdout\"\n",
+        "\nTransferOutputRemaps=\"_condor_stdout=out/o.txt\"\n",
+    ] {
+        assert!(out.stdout.contains(line), "{line:?} in {out}");
+    }
+    let out = env.run("condor_submit", ["-s", "job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)..\n2 job(s) submitted to cluster 1.\n[exit status: 0]"
+    );
+    let jobs = queued(&env);
+    assert_eq!(jobs.len(), 2);
+    for (_, ad) in &jobs {
+        let get = |name| old(ad, name);
+        assert_eq!(get("JobStatus").as_deref(), Some("1"));
+        assert_eq!(get("HoldReasonCode"), None);
+        assert_eq!(get("HoldReason"), None);
+        assert_eq!(get("LastHoldReasonCode").as_deref(), Some("16"));
+        assert_eq!(
+            get("LastHoldReason").as_deref(),
+            Some("\"Spooling input data files\"")
+        );
+        assert_eq!(
+            get("ReleaseReason").as_deref(),
+            Some("\"Data files spooled\"")
+        );
+        assert_eq!(get("StageInStart").as_deref(), Some("1700000000"));
+        assert_eq!(get("StageInFinish").as_deref(), Some("1700000000"));
+        assert_eq!(get("EnteredCurrentStatus").as_deref(), Some("1700000000"));
+        assert_eq!(get("Owner").as_deref(), Some("\"alice\""));
+        assert!(
+            get("LeaveJobInQueue").is_some_and(|l| l.contains("864000")),
+            "{ad:?}"
+        );
+    }
+    // A job asked to be held cannot be spooled.
+    env.write_file("hold.sub", "executable = prog.sh\nhold = true\nqueue\n");
+    let out = env.run("condor_submit", ["-spool", "hold.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr
+            .contains("Cannot set hold to 'true' when using -remote or -spool"),
+        "{out}"
+    );
+    assert_eq!(count(&env), 2);
 }

@@ -171,3 +171,258 @@ fn long_json_xml_and_format() {
         "Owner ExitCode\nbob   undefined\nalice undefined\nalice undefined\n[exit status: 0]",
     );
 }
+
+/// Writes a history file as HTCondor's own test_condor_history.py does
+/// (`writeAdToHistory`): each job's ad as sorted `Name=value` lines, then its banner,
+/// `*** <type> Offset = N ClusterId = C ProcId = P Owner = "o" CompletionDate = T`. Clusters
+/// are (owner, cluster, procs, QDate, extra attributes, ad type); a job completes 60 s after
+/// its QDate.
+fn write_history(path: &std::path::Path, clusters: &[(&str, i32, i32, i64, &str, &str)]) {
+    let mut text = String::new();
+    let mut offset = 0;
+    for (owner, cluster, procs, qdate, extra, ad_type) in clusters {
+        for proc in 0..*procs {
+            let completion = qdate + 60;
+            let mut attrs = vec![
+                "Arguments=\"1\"".to_owned(),
+                format!("ClusterId={cluster}"),
+                "Cmd=\"/bin/sleep\"".to_owned(),
+                format!("CompletionDate={completion}"),
+                "JobStatus=4".to_owned(),
+                format!("Owner=\"{owner}\""),
+                format!("ProcId={proc}"),
+                format!("QDate={qdate}"),
+                "RemoteWallClockTime=60.0".to_owned(),
+            ];
+            if !extra.is_empty() {
+                attrs.push(extra.to_string());
+            }
+            attrs.sort();
+            let mut record = String::new();
+            for a in attrs {
+                record.push_str(&a);
+                record.push('\n');
+            }
+            record.push_str(&format!(
+                "*** {ad_type} Offset = {offset} ClusterId = {cluster} ProcId = {proc} \
+                 Owner = \"{owner}\" CompletionDate = {completion}\n"
+            ));
+            offset += record.len();
+            text.push_str(&record);
+        }
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// The ids `-af ClusterId ProcId` prints, one `C.P` each.
+fn af_ids(env: &TestEnvironment, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["-af:,", "ClusterId", "ProcId"];
+    all.extend_from_slice(args);
+    let out = env.run("condor_history", all);
+    assert_eq!(out.status, Some(0), "{out}");
+    out.stdout.lines().map(|l| l.replace(", ", ".")).collect()
+}
+
+fn ids(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// `-file`: the cases of HTCondor's test_condor_history.py that read its single history
+/// file, with the jobs it expects (newest first, as condor_history reads a file backwards).
+#[test]
+fn file_reads_an_htcondor_history_file() {
+    let env = pool();
+    let file = env.work_dir().join("single_hist");
+    write_history(
+        &file,
+        &[
+            ("cole", 100, 10, 0, "", ""),
+            ("toddt", 101, 3, 30, "Beers=5", ""),
+            ("miron", 103, 1, 60, "Beers=0", ""),
+            ("unclegreg", 104, 2, 90, "Beers=2", ""),
+            ("cole", 105, 5, 120, "Beers=7", ""),
+        ],
+    );
+    let f = file.to_str().unwrap();
+    let mut all: Vec<String> = (0..10).map(|p| format!("100.{p}")).collect();
+    all.extend(ids(&["101.0", "101.1", "101.2", "103.0", "104.0", "104.1"]));
+    all.extend((0..5).map(|p| format!("105.{p}")));
+    let newest_first: Vec<String> = all.iter().rev().cloned().collect();
+    assert_eq!(af_ids(&env, &["-file", f]), newest_first);
+    assert_eq!(af_ids(&env, &["-forwards", "-file", f]), all);
+    assert_eq!(
+        af_ids(&env, &["-const", "Beers>=3", "-file", f]),
+        ids(&["105.4", "105.3", "105.2", "105.1", "105.0", "101.2", "101.1", "101.0"])
+    );
+    assert_eq!(
+        af_ids(&env, &["-constraint", "Beers=?=UNDEFINED", "-file", f]),
+        newest_first[11..].to_vec()
+    );
+    assert_eq!(
+        af_ids(&env, &["-completedsince", "125", "-file", f]),
+        ids(&["105.4", "105.3", "105.2", "105.1", "105.0", "104.1", "104.0"])
+    );
+    assert!(af_ids(&env, &["-const", "Beers>10", "-file", f]).is_empty());
+    // Ids, owners, -limit, -scanlimit and -since, as for the schedd's history.
+    assert_eq!(af_ids(&env, &["-file", f, "104"]), ids(&["104.1", "104.0"]));
+    assert_eq!(
+        af_ids(&env, &["-file", f, "toddt", "100.3"]),
+        ids(&["101.2", "101.1", "101.0", "100.3"])
+    );
+    assert_eq!(
+        af_ids(&env, &["-file", f, "cole", "-limit", "3"]),
+        ids(&["105.4", "105.3", "105.2"])
+    );
+    assert_eq!(
+        af_ids(&env, &["-file", f, "-scanlimit", "2"]),
+        ids(&["105.4", "105.3"])
+    );
+    assert_eq!(
+        af_ids(&env, &["-file", f, "-since", "104.1"]),
+        ids(&["105.4", "105.3", "105.2", "105.1", "105.0"])
+    );
+    assert_eq!(
+        af_ids(
+            &env,
+            &["-forwards", "-file", f, "-limit", "2", "miron", "unclegreg"]
+        ),
+        ids(&["103.0", "104.0"])
+    );
+    // The default columns, from the file's attributes.
+    check(
+        &env,
+        &["-file", f, "103"],
+        &format!(
+            "{HEADER}\
+             103.0        miron           1/1  00:01   0+00:01:00 C   1/1  00:02 sleep 1\n\
+             [exit status: 0]"
+        ),
+    );
+    // A file that is not there: the header, then the error.
+    check(
+        &env,
+        &["-file", "nope"],
+        &format!(
+            "{HEADER}------- stderr -------\n\
+             Error opening history file nope: No such file or directory\n[exit status: 1]"
+        ),
+    );
+}
+
+/// Reading backwards starts at the last banner (a record still being written is not one yet)
+/// and takes only job ads (another type in the banner, as in an epoch history, is skipped);
+/// forwards every ad counts, the last one even without its banner. Comments and blank lines
+/// are skipped; a malformed ad is reported in place, on stdout, and skipped.
+#[test]
+fn file_records_banners_and_malformed_ads() {
+    let env = pool();
+    let file = env.work_dir().join("history");
+    write_history(
+        &file,
+        &[
+            ("cole", 1, 1, 0, "", ""),
+            ("cole", 2, 1, 10, "", "EPOCH"),
+            ("cole", 3, 1, 20, "# a comment", ""),
+        ],
+    );
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str("ClusterId=4\nProcId=0\nBad = (1 +\n*** Offset = 0 ClusterId = 4 ProcId = 0\n\n");
+    text.push_str("ClusterId=5\nProcId=0\nOwner=\"cole\"\n");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let out = env.run(
+        "condor_history",
+        ["-af:,", "ClusterId", "ProcId", "-file", f],
+    );
+    assert_eq!(
+        out.to_string(),
+        "\t*** Warning: Bad history file; skipping malformed ad(s)\n3, 0\n1, 0\n[exit status: 0]"
+    );
+    let out = env.run(
+        "condor_history",
+        ["-af:,", "ClusterId", "ProcId", "-forwards", "-file", f],
+    );
+    assert_eq!(
+        out.to_string(),
+        "1, 0\n2, 0\n3, 0\n\t*** Warning: Bad history file; skipping malformed ad(s)\n5, 0\n\
+         [exit status: 0]"
+    );
+    let out = env.run("condor_history", ["-l", "-file", f, "3"]);
+    assert_eq!(
+        out.stdout,
+        "Arguments = \"1\"\nClusterId = 3\nCmd = \"/bin/sleep\"\nCompletionDate = 80\n\
+         JobStatus = 4\nOwner = \"cole\"\nProcId = 0\nQDate = 20\nRemoteWallClockTime = 60.0\n\n"
+    );
+}
+
+/// `-search`: a history file and its rotated copies (`name.<ISO time>`), newest first (as in
+/// HTCondor's test, which expects jobs 50 to 53 from four files); a name with no such files
+/// shows nothing.
+#[test]
+fn search_reads_rotated_history_files() {
+    let env = pool();
+    let base = env.work_dir().join("search_hist");
+    for (i, suffix) in [
+        ".19980514T000001",
+        ".19980514T153906",
+        ".20220214T000001",
+        "",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let path = format!("{}{suffix}", base.display());
+        let cluster = 50 + i as i32;
+        write_history(
+            std::path::Path::new(&path),
+            &[("cole", cluster, 1, 10 * i as i64, "", "")],
+        );
+    }
+    std::fs::write(
+        env.work_dir().join("search_hist.old"),
+        "ClusterId=99\n***\n",
+    )
+    .unwrap();
+    let b = base.to_str().unwrap();
+    assert_eq!(
+        af_ids(&env, &["-search", b]),
+        ids(&["53.0", "52.0", "51.0", "50.0"])
+    );
+    assert_eq!(
+        af_ids(&env, &["-search", b, "-forwards"]),
+        ids(&["50.0", "51.0", "52.0", "53.0"])
+    );
+    assert_eq!(
+        af_ids(&env, &["-search", b, "-limit", "2"]),
+        ids(&["53.0", "52.0"])
+    );
+    let none = env.work_dir().join("elsewhere");
+    assert!(af_ids(&env, &["-search", none.to_str().unwrap()]).is_empty());
+}
+
+/// `-file` also reads another condorlite pool's history, from its spool's job_queue.db.
+#[test]
+fn file_reads_another_pools_queue_store() {
+    let env = finished();
+    let other = pool();
+    let store = env.local_dir().join("spool").join("job_queue.db");
+    let out = other.run(
+        "condor_history",
+        [
+            "-af",
+            "ClusterId",
+            "ProcId",
+            "-file",
+            store.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.to_string(), "2 0\n1 1\n1 0\n[exit status: 0]");
+    // A store under another name is refused rather than misread.
+    let copy = env.work_dir().join("copy.db");
+    std::fs::copy(&store, &copy).unwrap();
+    let out = other.run(
+        "condor_history",
+        ["-af", "ClusterId", "-file", copy.to_str().unwrap()],
+    );
+    assert_eq!(out.status, Some(1), "{out}");
+}

@@ -557,3 +557,260 @@ fn version_and_help() {
     assert_eq!(out.status, Some(0));
     assert!(out.stdout.contains("-allusers"), "{out}");
 }
+
+/// The DAG of condor_q's manual page (docs/man-pages/condor_q.rst, "non-batch mode with the
+/// -dag option"): DAGMan job 1 runs nodes NodeA (cluster 2) and NodeB (3) and the sub-DAG
+/// SubZ (4), whose DAGMan job runs NodeSA (5) and NodeSB (6); every node has two procs, all
+/// running. `done` leaves out proc 0 of each node, as the page's second listing does.
+fn manual_dag(done: bool) -> TestEnvironment {
+    let env = pool();
+    let running = |age: i64| format!("JobStatus = 2; ShadowBday = {}", NOW - age);
+    let dagman = |age: i64, parent: &str| {
+        format!(
+            r#"JobUniverse = 7; Cmd = "/usr/bin/condor_dagman"; Arguments = "-p 0 -f -l .";
+               ImageSize = 2500; JobBatchName = "ex1.dag+1"; {parent} {}"#,
+            running(age)
+        )
+    };
+    submit(&env, "wenger", &dagman(27, ""), &[""]);
+    for (node, dag, age) in [
+        ("NodeA", 1, 21),
+        ("NodeB", 1, 21),
+        ("SubZ", 1, 21),
+        ("NodeSA", 4, 15),
+        ("NodeSB", 4, 15),
+    ] {
+        let attrs =
+            format!(r#"DAGManJobId = {dag}; DAGNodeName = "{node}"; JobBatchName = "ex1.dag+1""#);
+        if node == "SubZ" {
+            submit(
+                &env,
+                "wenger",
+                &format!("{attrs}; {}", dagman(age, "")),
+                &[""],
+            );
+            continue;
+        }
+        let sleep = |secs| format!(r#"Arguments = "{secs}"; {}"#, running(age));
+        let (p0, p1) = (sleep(60), sleep(300));
+        let ids = submit(&env, "wenger", &attrs, &[&p0, &p1]);
+        if done {
+            let mut q = crate::common::jobs::queue(&env);
+            q.transaction(|tx| {
+                tx.set_status(ids[0], condorlite::queue::JobStatus::Completed)?;
+                tx.move_to_history(ids[0]).map(|_| ())
+            })
+            .unwrap();
+        }
+    }
+    env
+}
+
+/// `-nobatch -dag` lists each node under its DAGMan job, `|-` and the node name in the owner
+/// column, one more space per level; the other procs of a node come after, in id order, as
+/// the manual's own listing shows (queue.cpp links only a cluster's first proc to its
+/// siblings).
+#[test]
+fn nobatch_dag_floats_nodes_under_their_dagman_job() {
+    let mut env = manual_dag(false);
+    env.set_env("_CONDOR_CONDOR_Q_SHOW_OLD_SUMMARY", "true");
+    check(
+        &env,
+        &["-nobatch", "-dag", "-allusers", "-wide:80"],
+        &format!(
+            "{TITLE}\x20ID      OWNER/NODENAME      SUBMITTED     RUN_TIME ST PRI SIZE CMD\n\
+             \x20  1.0   wenger             1/31 11:58   0+00:00:27 R  0    2.4 condor_dagman -\n\
+             \x20  2.0    |-NodeA           1/31 11:58   0+00:00:21 R  0    0.0 sleep 60\n\
+             \x20  3.0    |-NodeB           1/31 11:58   0+00:00:21 R  0    0.0 sleep 60\n\
+             \x20  4.0    |-SubZ            1/31 11:58   0+00:00:21 R  0    2.4 condor_dagman -\n\
+             \x20  5.0     |-NodeSA         1/31 11:58   0+00:00:15 R  0    0.0 sleep 60\n\
+             \x20  6.0     |-NodeSB         1/31 11:58   0+00:00:15 R  0    0.0 sleep 60\n\
+             \x20  2.1    |-NodeA           1/31 11:58   0+00:00:21 R  0    0.0 sleep 300\n\
+             \x20  3.1    |-NodeB           1/31 11:58   0+00:00:21 R  0    0.0 sleep 300\n\
+             \x20  5.1     |-NodeSA         1/31 11:58   0+00:00:15 R  0    0.0 sleep 300\n\
+             \x20  6.1     |-NodeSB         1/31 11:58   0+00:00:15 R  0    0.0 sleep 300\n\
+             \n\
+             10 jobs; 0 completed, 0 removed, 0 idle, 10 running, 0 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+    let env = manual_dag(true);
+    let out = env.run("condor_q", ["-nobatch", "-dag", "-allusers", "-wide:80"]);
+    let lines: Vec<&str> = out.stdout.lines().skip(4).take(6).collect();
+    assert_eq!(
+        lines,
+        [
+            "   1.0   wenger             1/31 11:58   0+00:00:27 R  0    2.4 condor_dagman -",
+            "   2.1    |-NodeA           1/31 11:58   0+00:00:21 R  0    0.0 sleep 300",
+            "   3.1    |-NodeB           1/31 11:58   0+00:00:21 R  0    0.0 sleep 300",
+            "   4.0    |-SubZ            1/31 11:58   0+00:00:21 R  0    2.4 condor_dagman -",
+            "   5.1     |-NodeSA         1/31 11:58   0+00:00:15 R  0    0.0 sleep 300",
+            "   6.1     |-NodeSB         1/31 11:58   0+00:00:15 R  0    0.0 sleep 300",
+        ],
+        "{out}"
+    );
+}
+
+/// Node names too long for the column: in full width (not a terminal) the column stays 17
+/// wide and a node's name is cut to fit after its `|-`; a node whose DAGMan job is not
+/// listed gets its `|-` at generation 0 (no indent) and keeps its place. -hold -dag floats
+/// nodes and marks their owners.
+#[test]
+fn dag_names_are_cut_to_the_column_and_hold_floats_too() {
+    let env = pool();
+    submit(
+        &env,
+        "alice",
+        "JobUniverse = 7; Cmd = \"/usr/bin/condor_dagman\"",
+        &[""],
+    );
+    submit(
+        &env,
+        "alice",
+        r#"DAGManJobId = 1; DAGNodeName = "a_rather_long_node_name""#,
+        &[""],
+    );
+    submit(
+        &env,
+        "alice",
+        r#"JobUniverse = 7; DAGManJobId = 1; DAGNodeName = "sub"; JobStatus = 5;
+           HoldReasonCode = 15; HoldReason = "submitted on hold""#,
+        &[""],
+    );
+    submit(
+        &env,
+        "alice",
+        r#"DAGManJobId = 3; DAGNodeName = "deeper_than_the_rest"; JobStatus = 5;
+           HoldReasonCode = 1; HoldReasonSubCode = 0; HoldReason = "via condor_hold""#,
+        &[""],
+    );
+    submit(
+        &env,
+        "alice",
+        r#"DAGManJobId = 99; DAGNodeName = "orphan""#,
+        &[""],
+    );
+    let out = env.run("condor_q", ["-nobatch", "-dag", "-af", "ClusterId"]);
+    assert_eq!(out.stdout, "1\n2\n3\n4\n5\n", "-af ignores -dag: {out}");
+    let out = env.run("condor_q", ["-nobatch", "-dag"]);
+    let names: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip(4)
+        .take(5)
+        .map(|l| l[9..27].trim_end())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "alice",
+            " |-a_rather_long_",
+            " |-sub",
+            "  |-deeper_than_t",
+            "|-orphan"
+        ],
+        "{out}"
+    );
+    // Held: the sub-DAG (whose DAGMan job is not listed) and its node.
+    let out = env.run("condor_q", ["-hold", "-dag"]);
+    let rows: Vec<&str> = out.stdout.lines().skip(4).take(2).collect();
+    assert_eq!(
+        rows,
+        [
+            "   3.0   |-alice         1/31 11:58   15     submitted on hold",
+            "   4.0    |-alice        1/31 11:58    1/0   via condor_hold",
+        ],
+        "{out}"
+    );
+}
+
+/// With -dag a DAGMan job's cluster id also selects its nodes (DAGManJobId), in the batch
+/// view, where a node without its DAGMan job shows its node name as owner.
+#[test]
+fn dag_ids_select_the_nodes_and_batch_names_nodes() {
+    let env = manual_dag(false);
+    submit(&env, "wenger", "", &[""]);
+    let out = env.run("condor_q", ["-dag", "1", "-af", "ClusterId", "ProcId"]);
+    assert_eq!(
+        out.stdout, "1 0\n2 0\n2 1\n3 0\n3 1\n4 0\n",
+        "the nodes of DAG 1, not those of its sub-DAG: {out}"
+    );
+    let out = env.run("condor_q", ["1", "-af", "ClusterId"]);
+    assert_eq!(out.stdout, "1\n", "{out}");
+    let out = env.run("condor_q", ["-dag", "4.0", "-af", "ClusterId"]);
+    assert_eq!(out.stdout, "4\n5\n5\n6\n6\n", "{out}");
+    check(
+        &env,
+        &["-dag", "5", "-constraint", "ProcId == 1"],
+        &format!(
+            "{TITLE}OWNER  BATCH_NAME    SUBMITTED   DONE   RUN    IDLE  TOTAL JOB_IDS\n\
+             NodeSA ex1.dag+1    1/31 11:58      _      1      _      _ 5.1\n\
+             \n\
+             Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 1 running, 0 held, 0 suspended \n\
+             Total for all users: 9 jobs; 0 completed, 0 removed, 1 idle, 8 running, 0 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+/// `-name`: the local schedd by its name (as condor_rm finds it); a schedd the pool does not
+/// have, or a host that does not resolve, as HTCondor's condor_q reports them.
+#[test]
+fn name_selects_the_local_schedd() {
+    let mut env = three_clusters();
+    let plain = env.run("condor_q", ["-nobatch"]);
+    for name in ["submit@example.com", "SUBMIT@example.com"] {
+        let out = env.run("condor_q", ["-nobatch", "-name", name]);
+        assert_eq!(out, plain, "-name {name}");
+    }
+    let out = env.run(
+        "condor_q",
+        ["-n", "elsewhere@example.org", "-name", "submit@example.com"],
+    );
+    assert_eq!(out.status, Some(0), "{out}");
+    check(
+        &env,
+        &["-name", "elsewhere@example.org"],
+        "------- stderr -------\nError: Collector has no record of schedd/submitter\n\
+         [exit status: 1]",
+    );
+    env.set_env("_CONDOR_NO_DNS", "true");
+    check(
+        &env,
+        &["-name", "nosuchhost"],
+        "\n------- stderr -------\nError: unknown host nosuchhost\n\
+         Extra Info: The name given with the -name should be the name of a \n\
+         condor_schedd process. Normally it is either a hostname, or \"name@hostname\". \n\
+         In either case, the hostname should be the Internet host name, but it appears \n\
+         that it wasn't. \n\
+         [exit status: 1]",
+    );
+    check(
+        &env,
+        &["-name", "nosuchhost", "-expert"],
+        "------- stderr -------\nError: unknown host nosuchhost\n[exit status: 1]",
+    );
+}
+
+/// The batch view is the default unless `CONDOR_Q_DASH_BATCH_IS_DEFAULT` says otherwise, and
+/// `-batch` wins over `-run` (initOutputMask picks the batch view first).
+#[test]
+fn the_batch_default_and_batch_with_run() {
+    let mut env = three_clusters();
+    let batch_header = " BATCH_NAME ";
+    let out = env.run("condor_q", ["-run", "-batch", "-allusers"]);
+    assert!(out.stdout.contains(batch_header), "{out}");
+    assert!(out.stdout.contains("bob      sweep"), "{out}");
+    assert!(out.stdout.contains(" 2.1\n"), "only the running job: {out}");
+    assert!(out.stdout.contains("Total for query: 1 jobs"), "{out}");
+    env.set_env("_CONDOR_CONDOR_Q_DASH_BATCH_IS_DEFAULT", "false");
+    let out = env.run("condor_q", [] as [&str; 0]);
+    assert!(
+        out.stdout.contains(" ID      OWNER            SUBMITTED"),
+        "{out}"
+    );
+    let out = env.run("condor_q", ["-batch"]);
+    assert!(out.stdout.contains(batch_header), "{out}");
+}

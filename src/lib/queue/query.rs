@@ -7,6 +7,7 @@
 //! itself. Ads are parsed lazily: a job's proc ad when [`Job::ad`] is first called (or when a
 //! constraint needs it), its cluster ad once per cluster, shared by every job of that cluster.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -315,17 +316,304 @@ fn end_snapshot(conn: &Connection) {
 }
 
 /// The jobs a [`JobQuery`] selects, in job-id order.
+///
+/// Every page is one seek in the store's key order, so reading a whole selection costs its
+/// size, not its square: a query without ids reads the procs table from the last key read
+/// (`(cluster_id, proc_id) > (?, ?)`); a query with ids walks the clusters they name
+/// ([`Candidates`]) in ascending order, a batch of them per statement (`cluster_id IN (...)`,
+/// each named cluster seeked once), and finishes a cluster that a page ended in with a seek on
+/// its proc ids (`cluster_id = ? AND proc_id > ?`). Memory stays at one page of rows plus a
+/// page of cluster ids per owner named, however large the queue.
 pub struct JobIter<'c> {
     conn: &'c Connection,
     path: &'c Path,
-    sql: String,
-    params: Vec<SqlValue>,
+    paging: Paging,
     constraint: Option<Expr>,
-    after: (i64, i64),
     page: std::vec::IntoIter<ProcRow>,
     exhausted: bool,
     cluster: Option<Arc<ClusterEntry>>,
     snapshot: bool,
+}
+
+/// How a [`JobIter`] reads its pages.
+enum Paging {
+    /// No ids: the whole table, after the last key read.
+    Table {
+        sql: String,
+        params: Vec<SqlValue>,
+        after: (i64, i64),
+    },
+    /// Ids: the clusters they name, in order.
+    Clusters(ClusterWalk),
+}
+
+/// What of a named cluster is selected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Selected {
+    /// Every job (the cluster was named, or one of the owners named owns it).
+    Whole,
+    /// These procs only (jobs named `C.P`), ascending.
+    Procs(Vec<i32>),
+}
+
+/// The clusters a query's ids name, handed out in ascending order from three sources: the
+/// clusters named whole, the clusters of the jobs named, and the clusters of the owners
+/// named (read from the store a page at a time, through the owner index).
+struct Candidates {
+    whole: Vec<i32>,
+    jobs: BTreeMap<i32, Vec<i32>>,
+    owners: Vec<OwnerClusters>,
+    /// Every cluster at or below this one has been read.
+    after: i64,
+}
+
+/// The clusters of one owner above [`Candidates::after`], read ahead a page at a time.
+struct OwnerClusters {
+    owner: String,
+    ahead: VecDeque<i32>,
+    /// The last cluster id read from the store (the next read starts above it).
+    read_to: i64,
+    done: bool,
+}
+
+impl Candidates {
+    fn new(ids: &[JobIdSpec]) -> Candidates {
+        let mut whole = Vec::new();
+        let mut jobs: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+        let mut owners: Vec<OwnerClusters> = Vec::new();
+        for id in ids {
+            match id {
+                JobIdSpec::Cluster(c) => whole.push(c.0),
+                JobIdSpec::Job(j) => jobs.entry(j.cluster.0).or_default().push(j.proc),
+                JobIdSpec::Owner(o) => {
+                    // The owner column compares without case, as `Owner == "x"` does.
+                    if !owners.iter().any(|x| x.owner.eq_ignore_ascii_case(o)) {
+                        owners.push(OwnerClusters {
+                            owner: o.clone(),
+                            ahead: VecDeque::new(),
+                            read_to: i64::MIN,
+                            done: false,
+                        });
+                    }
+                }
+            }
+        }
+        whole.sort_unstable();
+        whole.dedup();
+        for procs in jobs.values_mut() {
+            procs.sort_unstable();
+            procs.dedup();
+        }
+        Candidates {
+            whole,
+            jobs,
+            owners,
+            after: i64::MIN,
+        }
+    }
+
+    /// Up to `n` of the next clusters (above [`Candidates::after`]), ascending, without
+    /// handing them out.
+    fn peek(
+        &mut self,
+        conn: &Connection,
+        path: &Path,
+        n: usize,
+    ) -> Result<Vec<(i32, Selected)>, QueueError> {
+        let after = self.after;
+        let mut next: BTreeMap<i32, Selected> = BTreeMap::new();
+        let from = self.whole.partition_point(|&c| i64::from(c) <= after);
+        for &c in self.whole[from..].iter().take(n) {
+            next.insert(c, Selected::Whole);
+        }
+        let lower = after
+            .saturating_add(1)
+            .clamp(i64::from(i32::MIN), i64::from(i32::MAX));
+        if after < i64::from(i32::MAX) {
+            for (&c, procs) in self.jobs.range(lower as i32..).take(n) {
+                next.entry(c)
+                    .or_insert_with(|| Selected::Procs(procs.clone()));
+            }
+        }
+        for o in &mut self.owners {
+            while o.ahead.front().is_some_and(|&c| i64::from(c) <= after) {
+                o.ahead.pop_front();
+            }
+            while o.ahead.len() < n && !o.done {
+                o.read_ahead(conn, path, after)?;
+            }
+            for &c in o.ahead.iter().take(n) {
+                next.insert(c, Selected::Whole);
+            }
+        }
+        Ok(next.into_iter().take(n).collect())
+    }
+}
+
+impl OwnerClusters {
+    /// Reads the owner's next page of cluster ids (`owner = ? AND cluster_id > ?`: a seek on
+    /// the owner index, whose entries are in cluster order).
+    fn read_ahead(&mut self, conn: &Connection, path: &Path, after: i64) -> Result<(), QueueError> {
+        let from = self.read_to.max(after);
+        let want = PAGE.saturating_sub(self.ahead.len()).max(1);
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT cluster_id FROM clusters WHERE owner = ?1 AND cluster_id > ?2 \
+                 ORDER BY cluster_id LIMIT ?3",
+            )
+            .map_err(sql_err(path))?;
+        let ids: Vec<i32> = stmt
+            .query_map(rusqlite::params![self.owner, from, want as i64], |r| {
+                r.get(0)
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(sql_err(path))?;
+        self.done = ids.len() < want;
+        if let Some(&last) = ids.last() {
+            self.read_to = i64::from(last);
+        }
+        self.ahead.extend(ids);
+        Ok(())
+    }
+}
+
+/// Walking the named clusters: the cluster a page ended in (to be finished first), and the
+/// rest to come.
+struct ClusterWalk {
+    candidates: Candidates,
+    /// The pushed-down part of the constraint, tested by every statement.
+    pushed: Option<SqlCond>,
+    /// A cluster the last page ended in: its selection and the last proc read.
+    unfinished: Option<(i32, Selected, i32)>,
+}
+
+fn proc_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ProcRow> {
+    Ok(ProcRow {
+        cluster: r.get(0)?,
+        proc: r.get(1)?,
+        status: r.get(2)?,
+        text: r.get(3)?,
+    })
+}
+
+fn marks(n: usize) -> String {
+    vec!["?"; n].join(", ")
+}
+
+impl ClusterWalk {
+    /// The next page: up to [`PAGE`] rows, and whether they are the last.
+    fn fetch(
+        &mut self,
+        conn: &Connection,
+        path: &Path,
+    ) -> Result<(Vec<ProcRow>, bool), QueueError> {
+        let mut rows: Vec<ProcRow> = Vec::new();
+        while rows.len() < PAGE {
+            let want = PAGE - rows.len();
+            if let Some((cluster, sel, last_proc)) = self.unfinished.take() {
+                let got = self.read_cluster(conn, path, cluster, &sel, last_proc, want)?;
+                if got.len() == want {
+                    let last = got.last().map_or(last_proc, |r| r.proc);
+                    self.unfinished = Some((cluster, sel, last));
+                }
+                rows.extend(got);
+                continue;
+            }
+            let next = self.candidates.peek(conn, path, PAGE)?;
+            let Some((first, sel)) = next.first().cloned() else {
+                return Ok((rows, true));
+            };
+            if let Selected::Procs(_) = sel {
+                // Jobs named one by one: their cluster alone, from its first proc.
+                self.candidates.after = i64::from(first);
+                self.unfinished = Some((first, sel, i32::MIN));
+                continue;
+            }
+            let batch: Vec<i32> = next
+                .iter()
+                .take_while(|(_, s)| *s == Selected::Whole)
+                .map(|(c, _)| *c)
+                .collect();
+            let got = self.read_clusters(conn, path, &batch, want)?;
+            match got.last() {
+                Some(last) if got.len() == want => {
+                    self.candidates.after = i64::from(last.cluster);
+                    self.unfinished = Some((last.cluster, Selected::Whole, last.proc));
+                }
+                _ => self.candidates.after = i64::from(*batch.last().expect("not empty")),
+            }
+            rows.extend(got);
+        }
+        Ok((rows, false))
+    }
+
+    /// The rest of one cluster: its selected procs above `last_proc`, at most `limit`.
+    fn read_cluster(
+        &self,
+        conn: &Connection,
+        path: &Path,
+        cluster: i32,
+        sel: &Selected,
+        last_proc: i32,
+        limit: usize,
+    ) -> Result<Vec<ProcRow>, QueueError> {
+        let mut text = String::from(
+            "SELECT p.cluster_id, p.proc_id, p.job_status, p.ad FROM procs p \
+             WHERE p.cluster_id = ? AND p.proc_id > ?",
+        );
+        let mut params = vec![
+            SqlValue::Integer(cluster.into()),
+            SqlValue::Integer(last_proc.into()),
+        ];
+        if let Selected::Procs(procs) = sel {
+            text.push_str(&format!(" AND p.proc_id IN ({})", marks(procs.len())));
+            params.extend(procs.iter().map(|&p| SqlValue::Integer(p.into())));
+        }
+        self.finish_sql(&mut text, &mut params, "p.proc_id", limit);
+        query_rows(conn, path, &text, params)
+    }
+
+    /// The first `limit` selected jobs of a batch of clusters named whole.
+    fn read_clusters(
+        &self,
+        conn: &Connection,
+        path: &Path,
+        clusters: &[i32],
+        limit: usize,
+    ) -> Result<Vec<ProcRow>, QueueError> {
+        let mut text = format!(
+            "SELECT p.cluster_id, p.proc_id, p.job_status, p.ad FROM procs p \
+             WHERE p.cluster_id IN ({})",
+            marks(clusters.len())
+        );
+        let mut params: Vec<SqlValue> = clusters
+            .iter()
+            .map(|&c| SqlValue::Integer(c.into()))
+            .collect();
+        self.finish_sql(&mut text, &mut params, "p.cluster_id, p.proc_id", limit);
+        query_rows(conn, path, &text, params)
+    }
+
+    fn finish_sql(&self, text: &mut String, params: &mut Vec<SqlValue>, order: &str, limit: usize) {
+        if let Some(pushed) = &self.pushed {
+            text.push_str(&format!(" AND ({})", pushed.text));
+            params.extend(pushed.params.iter().cloned());
+        }
+        text.push_str(&format!(" ORDER BY {order} LIMIT {limit}"));
+    }
+}
+
+fn query_rows(
+    conn: &Connection,
+    path: &Path,
+    sql: &str,
+    params: Vec<SqlValue>,
+) -> Result<Vec<ProcRow>, QueueError> {
+    let mut stmt = conn.prepare_cached(sql).map_err(sql_err(path))?;
+    let rows = stmt
+        .query_map(params_from_iter(params), proc_row)
+        .and_then(|rows| rows.collect());
+    rows.map_err(sql_err(path))
 }
 
 impl<'c> JobIter<'c> {
@@ -334,21 +622,34 @@ impl<'c> JobIter<'c> {
         path: &'c Path,
         query: &JobQuery,
     ) -> Result<JobIter<'c>, QueueError> {
-        let filter = query.filter(Table::Queue);
-        let sql = format!(
-            "SELECT p.cluster_id, p.proc_id, p.job_status, p.ad FROM procs p \
-             WHERE ({}) AND (p.cluster_id, p.proc_id) > (?, ?) \
-             ORDER BY p.cluster_id, p.proc_id LIMIT {PAGE}",
-            filter.text
-        );
+        let paging = if query.ids.is_empty() {
+            let filter = query.filter(Table::Queue);
+            Paging::Table {
+                sql: format!(
+                    "SELECT p.cluster_id, p.proc_id, p.job_status, p.ad FROM procs p \
+                     WHERE ({}) AND (p.cluster_id, p.proc_id) > (?, ?) \
+                     ORDER BY p.cluster_id, p.proc_id LIMIT {PAGE}",
+                    filter.text
+                ),
+                params: filter.params,
+                after: (i64::MIN, i64::MIN),
+            }
+        } else {
+            Paging::Clusters(ClusterWalk {
+                candidates: Candidates::new(&query.ids),
+                pushed: query
+                    .constraint
+                    .as_ref()
+                    .and_then(|c| pushdown::translate(c, Table::Queue)),
+                unfinished: None,
+            })
+        };
         let snapshot = begin_snapshot(conn, path)?;
         Ok(JobIter {
             conn,
             path,
-            sql,
-            params: filter.params,
+            paging,
             constraint: query.constraint.clone(),
-            after: (i64::MIN, i64::MIN),
             page: Vec::new().into_iter(),
             exhausted: false,
             cluster: None,
@@ -357,29 +658,23 @@ impl<'c> JobIter<'c> {
     }
 
     fn fetch(&mut self) -> Result<(), QueueError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&self.sql)
-            .map_err(sql_err(self.path))?;
-        let params = self.params.iter().cloned().chain([
-            SqlValue::Integer(self.after.0),
-            SqlValue::Integer(self.after.1),
-        ]);
-        let rows: Vec<ProcRow> = stmt
-            .query_map(params_from_iter(params), |r| {
-                Ok(ProcRow {
-                    cluster: r.get(0)?,
-                    proc: r.get(1)?,
-                    status: r.get(2)?,
-                    text: r.get(3)?,
-                })
-            })
-            .and_then(|rows| rows.collect())
-            .map_err(sql_err(self.path))?;
-        self.exhausted = rows.len() < PAGE;
-        if let Some(last) = rows.last() {
-            self.after = (last.cluster.into(), last.proc.into());
-        }
+        let (rows, last) = match &mut self.paging {
+            Paging::Table { sql, params, after } => {
+                let params = params
+                    .iter()
+                    .cloned()
+                    .chain([SqlValue::Integer(after.0), SqlValue::Integer(after.1)])
+                    .collect();
+                let rows = query_rows(self.conn, self.path, sql, params)?;
+                if let Some(last) = rows.last() {
+                    *after = (last.cluster.into(), last.proc.into());
+                }
+                let last = rows.len() < PAGE;
+                (rows, last)
+            }
+            Paging::Clusters(walk) => walk.fetch(self.conn, self.path)?,
+        };
+        self.exhausted = last;
         self.page = rows.into_iter();
         Ok(())
     }
@@ -632,4 +927,179 @@ pub(crate) fn count_by_status(
         })
         .and_then(|rows| rows.collect());
     rows.map_err(sql_err(path))
+}
+
+#[cfg(test)]
+mod paging_tests {
+    use super::*;
+    use crate::classad::parse_ad;
+    use crate::queue::Queue;
+
+    fn cluster(owner: &str) -> ClassAd {
+        parse_ad(&format!(r#"[ Owner = "{owner}"; JobStatus = 1 ]"#)).unwrap()
+    }
+
+    /// Clusters of alice (big ones, spanning pages), bob and carol, interleaved.
+    fn queue() -> (tempfile::TempDir, Queue) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut q = Queue::open(dir.path()).unwrap();
+        for (owner, n) in [
+            ("alice", 2 * PAGE + 7),
+            ("bob", 3),
+            ("alice", 1),
+            ("carol", PAGE),
+            ("Bob", PAGE + 1),
+            ("alice", 5),
+        ] {
+            q.submit(cluster(owner), (0..n).map(|_| ClassAd::new()))
+                .unwrap();
+        }
+        q.transaction(|tx| {
+            for p in (0..2 * PAGE as i32).step_by(3) {
+                tx.set_status(JobId::new(1, p), JobStatus::Held)?;
+            }
+            Ok::<_, QueueError>(())
+        })
+        .unwrap();
+        (dir, q)
+    }
+
+    /// What a query selects, worked out job by job from every job in the queue.
+    fn expected(q: &Queue, query: &JobQuery) -> Vec<JobId> {
+        let mut out = Vec::new();
+        for job in q.jobs(&JobQuery::all()).unwrap() {
+            let job = job.unwrap();
+            let id = job.id();
+            let owner = crate::output::render::lookup_str(job.cluster_ad().unwrap(), "Owner");
+            let named = query.id_specs().is_empty()
+                || query.id_specs().iter().any(|s| match s {
+                    JobIdSpec::Cluster(c) => id.cluster == *c,
+                    JobIdSpec::Job(j) => id == *j,
+                    JobIdSpec::Owner(o) => {
+                        owner.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(o))
+                    }
+                });
+            let holds = query
+                .constraint()
+                .is_none_or(|c| constraint_holds(c, job.ad().unwrap()));
+            if named && holds {
+                out.push(id);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn id_queries_read_every_selected_job_once_in_order() {
+        let (_dir, q) = queue();
+        let held = || crate::classad::parse_expr("JobStatus == 5").unwrap();
+        let odd = || crate::classad::parse_expr("ProcId % 2 == 1").unwrap();
+        let owner = |o: &str| JobIdSpec::Owner(o.into());
+        let job = |c, p| JobIdSpec::Job(JobId::new(c, p));
+        for query in [
+            JobQuery::ids([owner("alice")]),
+            JobQuery::ids([owner("BOB"), owner("bob")]),
+            JobQuery::ids([
+                owner("alice"),
+                owner("carol"),
+                JobIdSpec::Cluster(ClusterId(2)),
+            ]),
+            JobQuery::ids([
+                JobIdSpec::Cluster(ClusterId(5)),
+                JobIdSpec::Cluster(ClusterId(1)),
+            ]),
+            JobQuery::ids([job(1, 2000), job(1, 5), job(4, 0), job(9, 9), job(1, 5)]),
+            JobQuery::ids([
+                job(1, 3),
+                owner("bob"),
+                job(6, 4),
+                JobIdSpec::Cluster(ClusterId(42)),
+            ]),
+            JobQuery::ids([owner("alice")]).with_constraint(held()),
+            JobQuery::ids([owner("alice"), owner("carol")]).with_constraint(odd()),
+            JobQuery::ids([owner("nobody")]),
+            JobQuery::all().with_constraint(held()),
+        ] {
+            let got: Vec<JobId> = q.jobs(&query).unwrap().map(|j| j.unwrap().id()).collect();
+            assert_eq!(got, expected(&q, &query), "{query:?}");
+            assert!(got.windows(2).all(|w| w[0] < w[1]), "{query:?}");
+        }
+        assert_eq!(
+            q.job_ids(&JobQuery::ids([owner("alice")])).unwrap().len(),
+            2 * PAGE + 7 + 1 + 5
+        );
+    }
+
+    /// The statements a selection by ids runs: each seeks in key order (no re-reading of the
+    /// clusters a page has passed, no sorting).
+    #[test]
+    fn id_query_statements_seek() {
+        let (_dir, q) = queue();
+        let conn = &q.conn;
+        let plan = |sql: &str, params: Vec<SqlValue>| -> String {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let rows: Vec<String> = stmt
+                .query_map(params_from_iter(params), |r| r.get::<_, String>(3))
+                .unwrap()
+                .map(|r| r.unwrap())
+                .collect();
+            rows.join("; ")
+        };
+        let walk = ClusterWalk {
+            candidates: Candidates::new(&[]),
+            pushed: pushdown::translate(
+                &crate::classad::parse_expr("JobStatus == 5").unwrap(),
+                Table::Queue,
+            ),
+            unfinished: None,
+        };
+        let i = |n: i64| SqlValue::Integer(n);
+        // The rest of a cluster a page ended in: a seek on the whole key.
+        let mut text = String::from(
+            "SELECT p.cluster_id, p.proc_id, p.job_status, p.ad FROM procs p \
+             WHERE p.cluster_id = ? AND p.proc_id > ?",
+        );
+        let mut params = vec![i(1), i(700)];
+        walk.finish_sql(&mut text, &mut params, "p.proc_id", 10);
+        let p = plan(&text, params);
+        assert!(p.contains("cluster_id=? AND proc_id>?"), "{p}");
+        assert!(!p.contains("TEMP B-TREE"), "{p}");
+        // A batch of named clusters: one seek per cluster, already in order.
+        let mut text = String::from(
+            "SELECT p.cluster_id, p.proc_id, p.job_status, p.ad FROM procs p \
+             WHERE p.cluster_id IN (?, ?, ?)",
+        );
+        let mut params = vec![i(2), i(4), i(6)];
+        walk.finish_sql(&mut text, &mut params, "p.cluster_id, p.proc_id", 10);
+        let p = plan(&text, params);
+        assert!(p.contains("cluster_id=?)"), "{p}");
+        assert!(!p.contains("TEMP B-TREE"), "{p}");
+        // An owner's clusters: a seek on the owner index, in cluster order.
+        let p = plan(
+            "SELECT cluster_id FROM clusters WHERE owner = ?1 AND cluster_id > ?2 \
+             ORDER BY cluster_id LIMIT 10",
+            vec![SqlValue::Text("alice".into()), i(3)],
+        );
+        assert!(p.contains("owner=? AND rowid>?"), "{p}");
+        assert!(!p.contains("TEMP B-TREE"), "{p}");
+    }
+
+    /// A page holds at most [`PAGE`] rows, and a walk over an owner's clusters reads at most a
+    /// page of their ids ahead.
+    #[test]
+    fn memory_is_one_page() {
+        let (_dir, q) = queue();
+        let mut jobs = q
+            .jobs(&JobQuery::ids([JobIdSpec::Owner("alice".into())]))
+            .unwrap();
+        let mut seen = 0;
+        while jobs.next().is_some() {
+            seen += 1;
+            assert!(jobs.page.len() < PAGE);
+            if let Paging::Clusters(walk) = &jobs.paging {
+                assert!(walk.candidates.owners.iter().all(|o| o.ahead.len() <= PAGE));
+            }
+        }
+        assert_eq!(seen, 2 * PAGE + 13);
+    }
 }

@@ -48,6 +48,30 @@ pub struct Entry {
     pub origin: Origin,
     /// Set for a queue-statement variable: its slot in [`Live::vars`].
     pub live: Option<usize>,
+    /// Looked up (HTCondor's `MACRO_META` use and reference counts, as one flag): by the
+    /// submit code reading a command, or by an expansion that names it, while parsing or
+    /// making jobs. A definition that never is gets condor_submit's "unused" warning.
+    pub used: Used,
+}
+
+/// Whether a definition was looked up; set through a shared table.
+#[derive(Debug, Default)]
+pub struct Used(std::sync::atomic::AtomicBool);
+
+impl Used {
+    pub fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn set(&self, used: bool) {
+        self.0.store(used, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Clone for Used {
+    fn clone(&self) -> Used {
+        Used(std::sync::atomic::AtomicBool::new(self.get()))
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -167,6 +191,7 @@ impl SubmitHash {
                     raw: Arc::from(raw),
                     origin,
                     live: None,
+                    used: Used::default(),
                 });
             }
         }
@@ -414,6 +439,7 @@ impl<'a> Scope<'a> {
     fn lookup_entry(&self, name: &str) -> Option<&'a str> {
         if let Some(i) = self.hash.lookup_index(name) {
             let e = &self.hash.entries[i];
+            e.used.set(true);
             if let Some(slot) = e.live {
                 self.note(touched::LIVE);
                 return Some(self.live.vars.get(slot).map_or("", |v| &**v));
@@ -550,6 +576,7 @@ impl Scope<'_> {
     fn compile_name(&self, name: &str, out: &mut Vec<Seg>, depth: u32) -> Option<()> {
         if let Some(i) = self.hash.find(name) {
             let e = &self.hash.entries[i];
+            e.used.set(true);
             if let Some(slot) = e.live {
                 out.push(Seg::Var(slot));
                 return Some(());

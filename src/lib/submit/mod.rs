@@ -294,6 +294,110 @@ impl SubmitFile {
         out
     }
 
+    /// condor_submit's warnings about definitions nothing used (`SubmitHash::warn_unused`),
+    /// for after the jobs were made, each as printed after `WARNING: `, in the order
+    /// condor_submit prints them.
+    ///
+    /// A definition is used when the submit code read it or an expansion named it, while
+    /// parsing or while making any job ([`hash::Entry::used`]). Not warned about: `+attr` and
+    /// dotted names (`MY.x`, `SUBMIT.x`), the variables DAGMan and the `matching` options
+    /// define (`DAG_STATUS`, `FAILED_COUNT`, `JOB`, `RETRY`, `SubmitWarnEmptyMatches`, ...),
+    /// and `$(Cluster)`/`$(Process)`, which are always in use. A queue statement's variable
+    /// that nothing named is "the Queue variable"; a definition, "the line 'name = value'".
+    ///
+    /// The order is HTCondor's: its table sorted by name as it stood at the last queue
+    /// statement, then what was defined after it in the order written; and condor_submit
+    /// prints its error stack newest first, so the list comes out reversed.
+    pub fn unused_warnings(&self) -> Vec<String> {
+        const ALWAYS_USED: [&str; 11] = [
+            "DAG_STATUS",
+            "FAILED_COUNT",
+            "JOB",
+            "RETRY",
+            "SubmitWarnEmptyMatches",
+            "SubmitFailEmptyMatches",
+            "SubmitWarnDuplicateMatches",
+            "SubmitFailEmptyFields",
+            "SubmitWarnEmptyFields",
+            "Cluster",
+            "Process",
+        ];
+        let final_hash = &self.parsed.final_hash;
+        let statements = &self.parsed.statements;
+        let used = |name: &str| {
+            final_hash.get(name).is_some_and(|e| e.used.get())
+                || statements
+                    .iter()
+                    .any(|st| st.hash.get(name).is_some_and(|e| e.used.get()))
+        };
+        // The table at the last queue statement (sorted), then the later definitions.
+        let mut names: Vec<std::sync::Arc<str>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        if let Some(last) = statements.last() {
+            for i in last.hash.sorted() {
+                let name = last.hash.entry(i).name.clone();
+                seen.insert(name.to_ascii_lowercase());
+                names.push(name);
+            }
+            // Variables of earlier statements stay in the table.
+            let mut earlier: Vec<std::sync::Arc<str>> = Vec::new();
+            for st in &statements[..statements.len() - 1] {
+                for i in 0..st.hash.len() {
+                    let name = st.hash.entry(i).name.clone();
+                    if seen.insert(name.to_ascii_lowercase()) {
+                        earlier.push(name);
+                    }
+                }
+            }
+            names.extend(earlier);
+            names.sort_by(|a, b| crate::classad::ad::cmp_ignore_case(a, b));
+        }
+        for i in 0..final_hash.len() {
+            let name = final_hash.entry(i).name.clone();
+            if seen.insert(name.to_ascii_lowercase()) {
+                names.push(name);
+            }
+        }
+        let mut warnings = Vec::new();
+        for name in names {
+            if name.starts_with('+')
+                || name.contains('.')
+                || ALWAYS_USED.iter().any(|a| a.eq_ignore_ascii_case(&name))
+                || used(&name)
+            {
+                continue;
+            }
+            // A queue variable keeps the `<Queue_item>` condor_submit leaves in it after
+            // its statement, unless it was defined again after that.
+            let live = statements
+                .iter()
+                .rev()
+                .find_map(|st| st.hash.get(&name).filter(|e| e.live.is_some()));
+            let defined = final_hash.get(&name);
+            let text = match (live, defined) {
+                (Some(l), d) if d.is_none_or(|d| d.origin == l.origin) => {
+                    if l.origin.source == hash::SOURCE_LIVE {
+                        format!(
+                            "the Queue variable '{name}' was unused by condor_submit. Is it a typo?"
+                        )
+                    } else {
+                        format!(
+                            "the line '{name} = <Queue_item>' was unused by condor_submit. \
+                             Is it a typo?"
+                        )
+                    }
+                }
+                (_, d) => {
+                    let raw = d.map_or("", |d| &*d.raw);
+                    format!("the line '{name} = {raw}' was unused by condor_submit. Is it a typo?")
+                }
+            };
+            warnings.push(text);
+        }
+        warnings.reverse();
+        warnings
+    }
+
     /// The parse-time error stack (`CondorError::getFullText()`), for warnings.
     pub fn warning_stack(&self) -> &[StackEntry] {
         &self.parsed.warnings

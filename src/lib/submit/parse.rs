@@ -937,6 +937,9 @@ pub struct Parsed {
     pub warnings: Vec<StackEntry>,
     /// The number of queue statements (those in the file, or the `-queue` statement).
     pub queue_statements: usize,
+    /// The definitions as they stand at the end of the description (after the last queue
+    /// statement), for condor_submit's unused-definition warnings.
+    pub final_hash: SubmitHash,
 }
 
 /// The raw `executable`/`cmd` values, to notice a change between statements.
@@ -1111,7 +1114,15 @@ pub(crate) fn parse(
 
         let mut hash = p.hash.clone();
         let var_slots = if args.vars.is_empty() {
+            // HTCondor has no `Item` for a plain count (its `$(Item)` expands to nothing):
+            // the live slot made here for that is not a definition of the description.
+            let defined = hash.find("Item").is_some();
             hash.make_live("Item");
+            if !defined {
+                if let Some(i) = hash.find("Item") {
+                    hash.entry(i).used.set(true);
+                }
+            }
             Vec::new()
         } else {
             args.vars.iter().map(|v| hash.make_live(v)).collect()
@@ -1134,5 +1145,6 @@ pub(crate) fn parse(
         statements,
         warnings,
         queue_statements: got_queue,
+        final_hash: p.hash,
     })
 }

@@ -7,8 +7,16 @@
 //! columns (` ID  OWNER  SUBMITTED  RUN_TIME ST  COMPLETED CMD`, no summary), `-af`,
 //! `-format`, `-long`, `-json`, `-jsonl`, `-xml`, `-attributes`. Records are printed as
 //! they are read.
+//!
+//! Sources: the local schedd's history (the queue store's), or with `-file PATH` one history
+//! file in HTCondor's format (what a schedd's `HISTORY` file holds: each job's ad as
+//! `Name = value` lines, then a `*** ...` banner line), read from its end (newest first) or,
+//! with `-forwards`, from its start; `-file` also takes a condorlite spool's `job_queue.db`,
+//! to read another pool's history. `-search PATH` reads the history file PATH and its
+//! rotated copies (`PATH.<ISO time>` in the same directory), newest file first.
 
-use std::io::Write;
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
 
 use clap::{Arg, ArgAction, Command};
 
@@ -27,7 +35,8 @@ use crate::output::render::{
     format_qdate, render_job_description, render_job_id, render_job_status, render_owner,
 };
 use crate::queue::{
-    constraint_holds, str_is_proc_id, HistoryOrder, HistoryQuery, JobIdSpec, JobQuery,
+    constraint_holds, str_is_proc_id, HistoryOrder, HistoryQuery, JobIdSpec, JobQuery, Queue,
+    QUEUE_FILE,
 };
 
 pub const TOOL: Tool = Tool {
@@ -55,6 +64,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("match", 1),
     Prefix::min("limit", 3),
     Prefix::min("scanlimit", 4),
+    Prefix::min("file", 2),
     Prefix::min("local", 2),
     Prefix::min("schedd", 3),
     Prefix::min("attributes", 2),
@@ -62,6 +72,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("format", 1),
     Prefix::min("af", 2).qualified(),
     Prefix::min("autoformat", 5).qualified(),
+    Prefix::min("search", 3),
     Prefix::min("constraint", 1),
     Prefix::min("since", 4),
     Prefix::min("completedsince", 3),
@@ -106,6 +117,23 @@ pub fn command() -> Command {
                 .value_name("TIME")
                 .action(ArgAction::Set)
                 .help("Stop at the first job that completed before TIME"),
+        )
+        .arg(
+            Arg::new("file")
+                .long("file")
+                .value_name("FILE")
+                .action(ArgAction::Set)
+                .help(
+                    "Read this history file (HTCondor's format: ads ended by '***' lines), or \
+                     a condorlite spool's job_queue.db",
+                ),
+        )
+        .arg(
+            Arg::new("search")
+                .long("search")
+                .value_name("FILE")
+                .action(ArgAction::Set)
+                .help("Read this history file and its rotated copies (FILE.<time>)"),
         )
         .arg(flag("local", "Read the local history"))
         .arg(flag("schedd", "Read the schedd's history (the default)"))
@@ -310,13 +338,34 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
 
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let queue = session
-        .open_queue()
-        .map_err(|e| CommandError::failed(1, e.to_string()))?;
     let env = RenderEnv {
         server_time: session.now,
         schedd_host: session.full_hostname(),
         ..RenderEnv::default()
+    };
+    // Where the records come from: a file named with -file (or the files -search finds),
+    // else the local schedd's history.
+    let source = match (m.get_one::<String>("file"), m.get_one::<String>("search")) {
+        (Some(file), _) => Source::File(PathBuf::from(file)),
+        (None, Some(search)) => Source::Files(find_history_files(Path::new(search))),
+        (None, None) => Source::Store(None),
+    };
+    let source = match source {
+        Source::File(path) if is_queue_store(&path) => {
+            let dir = path.parent().unwrap_or(Path::new(".")).to_owned();
+            if path.file_name().and_then(|n| n.to_str()) != Some(QUEUE_FILE) {
+                return Err(fail(
+                    err,
+                    &format!(
+                        "Error opening history file {}: a condorlite queue store is read \
+                         as {QUEUE_FILE}",
+                        path.display()
+                    ),
+                ));
+            }
+            Source::Store(Some(dir))
+        }
+        other => other,
     };
 
     let attributes = output.attributes.clone();
@@ -326,15 +375,32 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         exclude_private: false,
     };
     let format = output.ads;
-    let mut text = String::new();
+    let mut scan = Scan {
+        jobs: &jobs,
+        limit,
+        scan_limit,
+        since: since.as_ref(),
+        format,
+        sel: &sel,
+        mask: &mut mask,
+        env: &env,
+        matched: 0,
+        scanned: 0,
+        stopped: false,
+        text: String::new(),
+        out,
+    };
     // The header.
     match format {
-        None if mask.has_headings() => text.push_str(&mask.headings_line()),
-        Some(AdFormat::Xml) => {
-            text.push_str(XML_HEADER);
-            text.push('\n');
+        None if scan.mask.has_headings() => {
+            let heading = scan.mask.headings_line();
+            scan.text.push_str(&heading);
         }
-        Some(AdFormat::Json) => text.push_str("[\n"),
+        Some(AdFormat::Xml) => {
+            scan.text.push_str(XML_HEADER);
+            scan.text.push('\n');
+        }
+        Some(AdFormat::Json) => scan.text.push_str("[\n"),
         _ => {}
     }
 
@@ -343,53 +409,509 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     } else {
         HistoryOrder::NewestFirst
     };
-    // -since and -scanlimit look at every record in order, so the store may not skip any;
-    // otherwise it filters (and uses its indexes).
-    let scan_all = since.is_some() || scan_limit.is_some();
-    let store_query = if scan_all {
-        JobQuery::all()
-    } else {
-        jobs.clone()
-    };
-    let (mut matched, mut scanned) = (0i64, 0i64);
-    for entry in queue
-        .history(&HistoryQuery::new(store_query, order))
-        .map_err(|e| CommandError::failed(1, e.to_string()))?
-    {
-        if limit.is_some_and(|l| matched >= l) || scan_limit.is_some_and(|l| scanned >= l) {
-            break;
-        }
-        let entry = entry.map_err(|e| CommandError::failed(1, e.to_string()))?;
-        let ad = entry
-            .ad()
+    match source {
+        Source::Store(dir) => {
+            let queue = match dir {
+                None => session.open_queue(),
+                Some(dir) => Queue::open(dir),
+            }
             .map_err(|e| CommandError::failed(1, e.to_string()))?;
-        scanned += 1;
-        if since.as_ref().is_some_and(|s| constraint_holds(s, ad)) {
-            break;
+            scan_store(&queue, order, &mut scan)?;
         }
-        if scan_all
-            && !(specs_match(jobs.id_specs(), ad)
-                && jobs.constraint().is_none_or(|c| constraint_holds(c, ad)))
-        {
-            continue;
+        Source::File(path) => {
+            if let Err(e) = scan_file(&path, forwards, &mut scan) {
+                scan.flush()?;
+                return Err(fail(
+                    err,
+                    &format!(
+                        "Error opening history file {}: {}",
+                        path.display(),
+                        crate::config::parse::io_reason(&e)
+                    ),
+                ));
+            }
         }
-        print_ad(&mut text, ad, format, &sel, &mut mask, &env, matched);
-        matched += 1;
-        if text.len() > 1 << 16 {
-            out.write_all(text.as_bytes())?;
-            text.clear();
+        Source::Files(mut paths) => {
+            if !forwards {
+                paths.reverse();
+            }
+            for path in paths {
+                if scan.done() {
+                    break;
+                }
+                if let Err(e) = scan_file(&path, forwards, &mut scan) {
+                    scan.flush()?;
+                    return Err(fail(
+                        err,
+                        &format!(
+                            "Error opening history file {}: {}",
+                            path.display(),
+                            crate::config::parse::io_reason(&e)
+                        ),
+                    ));
+                }
+            }
         }
     }
     match format {
         Some(AdFormat::Xml) => {
-            text.push_str(XML_FOOTER);
-            text.push('\n');
+            scan.text.push_str(XML_FOOTER);
+            scan.text.push('\n');
         }
-        Some(AdFormat::Json) => text.push_str("]\n"),
+        Some(AdFormat::Json) => scan.text.push_str("]\n"),
         _ => {}
     }
-    out.write_all(text.as_bytes())?;
+    scan.flush()?;
     Ok(())
+}
+
+/// Where condor_history reads.
+enum Source {
+    /// A queue store's history: the local schedd's, or the one in this spool directory.
+    Store(Option<PathBuf>),
+    /// One history file (`-file`).
+    File(PathBuf),
+    /// A history file and its rotated copies, oldest first (`-search`).
+    Files(Vec<PathBuf>),
+}
+
+/// The records looked at so far, what they match, and the output: `printJobIfConstraint`'s
+/// counters and `-limit`, `-scanlimit`, `-since`.
+struct Scan<'a> {
+    jobs: &'a JobQuery,
+    limit: Option<i64>,
+    scan_limit: Option<i64>,
+    since: Option<&'a Expr>,
+    format: Option<AdFormat>,
+    sel: &'a Selection<'a>,
+    mask: &'a mut PrintMask,
+    env: &'a RenderEnv,
+    matched: i64,
+    scanned: i64,
+    /// `-since` was reached.
+    stopped: bool,
+    text: String,
+    out: &'a mut dyn Write,
+}
+
+impl Scan<'_> {
+    /// Whether no more records are wanted.
+    fn done(&self) -> bool {
+        self.stopped
+            || self.limit.is_some_and(|l| self.matched >= l)
+            || self.scan_limit.is_some_and(|l| self.scanned >= l)
+    }
+
+    /// Looks at one record: counts it, stops at the `-since` one, prints it if it matches
+    /// (`filtered`: the ids and constraint were already applied by the store).
+    fn offer(&mut self, ad: &ClassAd, filtered: bool) -> Result<(), CommandError> {
+        self.scanned += 1;
+        if self.since.is_some_and(|s| constraint_holds(s, ad)) {
+            self.stopped = true;
+            return Ok(());
+        }
+        if !filtered && !self.selects(ad) {
+            return Ok(());
+        }
+        print_ad(
+            &mut self.text,
+            ad,
+            self.format,
+            self.sel,
+            self.mask,
+            self.env,
+            self.matched,
+        );
+        self.matched += 1;
+        if self.text.len() > 1 << 16 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Whether the ids and owners name the record and the constraint holds for it.
+    fn selects(&self, ad: &ClassAd) -> bool {
+        specs_match(self.jobs.id_specs(), ad)
+            && self
+                .jobs
+                .constraint()
+                .is_none_or(|c| constraint_holds(c, ad))
+    }
+
+    /// `\t*** Warning: Bad history file; skipping malformed ad(s)` (on stdout, in place).
+    fn bad_ad(&mut self) {
+        self.text
+            .push_str("\t*** Warning: Bad history file; skipping malformed ad(s)\n");
+    }
+
+    fn flush(&mut self) -> Result<(), CommandError> {
+        self.out.write_all(self.text.as_bytes())?;
+        self.text.clear();
+        Ok(())
+    }
+}
+
+/// The queue store's history, in the order asked for.
+fn scan_store(queue: &Queue, order: HistoryOrder, scan: &mut Scan<'_>) -> Result<(), CommandError> {
+    // -since and -scanlimit look at every record in order, so the store may not skip any;
+    // otherwise it filters (and uses its indexes).
+    let scan_all = scan.since.is_some() || scan.scan_limit.is_some();
+    let store_query = if scan_all {
+        JobQuery::all()
+    } else {
+        scan.jobs.clone()
+    };
+    let failed = |e: crate::queue::QueueError| CommandError::failed(1, e.to_string());
+    for entry in queue
+        .history(&HistoryQuery::new(store_query, order))
+        .map_err(failed)?
+    {
+        if scan.done() {
+            break;
+        }
+        let entry = entry.map_err(failed)?;
+        scan.offer(entry.ad().map_err(failed)?, !scan_all)?;
+    }
+    Ok(())
+}
+
+/// Whether a file is an SQLite database (a condorlite queue store) rather than a history
+/// file.
+fn is_queue_store(path: &Path) -> bool {
+    let mut magic = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| &magic == b"SQLite format 3\0")
+}
+
+/// `findHistoryFiles`: the file and its rotated copies in the same directory
+/// (`<name>.<ISO 8601 local time>`, as the schedd names them when it rotates), oldest
+/// first and the file itself last; none when the directory cannot be read.
+fn find_history_files(path: &Path) -> Vec<PathBuf> {
+    let Some(base) = path.file_name().and_then(|b| b.to_str()) else {
+        return Vec::new();
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut current = false;
+    let mut rotated: Vec<(String, PathBuf)> = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if name == base {
+            current = true;
+        } else if let Some(time) = name
+            .strip_prefix(base)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .and_then(rotation_time)
+        {
+            rotated.push((time, dir.join(name)));
+        }
+    }
+    rotated.sort();
+    let mut files: Vec<PathBuf> = rotated.into_iter().map(|(_, p)| p).collect();
+    if current {
+        files.push(path.to_owned());
+    }
+    files
+}
+
+/// The time of a rotated history file's suffix (`iso8601_to_time`, local time: basic
+/// `20240131T120000` or extended `2024-01-31T12:00:00`), as a sortable string; `None` for
+/// any other suffix (or a UTC one, which the schedd never writes).
+fn rotation_time(suffix: &str) -> Option<String> {
+    let digits: String = suffix.chars().filter(|c| c.is_ascii_digit()).collect();
+    let shape_ok = suffix
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '-' | ':' | 'T'))
+        && suffix.matches('T').count() == 1;
+    (shape_ok && digits.len() == 14).then_some(digits)
+}
+
+/// A history file's `*** ...` banner: the ad's type and the job it names
+/// (`getAdTypeFromBanner` and `parseBanner`).
+#[derive(Debug, Default, PartialEq)]
+struct Banner {
+    /// `JOB` unless the banner names another type (`*** EPOCH ClusterId=1 ...`); `None`
+    /// when the banner has no `Key=Value` pair at all.
+    ad_type: Option<String>,
+    cluster: i64,
+    owner: String,
+}
+
+impl Banner {
+    fn parse(line: &str) -> Banner {
+        let mut banner = Banner::default();
+        let Some(eq) = line.find('=') else {
+            return banner;
+        };
+        let start = line.len() - line.trim_start_matches('*').len();
+        let start = start + line[start..].len() - line[start..].trim_start().len();
+        let head = line.get(start..eq).unwrap_or("").trim_end();
+        // The first word is a type when a second word follows it before the first '='.
+        let rest = match head.find(char::is_whitespace) {
+            Some(sp) => {
+                banner.ad_type = Some(head[..sp].to_ascii_uppercase());
+                &line[start + sp..]
+            }
+            None => {
+                banner.ad_type = Some("JOB".into());
+                &line[start..]
+            }
+        };
+        let mut chars = rest;
+        loop {
+            chars = chars.trim_start();
+            let Some(eq) = chars.find('=') else {
+                break;
+            };
+            let key = chars[..eq].trim();
+            let value_text = chars[eq + 1..].trim_start();
+            let end = if let Some(body) = value_text.strip_prefix('"') {
+                body.find('"').map_or(value_text.len(), |q| q + 2)
+            } else {
+                value_text
+                    .find(char::is_whitespace)
+                    .unwrap_or(value_text.len())
+            };
+            let value = &value_text[..end];
+            if key.eq_ignore_ascii_case("ClusterId") {
+                banner.cluster = value.parse::<i64>().ok().filter(|c| *c > 0).unwrap_or(0);
+            } else if key.eq_ignore_ascii_case("Owner") {
+                banner.owner = value.trim_matches('"').to_owned();
+            }
+            let after = &value_text[end..];
+            match after.find(char::is_whitespace) {
+                Some(sp) => chars = &after[sp..],
+                None => break,
+            }
+        }
+        banner
+    }
+
+    /// Whether the ad after this banner is worth reading, read backwards: a job ad
+    /// (condor_history reads only those from a schedd's history), of a cluster or an owner
+    /// asked for when the banner says whose it is.
+    fn wanted(&self, specs: &[JobIdSpec]) -> bool {
+        let Some(ad_type) = &self.ad_type else {
+            return true;
+        };
+        if ad_type != "JOB" {
+            return false;
+        }
+        let clusters: Vec<i64> = specs
+            .iter()
+            .filter_map(|s| match s {
+                JobIdSpec::Cluster(c) => Some(i64::from(c.0)),
+                JobIdSpec::Job(j) => Some(i64::from(j.cluster.0)),
+                JobIdSpec::Owner(_) => None,
+            })
+            .collect();
+        let owners: Vec<&str> = specs
+            .iter()
+            .filter_map(|s| match s {
+                JobIdSpec::Owner(o) => Some(o.as_str()),
+                _ => None,
+            })
+            .collect();
+        if clusters.is_empty() && owners.is_empty() {
+            return true;
+        }
+        if self.cluster <= 0 && !clusters.is_empty() {
+            return true;
+        }
+        if self.owner.is_empty() && !owners.is_empty() {
+            return true;
+        }
+        clusters.contains(&self.cluster)
+            || owners.iter().any(|o| o.eq_ignore_ascii_case(&self.owner))
+    }
+}
+
+/// Whether a history file's line ends an ad.
+fn is_banner(line: &str) -> bool {
+    line.starts_with("***")
+}
+
+/// Builds an ad from its `Name = value` lines (in file order); `None` when one does not
+/// parse (`InsertLongFormAttrValue` fails).
+fn ad_from_lines<'l>(lines: impl Iterator<Item = &'l str>) -> Option<ClassAd> {
+    let mut ad = ClassAd::new();
+    for line in lines {
+        let (name, value) = line.split_once('=')?;
+        let name = name.trim();
+        if name.is_empty() {
+            return None;
+        }
+        ad.insert(name, parse_old_expr(value).ok()?);
+    }
+    Some(ad)
+}
+
+/// Whether a line of an ad is a comment or blank (skipped).
+fn skipped_line(line: &str) -> bool {
+    let t = line.trim_start_matches([' ', '\t']);
+    t.is_empty() || t.starts_with('#')
+}
+
+/// Reads one history file into the scan: from its end (`readHistoryFromFileEx`: from the
+/// last banner back; the ads whose banners say they are not wanted are not even parsed), or
+/// from its start (`readHistoryFromFileOld`: every ad, the last one even without its
+/// banner). A malformed ad is reported in place and skipped.
+fn scan_file(path: &Path, forwards: bool, scan: &mut Scan<'_>) -> std::io::Result<()> {
+    let file = std::fs::File::open(path)?;
+    if scan.done() {
+        return Ok(());
+    }
+    if forwards {
+        let mut lines: Vec<String> = Vec::new();
+        let mut reader = std::io::BufReader::new(file);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let eof = reader.read_until(b'\n', &mut buf)? == 0;
+            let line = String::from_utf8_lossy(&buf);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if eof || is_banner(line) {
+                if !lines.is_empty() {
+                    match ad_from_lines(lines.iter().map(String::as_str)) {
+                        Some(ad) => scan.offer(&ad, false).map_err(to_io)?,
+                        None => scan.bad_ad(),
+                    }
+                }
+                lines.clear();
+                if eof || scan.done() {
+                    break;
+                }
+                continue;
+            }
+            if !skipped_line(line) {
+                lines.push(line.to_owned());
+            }
+        }
+        return Ok(());
+    }
+    let mut reader = ReverseLines::new(file)?;
+    // Whatever follows the last banner (an ad being written) is not a record yet.
+    let mut banner = loop {
+        match reader.prev_line()? {
+            None => return Ok(()),
+            Some(line) if is_banner(&line) => break Banner::parse(&line),
+            Some(_) => {}
+        }
+    };
+    let mut wanted = banner.wanted(scan.jobs.id_specs());
+    let mut lines: Vec<String> = Vec::new();
+    loop {
+        let line = reader.prev_line()?;
+        let at_banner = line.as_deref().is_none_or(is_banner);
+        if at_banner {
+            if !lines.is_empty() {
+                match ad_from_lines(lines.iter().rev().map(String::as_str)) {
+                    Some(ad) => scan.offer(&ad, false).map_err(to_io)?,
+                    None => scan.bad_ad(),
+                }
+                lines.clear();
+            }
+            let Some(line) = line else {
+                break;
+            };
+            banner = Banner::parse(&line);
+            wanted = banner.wanted(scan.jobs.id_specs());
+            if scan.done() {
+                break;
+            }
+            continue;
+        }
+        let line = line.expect("not at the start");
+        if wanted && !skipped_line(&line) {
+            lines.push(line);
+        }
+    }
+    Ok(())
+}
+
+fn to_io(e: CommandError) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
+/// A file's lines from last to first (`BackwardFileReader`), read a block at a time.
+struct ReverseLines {
+    file: std::fs::File,
+    /// Where the bytes not yet read start.
+    pos: u64,
+    /// Bytes read but not yet returned (the end of the file's unread part).
+    pending: Vec<u8>,
+    done: bool,
+}
+
+impl ReverseLines {
+    const BLOCK: u64 = 64 * 1024;
+
+    fn new(file: std::fs::File) -> std::io::Result<ReverseLines> {
+        let len = file.metadata()?.len();
+        let mut r = ReverseLines {
+            file,
+            pos: len,
+            pending: Vec::new(),
+            done: len == 0,
+        };
+        // A final newline ends the last line; it does not start an empty one.
+        r.fill()?;
+        if r.pending.last() == Some(&b'\n') {
+            r.pending.pop();
+        }
+        Ok(r)
+    }
+
+    /// Reads the block before the bytes read so far.
+    fn fill(&mut self) -> std::io::Result<()> {
+        use std::io::Seek;
+        let size = self.pos.min(Self::BLOCK);
+        if size == 0 {
+            return Ok(());
+        }
+        self.pos -= size;
+        self.file.seek(std::io::SeekFrom::Start(self.pos))?;
+        let mut block = vec![0u8; size as usize];
+        self.file.read_exact(&mut block)?;
+        block.extend_from_slice(&self.pending);
+        self.pending = block;
+        Ok(())
+    }
+
+    fn prev_line(&mut self) -> std::io::Result<Option<String>> {
+        loop {
+            if let Some(nl) = self.pending.iter().rposition(|&b| b == b'\n') {
+                let line = self.pending.split_off(nl + 1);
+                self.pending.pop();
+                return Ok(Some(Self::text(line)));
+            }
+            if self.pos == 0 {
+                if self.done {
+                    return Ok(None);
+                }
+                self.done = true;
+                return Ok(Some(Self::text(std::mem::take(&mut self.pending))));
+            }
+            self.fill()?;
+        }
+    }
+
+    fn text(bytes: Vec<u8>) -> String {
+        let mut s = String::from_utf8_lossy(&bytes).into_owned();
+        if s.ends_with('\r') {
+            s.pop();
+        }
+        s
+    }
 }
 
 /// Whether an ad is one of the jobs the ids and owners name (all jobs when there are none).

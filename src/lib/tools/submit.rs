@@ -18,7 +18,24 @@
 //!
 //! `-dry-run FILE` runs HTCondor's simulated schedd (submit_simulate.cpp): clusters from 1 (or
 //! `-dry-run:cluster=N`), a blank line per proc then its attributes as `Name=value`, the
-//! cluster ad before proc 0; nothing touches the queue.
+//! cluster ad before proc 0; nothing touches the queue. `-dump FILE` writes the same to FILE
+//! as `Storing job ClassAd(s)` (`-dump -`: to stdout, and nothing else there), without the
+//! executable checks.
+//!
+//! After the jobs, the definitions that nothing used are warned about as condor_submit warns
+//! (`WARNING: the line 'x = y' was unused by condor_submit. Is it a typo?`,
+//! [`SubmitFile::unused_warnings`]), unless `WARN_ON_UNUSED_SUBMIT_FILE_MACROS` is false;
+//! each `-unused` turns that around.
+//!
+//! `-spool` (and `-remote`) make the ads HTCondor makes for a job whose input files are
+//! sent to the schedd: held with `HoldReasonCode` 16 (`SpoolingInput`, "Spooling input data
+//! files"), `Owner` left to the schedd, output paths remapped, `LeaveJobInQueue` for ten days
+//! after completion. HTCondor's condor_submit then sends the files and the schedd, once they
+//! are in, releases the jobs ("Data files spooled", `StageInStart`, `StageInFinish`). The
+//! schedd here is on this host and reads the files where they are, so there is nothing to
+//! send: the jobs are queued already released, as the schedd leaves them after the transfer,
+//! in the same transaction (they are never seen held). Their input is read when they run,
+//! not copied at submit time.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -60,6 +77,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("disable", 3),
     Prefix::min("debug", 2).qualified(),
     Prefix::min("dry-run", 3).qualified(),
+    Prefix::min("spool", 1),
     Prefix::min("file", 2),
     Prefix::min("remote", 1),
     Prefix::min("name", 1),
@@ -68,6 +86,8 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("batch-id", 1),
     Prefix::min("queue", 1),
     Prefix::min("maxjobs", 3),
+    Prefix::min("unused", 1),
+    Prefix::min("dump", 2),
     Prefix::min("allow-crlf-script", 8),
     Prefix::min("help", 1),
 ];
@@ -120,6 +140,10 @@ pub fn command() -> Command {
                      stdout). -dry-run:full writes full ads, -dry-run:cluster=N numbers from N",
                 ),
         )
+        .arg(flag(
+            "spool",
+            "Spool the jobs' input files to the schedd (here on this host: nothing to send)",
+        ))
         .arg(
             Arg::new("file")
                 .long("file")
@@ -169,6 +193,19 @@ pub fn command() -> Command {
                 .action(ArgAction::Set)
                 .allow_negative_numbers(true)
                 .help("Fail, queueing nothing, if the submit would make more than N jobs"),
+        )
+        .arg(
+            Arg::new("unused")
+                .long("unused")
+                .action(ArgAction::Count)
+                .help("Turn the warnings about unused definitions off (or back on)"),
+        )
+        .arg(
+            Arg::new("dump")
+                .long("dump")
+                .value_name("FILE")
+                .action(ArgAction::Set)
+                .help("Queue nothing; write the job ClassAds to FILE (- for stdout)"),
         )
         .arg(flag(
             "allow-crlf-script",
@@ -223,9 +260,14 @@ pub struct Request {
     pub max_jobs: i64,
     /// `-name`/`-remote`: the schedd asked for.
     pub schedd: Option<String>,
-    /// `-remote` (or a future `-spool`).
+    /// `-remote` or `-spool`: the jobs' files are spooled to the schedd.
     pub remote: bool,
     pub allow_crlf_script: bool,
+    /// `-dump FILE`: write the job ads to FILE (`-` for stdout) instead of queueing them.
+    pub dump: Option<String>,
+    /// How many times `-unused` was given (each one turns the unused-definition warnings
+    /// around).
+    pub unused_toggles: u8,
 }
 
 /// A command-line problem, worded as submit.cpp words it (printed as is, exit status 1).
@@ -375,7 +417,18 @@ impl Request {
             },
         };
 
-        let remote = m.get_many::<String>("remote").is_some();
+        // -dump and -dry-run name their files; whichever comes second is refused.
+        let dump = m.get_one::<String>("dump").cloned();
+        if dump.is_some() && dry_run.is_some() {
+            let dump_at = m.index_of("dump").unwrap_or(0);
+            let dry_at = m.index_of("dry-run").unwrap_or(0);
+            return Err(usage_failure(if dump_at > dry_at {
+                "-dump <file> and -dry-run <file> cannot be used together"
+            } else {
+                "-dry-run <file> and -dump <file> cannot be used together"
+            }));
+        }
+        let remote = m.get_many::<String>("remote").is_some() || m.get_flag("spool");
         let schedd = last_of(inv, &["name", "remote"]);
         Ok(Request {
             source,
@@ -387,6 +440,8 @@ impl Request {
             schedd,
             remote,
             allow_crlf_script: m.get_flag("allow-crlf-script"),
+            dump,
+            unused_toggles: m.get_count("unused"),
         })
     }
 }
@@ -489,6 +544,8 @@ fn record(submitted: &mut Vec<Submitted>, job: &Job) {
 struct Progress<'a> {
     request: &'a Request,
     out: &'a mut dyn Write,
+    /// `-dump -`: the ads go to stdout, and nothing else does.
+    quiet: bool,
     checked_cmd: Option<String>,
     warnings: Vec<String>,
     submitted: Vec<Submitted>,
@@ -513,6 +570,9 @@ impl Progress<'_> {
         self.created += 1;
         record(&mut self.submitted, job);
         // Output errors (a closed stdout) do not stop the submit; they are reported after.
+        if self.quiet {
+            return Ok(());
+        }
         if self.request.verbose {
             let _ = write!(
                 self.out,
@@ -527,8 +587,12 @@ impl Progress<'_> {
         Ok(())
     }
 
-    /// submit.cpp `check_sub_file` for the executable: once per distinct `Cmd`.
+    /// submit.cpp `check_sub_file` for the executable: once per distinct `Cmd` (not when
+    /// only dumping the ads).
     fn check_executable(&mut self, ad: &ClassAd) -> Result<(), Failure> {
+        if self.request.dump.is_some() {
+            return Ok(());
+        }
         let Some(Value::Str(cmd)) = literal(ad, "Cmd") else {
             return Ok(());
         };
@@ -728,13 +792,34 @@ pub fn submit(
         let _ = err.flush();
         CommandError::Exit(1)
     };
+    let simulated = request.dry_run.is_some() || request.dump.is_some();
     if let Some(name) = &request.schedd {
-        if request.dry_run.is_none() && !session.is_local_schedd(name) {
+        if !simulated && !session.is_local_schedd(name) {
             return Err(fail(
                 err,
                 &format!("\nERROR: Can't find address of schedd {name}\n"),
             ));
         }
+    }
+
+    // An output file but no submit file: the output file was probably meant as the submit
+    // file.
+    let out_name = request
+        .dump
+        .as_deref()
+        .or(request.dry_run.as_ref().map(|d| d.out.as_str()));
+    if let (Some(name), Source::Stdin { dash: false } | Source::None) = (out_name, &request.source)
+    {
+        return Err(fail(
+            err,
+            &format!(
+                "\nERROR: No submit filename was provided, and '{name}'\n  was given as the \
+                 output filename for -dump or -dry-run. Was this intended?\n  To to avoid \
+                 confusing the output file with the submit file when using these\n  \
+                 commands, an explicit submit filename argument must be given. You can use -\n  \
+                 as the submit filename argument to read from stdin.\n"
+            ),
+        ));
     }
 
     // Read the description (submit.cpp opens the file before it prints anything).
@@ -772,13 +857,38 @@ pub fn submit(
     ctx.remote = request.remote;
     ctx.command_line = request.command_line.clone();
 
-    if !stdin && !request.terse {
-        let banner: &[u8] = if request.dry_run.is_some() {
-            b"Dry-Run job(s)"
-        } else {
-            b"Submitting job(s)"
-        };
-        let _ = out.write_all(banner);
+    let dump_to_stdout = request.dump.as_deref() == Some("-");
+    let mut dump_file: Option<File> = None;
+    match request.dump.as_deref() {
+        None => {
+            if !stdin && !request.terse {
+                let banner: &[u8] = if request.dry_run.is_some() {
+                    b"Dry-Run job(s)"
+                } else {
+                    b"Submitting job(s)"
+                };
+                let _ = out.write_all(banner);
+            }
+        }
+        Some("-") => {}
+        Some(name) => {
+            if !request.terse {
+                let _ = out.write_all(b"Storing job ClassAd(s)");
+            }
+            match File::create(name) {
+                Ok(f) => dump_file = Some(f),
+                Err(e) => {
+                    let _ = out.flush();
+                    return Err(fail(
+                        err,
+                        &format!(
+                            "\nERROR: Failed to open file to dump ClassAds into ({})\n",
+                            crate::config::parse::io_reason(&e)
+                        ),
+                    ));
+                }
+            }
+        }
     }
 
     let file = match SubmitFile::parse(&text, &file_name, &ctx) {
@@ -792,14 +902,23 @@ pub fn submit(
     let mut progress = Progress {
         request,
         out,
+        quiet: dump_to_stdout,
         checked_cmd: None,
         warnings: Vec::new(),
         submitted: Vec::new(),
         created: 0,
     };
-    let result = match &request.dry_run {
-        Some(dry) => dry_run(&file, dry, &mut progress),
-        None => queue_jobs(&file, session, &mut progress),
+    let result = match (&request.dry_run, &request.dump) {
+        (Some(dry), _) => dry_run(&file, dry, None, &mut progress),
+        (None, Some(name)) => {
+            let dump = DryRun {
+                out: name.clone(),
+                full: false,
+                first_cluster: 1,
+            };
+            dry_run(&file, &dump, dump_file.take(), &mut progress)
+        }
+        (None, None) => queue_jobs(&file, session, &mut progress),
     };
     let Progress {
         out,
@@ -836,7 +955,7 @@ pub fn submit(
     if !stdin && !request.terse {
         out.write_all(b"\n")?;
     }
-    if !request.verbose {
+    if !request.verbose && !dump_to_stdout {
         let verb = if request.dry_run.is_some() {
             "dry-run"
         } else {
@@ -867,6 +986,23 @@ pub fn submit(
     for w in file.warnings().iter().chain(&warnings) {
         let w = w.trim_end_matches('\n');
         let _ = writeln!(err, "WARNING: {w}");
+    }
+    // Definitions nothing used (not when no job was made: everything would be unused).
+    let warn_unused = session
+        .config
+        .bool("WARN_ON_UNUSED_SUBMIT_FILE_MACROS")
+        .ok()
+        .flatten()
+        .unwrap_or(true)
+        ^ (request.unused_toggles % 2 == 1);
+    if warn_unused && !submitted.is_empty() {
+        if request.verbose {
+            out.write_all(b"\n")?;
+            out.flush()?;
+        }
+        for w in file.unused_warnings() {
+            let _ = writeln!(err, "WARNING: {w}");
+        }
     }
     Ok(())
 }
@@ -914,6 +1050,13 @@ fn queue_jobs(
             let Some(mut cluster_ad) = own.unchain() else {
                 return Err(Failure::Text("\nERROR: Failed to queue job.\n".into()));
             };
+            if progress.request.remote {
+                // The schedd's stage-in, done at once (see the module docs).
+                spooled(&mut own, session.now);
+                if job.new_cluster {
+                    spooled(&mut cluster_ad, session.now);
+                }
+            }
             if job.new_cluster {
                 let id = match next_id.take() {
                     Some(id) => id,
@@ -937,13 +1080,53 @@ fn queue_jobs(
     Ok(Some(events))
 }
 
-/// HTCondor's simulated schedd: nothing is queued.
+/// What the schedd makes of a job held for spooling once its input files are in
+/// (`spoolJobFilesReaper`, then `releaseJobRaw` with "Data files spooled" and
+/// `fixReasonAttrs`): the stage-in times, the hold moved to the `LastHold*` attributes, the
+/// job back to `JobStatusOnRelease` (idle). Applied to whichever of a job's attributes this
+/// ad (its cluster ad, or its own) holds.
+fn spooled(ad: &mut ClassAd, now: i64) {
+    let held = matches!(literal(ad, "JobStatus"), Some(Value::Int(5)));
+    let on_hold_reason = literal(ad, "HoldReasonCode").is_some();
+    if !held && !on_hold_reason {
+        return;
+    }
+    ad.insert("StageInStart", Expr::lit(now));
+    ad.insert("StageInFinish", Expr::lit(now));
+    ad.insert("ReleaseReason", Expr::lit("Data files spooled"));
+    for (from, to) in [
+        ("HoldReason", "LastHoldReason"),
+        ("HoldReasonCode", "LastHoldReasonCode"),
+        ("HoldReasonSubCode", "LastHoldReasonSubCode"),
+    ] {
+        if let Some(e) = ad.lookup(from).cloned() {
+            ad.insert(to, e);
+            ad.remove(from);
+        }
+    }
+    if held {
+        let status = match literal(ad, "JobStatusOnRelease") {
+            Some(Value::Int(s)) => s,
+            _ => 1,
+        };
+        ad.remove("JobStatusOnRelease");
+        ad.insert("JobStatus", Expr::lit(status));
+        ad.insert("EnteredCurrentStatus", Expr::lit(now));
+        ad.insert("LastSuspensionTime", Expr::lit(0i64));
+    }
+}
+
+/// HTCondor's simulated schedd: nothing is queued. The ads go to `dry.out` (`-` for
+/// stdout), or to `opened` (the `-dump` file, opened before the submit file was read).
 fn dry_run(
     file: &SubmitFile,
     dry: &DryRun,
+    opened: Option<File>,
     progress: &mut Progress<'_>,
 ) -> Result<Option<EventPlan>, Failure> {
-    let mut sink: Box<dyn Write> = if dry.out == "-" {
+    let mut sink: Box<dyn Write> = if let Some(f) = opened {
+        Box::new(std::io::BufWriter::new(f))
+    } else if dry.out == "-" {
         Box::new(std::io::sink())
     } else {
         match File::create(&dry.out) {

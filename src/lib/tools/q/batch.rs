@@ -46,9 +46,14 @@ struct BatchNames {
 }
 
 impl JobRow {
-    /// The row of one job (`process_job_to_rod_per_ad_map` in batch mode).
-    fn new(id: JobId, ad: &ClassAd, status: i64, names: &mut BatchNames) -> JobRow {
+    /// The row of one job (`process_job_to_rod_per_ad_map` in batch mode). With `-dag` a
+    /// DAG node job's owner column shows its node name (`DAG_OWNER`).
+    fn new(id: JobId, ad: &ClassAd, status: i64, names: &mut BatchNames, dag: bool) -> JobRow {
         let owner = lookup_str(ad, "Owner");
+        let shown_owner = match lookup_str(ad, "DAGNodeName") {
+            Some(node) if dag && ad.lookup("DAGManJobId").is_some() => Some(node),
+            _ => owner.clone(),
+        };
         let universe = lookup_int(ad, "JobUniverse");
         let sched = universe == Some(SCHEDULER_UNIVERSE);
         let has_dag_id = ad.lookup("DAGManJobId").is_some();
@@ -79,7 +84,7 @@ impl JobRow {
         };
         JobRow {
             id,
-            owner,
+            owner: shown_owner,
             batch_name,
             qdate: lookup_int(ad, "QDate"),
             status: Some(status),
@@ -108,9 +113,18 @@ struct ClusterRow {
 pub struct Collector {
     clusters: Vec<ClusterRow>,
     names: BatchNames,
+    /// `-dag`: node jobs show their node names as owners.
+    dag: bool,
 }
 
 impl Collector {
+    pub fn new(dag: bool) -> Collector {
+        Collector {
+            dag,
+            ..Collector::default()
+        }
+    }
+
     /// Adds the next job (in job-id order).
     pub fn add(&mut self, job: &crate::queue::Job) -> Result<(), crate::queue::QueueError> {
         let id = job.id();
@@ -122,7 +136,7 @@ impl Collector {
                 return Ok(());
             }
         }
-        let row = JobRow::new(id, job.ad()?, job.status_code(), &mut self.names);
+        let row = JobRow::new(id, job.ad()?, job.status_code(), &mut self.names, self.dag);
         self.clusters.push(ClusterRow {
             row,
             others: 0,
@@ -139,7 +153,7 @@ impl Collector {
 }
 
 /// `lookup_dagman_job_id`: an integer, or a string such as `"201.0"`.
-fn dagman_job_id(ad: &ClassAd) -> Option<i64> {
+pub(super) fn dagman_job_id(ad: &ClassAd) -> Option<i64> {
     let v = crate::output::render::lookup_value(ad, "DAGManJobId")?;
     if let Some(i) = v.as_int() {
         return (i > 0).then_some(i);

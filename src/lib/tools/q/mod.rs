@@ -12,12 +12,19 @@
 //! (with `-totals` they format the summary ad instead). Lines are cut to the terminal width
 //! unless the output is not a terminal or `-wide` is given.
 //!
+//! `-dag`: in the batch view a DAG node job without its DAGMan job listed shows its node name
+//! as owner; without the batch view (`-nobatch`, `-run`, `-idle`) the DAG view lists each
+//! node job under its DAGMan job, ` |-` and its node name in the `OWNER/NODENAME` column
+//! (`-hold -dag` floats nodes the same way, marking their owners); a cluster id also selects
+//! its DAG's node jobs. `-name` names the schedd: the local one, found as condor_rm finds it.
+//!
 //! `-analyze`, `-better-analyze` and `-reverse-analyze` print, instead of a table, why the
 //! selected jobs do (not) match the pool's slots (see [`analyze`]).
 
 mod analyze;
 mod batch;
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -30,7 +37,7 @@ use crate::classad::{ClassAd, Expr};
 use crate::cli::args::{ordered_flag, ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
 use crate::client::counts::{count_jobs, Census, JobCounters, SCHEDULER_UNIVERSE};
-use crate::client::Session;
+use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::output::ads::{AdFormat, AdListWriter, Selection};
 use crate::output::autoformat::add_format_args;
@@ -64,6 +71,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("json", 2),
     Prefix::exact("jsonl"),
     Prefix::min("limit", 3),
+    Prefix::min("name", 1),
     Prefix::min("constraint", 1),
     Prefix::min("slotconstraint", 5),
     Prefix::min("mconstraint", 2),
@@ -89,6 +97,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("currentrun", 3),
     Prefix::min("cumulative-time", 3),
     Prefix::min("debug", 3).qualified(),
+    Prefix::min("dag", 2),
     Prefix::min("batch", 2).qualified(),
     Prefix::min("progress", 3).qualified(),
     Prefix::min("nobatch", 3),
@@ -118,6 +127,13 @@ pub fn command() -> Command {
                 .action(ArgAction::Set)
                 .help("Show at most N jobs"),
         )
+        .arg(
+            Arg::new("name")
+                .long("name")
+                .value_name("SCHEDD")
+                .action(ArgAction::Append)
+                .help("The schedd to query (the local one, by its name or its host's)"),
+        )
         .arg(flag("allusers", "Show all users' jobs").visible_alias("all-users"))
         .arg(flag("run", "Show running jobs, with the hosts they run on"))
         .arg(flag("hold", "Show held jobs, with their hold reasons").visible_alias("held"))
@@ -131,6 +147,11 @@ pub fn command() -> Command {
         .arg(flag("debug", "Print debugging output on stderr"))
         .arg(flag("batch", "One line per batch of jobs (the default)").visible_alias("progress"))
         .arg(flag("nobatch", "One line per job"))
+        .arg(flag(
+            "dag",
+            "Show DAG node jobs under their DAGMan job (with -nobatch: one line per job, \
+             node names in the owner column); a cluster id also selects its DAG's nodes",
+        ))
         .arg(flag("totals", "Show only the totals"))
         .arg(flag("expert", "Shorter error messages"))
         .arg(
@@ -187,6 +208,8 @@ pub fn command() -> Command {
 enum View {
     Batch,
     Jobs,
+    /// `-dag` without the batch view (`jobDAG_PrintFormat`).
+    Dag,
     Run,
     Hold,
     Idle,
@@ -208,6 +231,12 @@ struct Request {
     hold_codes: Option<String>,
     /// `-analyze`, `-better-analyze`, `-reverse-analyze` and their options.
     analyze: Option<analyze::Options>,
+    /// `-run`, `-hold` or `-idle`: the state the jobs are selected by.
+    state: Option<View>,
+    /// `-dag`: DAG node jobs float up under their DAGMan job, named by their node names.
+    dag: bool,
+    /// `-name`, in command-line order.
+    names: Vec<String>,
 }
 
 fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
@@ -215,7 +244,11 @@ fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
     CommandError::Exit(1)
 }
 
-fn request(inv: &Invocation, err: &mut dyn Write) -> Result<Request, CommandError> {
+fn request(
+    inv: &Invocation,
+    session: &Session,
+    err: &mut dyn Write,
+) -> Result<Request, CommandError> {
     let m = &inv.matches;
     let on = |id: &str| m.get_flag(id);
     let (output, words) = OutputOptions::from_invocation(inv);
@@ -278,18 +311,29 @@ fn request(inv: &Invocation, err: &mut dyn Write) -> Result<Request, CommandErro
             "Error: -batch conflicts with -format and -af",
         ));
     }
+    // The batch view is the default (`CONDOR_Q_DASH_BATCH_IS_DEFAULT`) except for -run,
+    // -idle and -hold; then the views in initOutputMask's order: -hold, batch, -dag, -run,
+    // -idle.
+    let batch_is_default = session
+        .config
+        .bool("CONDOR_Q_DASH_BATCH_IS_DEFAULT")
+        .ok()
+        .flatten()
+        .unwrap_or(true);
+    let dag = on("dag");
+    let batch = batch_specified.unwrap_or(batch_is_default && !run && !idle && !hold);
     let view = if hold {
         View::Hold
+    } else if batch {
+        View::Batch
+    } else if dag {
+        View::Dag
     } else if run {
         View::Run
     } else if idle {
         View::Idle
     } else {
-        match batch_specified {
-            Some(true) => View::Batch,
-            Some(false) => View::Jobs,
-            None => View::Batch,
-        }
+        View::Jobs
     };
     Ok(Request {
         words,
@@ -303,7 +347,92 @@ fn request(inv: &Invocation, err: &mut dyn Write) -> Result<Request, CommandErro
         current_run: on("currentrun"),
         hold_codes: inv.qualifier("hold").map(str::to_owned),
         analyze: analyze::options(inv),
+        state: if hold {
+            Some(View::Hold)
+        } else if run {
+            Some(View::Run)
+        } else if idle {
+            Some(View::Idle)
+        } else {
+            None
+        },
+        dag,
+        names: m
+            .get_many::<String>("name")
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
     })
+}
+
+/// `-name`: the schedds to query. Each name is looked up as condor_rm looks it up
+/// ([`Session::locate_schedd`]): a host that does not resolve stops condor_q at once
+/// (queue.cpp, `Error: unknown host`); a schedd the pool does not have is left out of the
+/// collector query's answer, and when no name is the local schedd nothing is left to show
+/// (`Error: Collector has no record of schedd/submitter`).
+fn check_names(
+    req: &Request,
+    session: &Session,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    expert: bool,
+) -> Result<(), CommandError> {
+    let mut local = false;
+    for name in &req.names {
+        match session.locate_schedd(name) {
+            ScheddLocation::Local => local = true,
+            ScheddLocation::NotFound(_) => {}
+            ScheddLocation::UnknownHost(host) => {
+                let _ = writeln!(err, "Error: unknown host {host}");
+                if !expert {
+                    let _ = writeln!(out);
+                    let _ = err.write_all(
+                        wrapped_text(
+                            "Extra Info: The name given with the -name should be the name of \
+                             a condor_schedd process. Normally it is either a hostname, or \
+                             \"name@hostname\". In either case, the hostname should be the \
+                             Internet host name, but it appears that it wasn't.",
+                            78,
+                        )
+                        .as_bytes(),
+                    );
+                }
+                return Err(CommandError::Exit(1));
+            }
+        }
+    }
+    if !req.names.is_empty() && !local {
+        let _ = writeln!(err, "Error: Collector has no record of schedd/submitter");
+        return Err(CommandError::Exit(1));
+    }
+    Ok(())
+}
+
+/// `print_wrapped_text`: words filled into lines of fewer than `width` characters, each
+/// word followed by a space (or, at a full line, a newline), then a newline.
+fn wrapped_text(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for word in text.split([' ', '\t']).filter(|w| !w.is_empty()) {
+        if word.len() < width.saturating_sub(count) {
+            out.push_str(word);
+            count += word.len();
+        } else {
+            out.push('\n');
+            out.push_str(word);
+            count = word.len();
+        }
+        if count < width {
+            out.push(' ');
+            count += 1;
+        } else {
+            out.push('\n');
+            count = 0;
+        }
+    }
+    out.push('\n');
+    out
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
@@ -311,8 +440,10 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         writeln!(out, "{}", crate::config::condor_version())?;
         return Ok(());
     }
-    let req = request(inv, err)?;
+    // queue.cpp reads the configuration before its arguments.
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let req = request(inv, &session, err)?;
+    check_names(&req, &session, out, err, inv.matches.get_flag("expert"))?;
     // Analysis fetches the slots first, and stops there if it cannot.
     let slots = match &req.analyze {
         Some(o) => Some(analyze::fetch_slots(&session.config, o, err)?),
@@ -363,6 +494,9 @@ impl<'s> Query<'s> {
             Some(me) => JobQuery::ids([JobIdSpec::Owner(me.clone())]),
             None => JobQuery::ids(specs.iter().cloned()),
         };
+        if req.dag {
+            jobs = jobs.with_ids(dag_node_clusters(queue, &specs)?);
+        }
         let mut partial = specs.iter().any(|s| matches!(s, JobIdSpec::Job(_)));
         for text in &req.constraints {
             match parse_old_expr(text) {
@@ -374,17 +508,22 @@ impl<'s> Query<'s> {
             }
             partial = true;
         }
-        let state = match req.view {
-            View::Run => Some("JobStatus == 2 || JobStatus == 6 || JobStatus == 7"),
-            View::Hold => Some("JobStatus==5"),
-            View::Idle => Some("JobStatus==1"),
+        // -run, -hold and -idle select by state whatever the view (-run -batch, -dag -idle).
+        let state = match req.state {
+            Some(View::Run) => Some("JobStatus == 2 || JobStatus == 6 || JobStatus == 7"),
+            Some(View::Hold) => Some("JobStatus==5"),
+            Some(View::Idle) => Some("JobStatus==1"),
             _ => None,
         };
         if let Some(s) = state {
             jobs = jobs.with_constraint(parse_old_expr(s).expect("a valid constraint"));
             partial = true;
         }
-        if let Some(codes) = req.hold_codes.as_deref().filter(|_| req.view == View::Hold) {
+        if let Some(codes) = req
+            .hold_codes
+            .as_deref()
+            .filter(|_| req.state == Some(View::Hold))
+        {
             if let Some(c) = hold_code_constraint(codes, err) {
                 jobs = jobs.with_constraint(parse_old_expr(&c).expect("a valid constraint"));
             }
@@ -393,7 +532,7 @@ impl<'s> Query<'s> {
             server_time: session.now,
             cputime: req.cputime,
             current_run: req.current_run,
-            dag: false,
+            dag: req.dag,
             schedd_host: session.full_hostname(),
         };
         Ok(Query {
@@ -426,7 +565,7 @@ impl<'s> Query<'s> {
         }
         match self.req.view {
             View::Batch => self.print_batch(out),
-            view => self.print_jobs(out, view),
+            view => self.print_jobs(out, err, view),
         }
     }
 
@@ -537,7 +676,7 @@ impl<'s> Query<'s> {
     }
 
     fn print_batch(&mut self, out: &mut dyn Write) -> Result<(), CommandError> {
-        let mut collector = batch::Collector::default();
+        let mut collector = batch::Collector::new(self.req.dag);
         let mut counts = JobCounters::default();
         let mut census = Census::default();
         self.each_job(|job| {
@@ -583,7 +722,12 @@ impl<'s> Query<'s> {
         }
     }
 
-    fn print_jobs(&mut self, out: &mut dyn Write, view: View) -> Result<(), CommandError> {
+    fn print_jobs(
+        &mut self,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+        view: View,
+    ) -> Result<(), CommandError> {
         let (widescreen, width) = self.widths();
         let mut mask = job_mask(view);
         // -hold shows its table in full whatever the terminal's width.
@@ -591,7 +735,11 @@ impl<'s> Query<'s> {
         if !wide_mode {
             mask.overall_width = width.saturating_sub(1);
         }
+        // With -dag (the DAG view, or -hold), node jobs float up under their DAGMan job and
+        // the owner column shows their place in the DAG (`format_name_column_for_dag_nodes`).
+        let dag = self.req.dag;
         let mut rows = Vec::new();
+        let mut nodes: Vec<DagNode> = Vec::new();
         let mut counts = JobCounters::default();
         let mut census = Census::default();
         let (mut max_cluster, mut max_proc, mut longest_owner) = (0i64, 0i64, 0usize);
@@ -604,20 +752,47 @@ impl<'s> Query<'s> {
             max_cluster = max_cluster.max(job.id().cluster.0 as i64);
             max_proc = max_proc.max(job.id().proc as i64);
             let row = mask.render(ad, &env);
-            // The owner and size columns, as rendered, size their columns.
+            // The owner and size columns, as rendered, size their columns; a node name
+            // leaves room for the ` |-` before it.
+            let named_node = view == View::Dag && ad.lookup("DAGManJobId").is_some();
+            if named_node && lookup_str(ad, "DAGNodeName").is_none() {
+                let _ = writeln!(err, "DAG node job with no DAGNodeName attribute!");
+            }
             if let Some(Cell::Str(o)) = row.get(2) {
-                longest_owner = longest_owner.max(o.len());
+                let indent = if named_node && lookup_str(ad, "DAGNodeName").is_some() {
+                    3
+                } else {
+                    0
+                };
+                longest_owner = longest_owner.max(o.len() + indent);
             }
             if let Some(Cell::Real(m)) = row.iter().rev().nth(1) {
                 max_mem = max_mem.max(*m);
+            }
+            if dag {
+                nodes.push(DagNode::new(job.id(), batch::dagman_job_id(ad)));
             }
             rows.push(row);
             Ok(())
         })?;
         let summary = self.summary(Some((counts, census)))?;
+        if dag {
+            let deepest = link_dag_nodes(&mut nodes, &rows);
+            longest_owner = longest_owner.max(deepest);
+        }
+        let mut name_width = if dag && !wide_mode { 17 } else { 14 };
         if !rows.is_empty() {
-            let max_name = 14 + width as i64 - 80;
-            fix_job_columns(
+            // initOutputMask: the owner column may grow to 14 more than the width beyond 80
+            // (3 more for node names), but not for -hold, which is always wide.
+            let mut max_name = if wide_mode {
+                14
+            } else {
+                14 + width as i64 - 80
+            };
+            if dag && !wide_mode {
+                max_name += 3;
+            }
+            if fix_job_columns(
                 &mut mask,
                 max_cluster,
                 max_proc,
@@ -625,21 +800,38 @@ impl<'s> Query<'s> {
                 max_mem,
                 widescreen,
                 max_name,
-            );
+            ) {
+                name_width = mask.columns[2].width.unsigned_abs() as usize;
+            }
+        }
+        if dag {
+            for (node, row) in nodes.iter().zip(&mut rows) {
+                if node.parent.is_none() {
+                    continue;
+                }
+                if let Some(Cell::Str(name)) = row.get_mut(2) {
+                    *name = dag_node_label(name, node.generation, name_width);
+                }
+            }
         }
         let mut text = self.title();
         text.push_str(&mask.headings_line());
         out.write_all(text.as_bytes())?;
         let mut buf = String::new();
-        for row in &rows {
+        let order: Vec<usize> = if dag {
+            dag_print_order(&nodes)
+        } else {
+            (0..rows.len()).collect()
+        };
+        for i in order {
             buf.clear();
-            mask.display(&mut buf, row);
+            mask.display(&mut buf, &rows[i]);
             if widescreen {
                 trim_before_newline(&mut buf);
             }
             out.write_all(buf.as_bytes())?;
         }
-        if matches!(view, View::Jobs | View::Hold) {
+        if matches!(view, View::Jobs | View::Dag | View::Hold) {
             let mut footer = String::from("\n");
             footer.push_str(&self.summary_text(&summary));
             out.write_all(footer.as_bytes())?;
@@ -762,6 +954,42 @@ impl<'s> Query<'s> {
     }
 }
 
+/// With `-dag`, a cluster named on the command line (`C`, or `C.0`: a DAGMan job is always
+/// proc 0) also names the jobs of its DAG: queue.cpp ORs `DAGManJobId == C` and
+/// `int(split(JobBatchId, ".")[0]) == C` into the query. The clusters whose cluster ad says
+/// so are found by reading the cluster ads only (one per cluster, not one per job): DAGMan
+/// and `-batch-id` set these attributes for a whole cluster.
+fn dag_node_clusters(queue: &Queue, specs: &[JobIdSpec]) -> Result<Vec<JobIdSpec>, CommandError> {
+    let dags: Vec<i32> = specs
+        .iter()
+        .filter_map(|s| match s {
+            JobIdSpec::Cluster(c) => Some(c.0),
+            JobIdSpec::Job(j) if j.proc < 1 => Some(j.cluster.0),
+            _ => None,
+        })
+        .collect();
+    if dags.is_empty() {
+        return Ok(Vec::new());
+    }
+    let tests: Vec<Expr> = dags
+        .iter()
+        .map(|c| {
+            let text = format!("DAGManJobId == {c} || int(split(JobBatchId, \".\")[0]) == {c}");
+            parse_old_expr(&text).expect("a valid expression")
+        })
+        .collect();
+    let mut nodes = Vec::new();
+    for id in queue.cluster_ids().map_err(queue_err)? {
+        let Some(ad) = queue.cluster_ad(id).map_err(queue_err)? else {
+            continue;
+        };
+        if tests.iter().any(|t| crate::queue::constraint_holds(t, &ad)) {
+            nodes.push(JobIdSpec::Cluster(id));
+        }
+    }
+    Ok(nodes)
+}
+
 /// `-hold:1/0,3`: held for these codes (and subcodes) only (`add_hold_code_constraint`).
 fn hold_code_constraint(codes: &str, err: &mut dyn Write) -> Option<String> {
     let mut parts = Vec::new();
@@ -832,8 +1060,9 @@ impl Summary {
     }
 }
 
-/// The id columns every per-job view starts with.
-fn id_columns(mask: &mut PrintMask) {
+/// The id columns every per-job view starts with (the DAG view names its owner column
+/// `OWNER/NODENAME`, 17 wide, and shows node names in it).
+fn id_columns(mask: &mut PrintMask, view: View) {
     mask.set_separators(None, Some(" "), None, Some("\n"));
     mask.push_headed(
         " ID",
@@ -843,18 +1072,25 @@ fn id_columns(mask: &mut PrintMask) {
         " ",
         Column::new("ProcId", Some("%-3d"), 3, NO_PREFIX, Render::Printf),
     );
-    mask.push_headed(
-        "OWNER",
-        Column::new("Owner", None, -14, 0, Render::Str(render_owner))
-            .with_alt(Alt::from_text("??")),
-    );
+    if view == View::Dag {
+        mask.push_headed(
+            "OWNER/NODENAME",
+            Column::new("Owner", None, -17, 0, Render::Str(render_dag_owner)),
+        );
+    } else {
+        mask.push_headed(
+            "OWNER",
+            Column::new("Owner", None, -14, 0, Render::Str(render_owner))
+                .with_alt(Alt::from_text("??")),
+        );
+    }
 }
 
 /// The columns of a per-job view (`jobDefault_PrintFormat`, `jobRuntime_...`,
 /// `jobHold_...`, `jobIdle_...`).
 fn job_mask(view: View) -> PrintMask {
     let mut mask = PrintMask::new();
-    id_columns(&mut mask);
+    id_columns(&mut mask, view);
     let auto = AUTO_WIDTH | NO_TRUNCATE;
     let qq = Alt::from_text("??");
     match view {
@@ -946,7 +1182,7 @@ fn job_mask(view: View) -> PrintMask {
                 Column::new("LastRemoteHost", Some("%v"), 0, 0, Render::Printf),
             );
         }
-        View::Jobs | View::Batch => {
+        View::Jobs | View::Dag | View::Batch => {
             mask.push_headed(
                 "  SUBMITTED",
                 Column::new("QDate", Some("%Y"), 11, 0, Render::IntFormat(format_qdate)),
@@ -995,7 +1231,8 @@ fn job_mask(view: View) -> PrintMask {
 }
 
 /// `fixup_std_column_widths`: wider id columns for big ids, a wider owner column (on a
-/// terminal), a SIZE column as wide as the largest size.
+/// terminal), a SIZE column as wide as the largest size. Returns whether it changed anything
+/// (it leaves the columns alone when the ids are small and the names short).
 fn fix_job_columns(
     mask: &mut PrintMask,
     max_cluster: i64,
@@ -1004,9 +1241,9 @@ fn fix_job_columns(
     max_mem: f64,
     widescreen: bool,
     max_name_width: i64,
-) {
+) -> bool {
     if max_cluster < 9999 && max_proc < 999 && longest_owner <= 14 {
-        return;
+        return false;
     }
     let cluster_width = max_cluster.to_string().len();
     if (5..=9).contains(&cluster_width) {
@@ -1031,6 +1268,123 @@ fn fix_job_columns(
             col.width = col.width.max(w);
         }
     }
+    true
+}
+
+/// One job of a `-dag` listing, and its place in the DAG (`JobRowOfData`'s links).
+#[derive(Clone, Debug)]
+struct DagNode {
+    id: crate::queue::JobId,
+    /// The cluster of the DAGMan job this job is a node of (`lookup_dagman_job_id`).
+    parent: Option<i64>,
+    children: Option<usize>,
+    next_sib: Option<usize>,
+    last_sib: Option<usize>,
+    generation: usize,
+}
+
+impl DagNode {
+    fn new(id: crate::queue::JobId, parent: Option<i64>) -> DagNode {
+        DagNode {
+            id,
+            parent,
+            children: None,
+            next_sib: None,
+            last_sib: None,
+            generation: 0,
+        }
+    }
+}
+
+/// `linkup_nodes_by_id` for `-dag`: each node job (after the first row, as queue.cpp walks
+/// from the second) is linked under its DAGMan job (proc 0 of its `DAGManJobId`) when that
+/// job is listed: as its first child, or (the first proc of another cluster) as the next
+/// sibling of its first child; its generation is its parent's plus one. Returns the widest
+/// name a nested node needs (its name, `|-`, and one space per generation).
+fn link_dag_nodes(nodes: &mut [DagNode], rows: &[Vec<Cell>]) -> usize {
+    let index: HashMap<crate::queue::JobId, usize> =
+        nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect();
+    let mut widest = 0;
+    for i in 1..nodes.len() {
+        let first_proc = nodes[i - 1].id.cluster != nodes[i].id.cluster;
+        let Some(parent) = nodes[i].parent else {
+            continue;
+        };
+        let Ok(cluster) = i32::try_from(parent) else {
+            continue;
+        };
+        let Some(&p) = index.get(&crate::queue::JobId::new(cluster, 0)) else {
+            continue;
+        };
+        nodes[i].generation = nodes[p].generation + 1;
+        match nodes[p].children {
+            None => nodes[p].children = Some(i),
+            Some(head) if first_proc => {
+                match nodes[head].last_sib {
+                    None => nodes[head].next_sib = Some(i),
+                    Some(last) => nodes[last].next_sib = Some(i),
+                }
+                nodes[head].last_sib = Some(i);
+            }
+            Some(_) => {}
+        }
+        if nodes[i].generation > 1 {
+            if let Some(Cell::Str(name)) = rows[i].get(2) {
+                widest = widest.max(name.len() + 2 + nodes[i].generation);
+            }
+        }
+    }
+    widest
+}
+
+/// A node job's name column: one space per generation, `|-`, and the name, cut to the
+/// column's width (`format_name_column_for_dag_nodes`).
+fn dag_node_label(name: &str, generation: usize, width: usize) -> String {
+    let mut label = " ".repeat(generation);
+    label.push_str("|-");
+    let room = width.saturating_sub(label.len());
+    let cut = crate::output::printf::floor_char_boundary(name, room.min(name.len()));
+    label.push_str(&name[..cut]);
+    label
+}
+
+/// The order `print_results` prints a `-dag` listing in: job-id order, each job followed by
+/// its children (and theirs), which are then not printed again in their own place.
+fn dag_print_order(nodes: &[DagNode]) -> Vec<usize> {
+    let mut printed = vec![false; nodes.len()];
+    let mut order = Vec::with_capacity(nodes.len());
+    for i in 0..nodes.len() {
+        if printed[i] {
+            continue;
+        }
+        printed[i] = true;
+        order.push(i);
+        let mut stack: Vec<usize> = nodes[i].children.into_iter().collect();
+        // `print_children`, without recursion: a node, its children, then its next sibling.
+        while let Some(j) = stack.pop() {
+            let seen = printed[j];
+            printed[j] = true;
+            order.push(j);
+            if let Some(next) = nodes[j].next_sib {
+                stack.push(next);
+            }
+            // A DAGMan job listed as a node of its own node would loop: once is enough.
+            if let (Some(child), false) = (nodes[j].children, seen) {
+                stack.push(child);
+            }
+        }
+    }
+    order
+}
+
+/// condor_q's `DAG_OWNER`: with `-dag`, a DAG node job's node name, else its owner.
+fn render_dag_owner(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
+    if env.dag && ad.lookup("DAGManJobId").is_some() {
+        if let Some(name) = lookup_str(ad, "DAGNodeName") {
+            return Some(name.to_string());
+        }
+    }
+    lookup_str(ad, "Owner").map(|o| o.to_string())
 }
 
 /// condor_q's `CPU_TIME`: the job's wall-clock time (all runs, or `-currentrun` the current
