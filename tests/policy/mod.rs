@@ -332,23 +332,32 @@ fn condor_drain_refusals_and_errors() {
     drop(master);
 }
 
+/// Configures a pool whose keyboard is the file this returns (`KeyboardIdle = 600` to begin
+/// with: the owner is away), a policy run every second, START while the keyboard has been
+/// idle for two minutes, and `policy`.
+fn with_a_keyboard(env: &TestEnvironment, policy: &str) -> std::path::PathBuf {
+    let inputs = env.work_dir().join("inputs");
+    std::fs::write(&inputs, "KeyboardIdle = 600\n").unwrap();
+    configure(
+        env,
+        &format!(
+            "CONDORLITE_MACHINE_INPUTS = {}\nPOLLING_INTERVAL = 1\n\
+             SLOTS_CONNECTED_TO_KEYBOARD = 1000\nSTART = KeyboardIdle > 120\n{policy}",
+            inputs.display()
+        ),
+    );
+    inputs
+}
+
 /// The seed's desktop policy, driven by a fake keyboard: the job is suspended when the
 /// owner comes back and continued when they leave again.
 #[test]
 fn the_desktop_policy_suspends_and_continues_on_the_keyboard() {
     let env = TestEnvironment::new();
-    let inputs = env.work_dir().join("inputs");
-    std::fs::write(&inputs, "KeyboardIdle = 600\n").unwrap();
-    configure(
+    let inputs = with_a_keyboard(
         &env,
-        &format!(
-            "CONDORLITE_MACHINE_INPUTS = {}\nPOLLING_INTERVAL = 1\n\
-             SLOTS_CONNECTED_TO_KEYBOARD = 1000\n\
-             START = KeyboardIdle > 120\nWANT_SUSPEND = True\n\
-             SUSPEND = KeyboardIdle < 60\nCONTINUE = KeyboardIdle > 120\n\
-             PREEMPT = False\nKILL = False\n",
-            inputs.display()
-        ),
+        "WANT_SUSPEND = True\nSUSPEND = KeyboardIdle < 60\nCONTINUE = KeyboardIdle > 120\n\
+         PREEMPT = False\nKILL = False\n",
     );
     let (master, cluster) = a_running_sleeper(&env, "desk.log");
     std::fs::write(&inputs, "KeyboardIdle = 5\n").unwrap();
@@ -379,18 +388,10 @@ fn the_desktop_policy_suspends_and_continues_on_the_keyboard() {
 #[test]
 fn preempt_vacates_after_retirement_and_kills_after_the_vacate_time() {
     let env = TestEnvironment::new();
-    let inputs = env.work_dir().join("inputs");
-    std::fs::write(&inputs, "KeyboardIdle = 600\n").unwrap();
-    configure(
+    let inputs = with_a_keyboard(
         &env,
-        &format!(
-            "CONDORLITE_MACHINE_INPUTS = {}\nPOLLING_INTERVAL = 1\n\
-             SLOTS_CONNECTED_TO_KEYBOARD = 1000\n\
-             START = KeyboardIdle > 120\nPREEMPT = KeyboardIdle < 60\n\
-             WANT_SUSPEND = False\nWANT_VACATE = True\nKILL = False\n\
-             MAXJOBRETIREMENTTIME = 5\nMachineMaxVacateTime = 2\n",
-            inputs.display()
-        ),
+        "PREEMPT = KeyboardIdle < 60\nWANT_SUSPEND = False\nWANT_VACATE = True\n\
+         KILL = False\nMAXJOBRETIREMENTTIME = 5\nMachineMaxVacateTime = 2\n",
     );
     let master = Master::start(&env);
     // Ignores SIGTERM: only SIGKILL ends it.

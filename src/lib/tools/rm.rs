@@ -147,56 +147,28 @@ pub const CONTINUE: Tool = Tool {
 
 /// rm.cpp's tests, in order; `-forcex` may be abbreviated to one letter by condor_rm only,
 /// `-fast` by condor_vacate_job only.
-const PREFIXES_RM: &[Prefix] = &[
-    Prefix::min("debug", 1).qualified(),
-    Prefix::min("long", 1),
-    Prefix::min("totals", 3),
-    Prefix::min("constraint", 1),
-    Prefix::min("all", 1),
-    Prefix::min("held", 3),
-    Prefix::min("hold", 3),
-    Prefix::min("reason", 1),
-    Prefix::min("subcode", 1),
-    Prefix::min("forcex", 1),
-    Prefix::min("fast", 2),
-    Prefix::min("name", 1),
-    Prefix::min("version", 1),
-    Prefix::min("help", 1),
-];
+const fn prefixes(forcex: usize, fast: usize) -> [Prefix; 14] {
+    [
+        Prefix::min("debug", 1).qualified(),
+        Prefix::min("long", 1),
+        Prefix::min("totals", 3),
+        Prefix::min("constraint", 1),
+        Prefix::min("all", 1),
+        Prefix::min("held", 3),
+        Prefix::min("hold", 3),
+        Prefix::min("reason", 1),
+        Prefix::min("subcode", 1),
+        Prefix::min("forcex", forcex),
+        Prefix::min("fast", fast),
+        Prefix::min("name", 1),
+        Prefix::min("version", 1),
+        Prefix::min("help", 1),
+    ]
+}
 
-const PREFIXES_VACATE: &[Prefix] = &[
-    Prefix::min("debug", 1).qualified(),
-    Prefix::min("long", 1),
-    Prefix::min("totals", 3),
-    Prefix::min("constraint", 1),
-    Prefix::min("all", 1),
-    Prefix::min("held", 3),
-    Prefix::min("hold", 3),
-    Prefix::min("reason", 1),
-    Prefix::min("subcode", 1),
-    Prefix::min("forcex", 2),
-    Prefix::min("fast", 1),
-    Prefix::min("name", 1),
-    Prefix::min("version", 1),
-    Prefix::min("help", 1),
-];
-
-const PREFIXES_OTHER: &[Prefix] = &[
-    Prefix::min("debug", 1).qualified(),
-    Prefix::min("long", 1),
-    Prefix::min("totals", 3),
-    Prefix::min("constraint", 1),
-    Prefix::min("all", 1),
-    Prefix::min("held", 3),
-    Prefix::min("hold", 3),
-    Prefix::min("reason", 1),
-    Prefix::min("subcode", 1),
-    Prefix::min("forcex", 2),
-    Prefix::min("fast", 2),
-    Prefix::min("name", 1),
-    Prefix::min("version", 1),
-    Prefix::min("help", 1),
-];
+const PREFIXES_RM: &[Prefix] = &prefixes(1, 2);
+const PREFIXES_VACATE: &[Prefix] = &prefixes(2, 1);
+const PREFIXES_OTHER: &[Prefix] = &prefixes(2, 2);
 
 fn command(mode: Mode) -> Command {
     let (about, reason_help) = match mode {
