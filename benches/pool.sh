@@ -12,6 +12,7 @@
 # and to run; their figures are cited in the README.
 #
 # Usage: benches/pool.sh [latency runs (default 20)] [jobs (default 2000)]
+# (CARGO="flock /tmp/cargo.lock cargo" to wrap the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +28,7 @@ if ! command -v tsp >/dev/null; then
     }
 fi
 
-cargo build --release --quiet --bins
+${CARGO:-cargo} build --release --quiet --bins
 BIN=$PWD/target/release
 
 WORK=$(mktemp -d /tmp/condorlite-bench.XXXXXX)

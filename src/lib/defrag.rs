@@ -6,7 +6,8 @@
 //!
 //! condorlite runs it inside the master when `DAEMON_LIST` names `DEFRAG`, over the startd's
 //! own slot ads: on one host there is one machine, so the policy comes down to "drain the
-//! partitionable slot when it is not whole, if the rate allows". A poll is a pure function of
+//! partitionable slot when it is not whole, if the rate allows"; and the master polls only
+//! while a job waits that the whole machine could run but the fragmented one cannot. A poll is a pure function of
 //! (the slot ads, the defrag's memory of the last poll, `now`) returning what to do
 //! ([`DefragAction`]), so that it is tested without processes.
 //!

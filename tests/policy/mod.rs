@@ -516,3 +516,76 @@ fn a_better_user_preempts_only_when_preemption_requirements_allow() {
         drop(master);
     }
 }
+
+/// `-exit-on-completion`: the startd exits once drained (nothing starts), and `condor_on`
+/// brings a new one, not draining.
+#[test]
+fn a_startd_that_exited_on_completion_comes_back_with_condor_on() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let name = startd_name(&env);
+    let out = env.run("condor_drain", ["-exit-on-completion", &name]);
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the slots to be drained", || {
+        slot_states(&env).lines().all(|l| l.contains("Drained"))
+    });
+    let cluster = crate::pool::submit(&env, "executable = /bin/true\nqueue\n");
+    crate::pool::settle(&env);
+    assert_eq!(count(&env, "JobStatus == 1"), 1, "nothing starts");
+    let out = env.run("condor_on", ["-startd"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the job to run and leave", || {
+        count(&env, &format!("ClusterId == {cluster}")) == 0
+    });
+    let out = env.run("condor_status", ["-af", "Draining"]);
+    assert!(out.stdout.lines().all(|l| l == "undefined"), "{out}");
+    drop(master);
+}
+
+/// condor_defrag's policy in the master (`DAEMON_LIST` names `DEFRAG`): a partitionable slot
+/// fragmented by a one-core job is drained so that the waiting whole-machine job runs.
+#[test]
+fn defrag_drains_a_fragmented_machine_for_a_whole_machine_job() {
+    let env = TestEnvironment::new();
+    configure(
+        &env,
+        "NUM_CPUS = 2\nDAEMON_LIST = MASTER, DEFRAG\nDEFRAG_INTERVAL = 1\n\
+         DEFRAG_DRAINING_MACHINES_PER_HOUR = 3600\nDEFRAG_DRAINING_SCHEDULE = quick\n\
+         DEFRAG_MAX_WHOLE_MACHINES = 1\nDEFRAG_REQUIREMENTS = Cpus > 0\n",
+    );
+    let master = Master::start(&env);
+    let small = crate::pool::submit(
+        &env,
+        "executable = /bin/sleep\narguments = 300\nrequest_cpus = 1\nlog = defrag.log\nqueue\n",
+    );
+    wait_for("the small job to run", || {
+        count(&env, "JobStatus == 2") == 1
+    });
+    let whole = crate::pool::submit(
+        &env,
+        "executable = /bin/sleep\narguments = 300\nrequest_cpus = 2\npriority = 10\n\
+         log = defrag.log\nqueue\n",
+    );
+    wait_for("the whole-machine job to run", || {
+        count(&env, &format!("ClusterId == {whole} && JobStatus == 2")) == 1
+    });
+    let out = env.run(
+        "condor_q",
+        [
+            &small,
+            "-af",
+            "JobStatus",
+            "NumVacatesByReason.StartdDraining",
+        ],
+    );
+    assert_eq!(out.stdout, "1 1\n", "{out}");
+    // The drain resumed on completion, and the machine is not drained again.
+    crate::pool::settle(&env);
+    let out = env.run("condor_status", ["-af", "Draining"]);
+    assert!(out.stdout.lines().all(|l| l == "undefined"), "{out}");
+    assert_eq!(
+        count(&env, &format!("ClusterId == {whole} && JobStatus == 2")),
+        1
+    );
+    drop(master);
+}

@@ -16,9 +16,11 @@
 //! - `condor_run` starts the same pool inside its own process when no master runs
 //!   ([`EmbeddedPool`]).
 
+mod cleanup;
 pub mod lock;
 pub mod logging;
 mod pool;
+mod reaper;
 pub mod server;
 
 use std::io::{Read, Write};

@@ -18,8 +18,34 @@
 //!
 //! Queries for ads (`condor_status`) are answered between steps, from the state as it is.
 //!
-//! A running job is a child process (see [`crate::starter`]); a thread per job waits for it
-//! and reports its exit. If the master dies, the jobs' processes are found and killed at the
+//! # Durability
+//!
+//! The tools' commits are durable before they are acknowledged (`synchronous = FULL`: a
+//! submitted job survives even a power loss the moment `condor_submit` says so). The master's
+//! own commits (a job started, ended, went back to idle) use `synchronous = NORMAL`: each is
+//! written to the queue's write-ahead log before the step goes on, and the log is synced
+//! right after, by the background thread ([`super::cleanup`]), rather than in the main loop,
+//! where an `fsync` per step held up every job start behind the disk. Why this loses and
+//! duplicates nothing:
+//!
+//! - A crash of the master (SIGKILL, a panic) loses nothing: a commit in the log is in the
+//!   operating system's hands, and the next open of the store recovers it.
+//! - A crash of the whole system can lose only a suffix of the log that was not synced yet,
+//!   and only the master's own commits can be in it: every tool's commit syncs the log up to
+//!   and including itself, so an acknowledged submit (or `condor_rm`, `condor_hold`, ...)
+//!   is never behind an unsynced frame. SQLite applies the log only up to the last intact
+//!   commit, so the store is as it was at one of the master's commits: never half a step.
+//! - What such a loss undoes is a step's bookkeeping, exactly what a master crash just before
+//!   that step's commit undoes with full syncs: a started job is found idle (or running, and
+//!   recovered to idle: [`Pool::recover`]) and runs again; an ended job is found running and
+//!   runs again. A job is never lost, and never in the queue twice (each commit moves a job
+//!   between the queue and the history in one transaction). The window is the time until the
+//!   background sync, about one `fsync`, instead of zero; HTCondor's schedd makes the same
+//!   trade for the shadow's updates (non-durable transactions).
+//!
+//! A running job is a child process (see [`crate::starter`]); one thread watches them all
+//! and reports their exits ([`super::reaper`]), and another removes finished jobs' scratch
+//! directories ([`super::cleanup`]). If the master dies, the jobs' processes are found and killed at the
 //! next start, and their jobs go back to idle ([`Pool::recover`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -35,6 +61,7 @@ use crate::client::master::{AdKind, Command, DrainArgs, JobSignal, Shutdown, Sub
 use crate::client::userlog::JobLogs;
 use crate::client::Session;
 use crate::config::Config;
+use crate::defrag::{Defrag, DefragAction, DefragConfig};
 use crate::eventlog::{
     usage_from_job_ad, EventBody, Eviction, Execute, ExitStatus, ImageSize, JobAborted, JobEvicted,
     JobHeld, JobReconnectFailed, JobSuspended, JobTerminated, Rusage,
@@ -44,7 +71,9 @@ use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use crate::queue::{JobId, JobQuery, JobStatus, Queue};
 use crate::schedd::exit::{self as run, AdUpdate, ExitInfo, Outcome, RunConfig};
 use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
-use crate::startd::{Decision, DrainRequest, DrainSchedule, JobAction, OnCompletion, Startd};
+use crate::startd::{
+    Activity, Decision, DrainRequest, DrainSchedule, JobAction, OnCompletion, Startd, State,
+};
 use crate::starter::{self, JobExit, RawExit, RunningJob, StartRequest};
 
 use super::{DaemonError, Msg};
@@ -67,6 +96,9 @@ enum Stop {
 /// The most a removed or held job's process gets between its kill signal and SIGKILL
 /// (condorlite's bound: a removal is meant to be prompt).
 const REMOVE_KILL_TIME: i64 = 10;
+
+/// How long the pool is quiet before it gives back the memory its work used.
+const IDLE_TRIM_DELAY: Duration = Duration::from_secs(1);
 
 /// A job whose process runs.
 struct Running {
@@ -226,19 +258,34 @@ pub struct Pool {
     queue: Queue,
     data_version: i64,
     startd: Startd,
+    /// The defrag daemon's policy, when `DAEMON_LIST` names `DEFRAG`.
+    defrag: Option<Defrag>,
+    next_defrag: Instant,
     negotiator: Negotiator,
     accountant: Accountant,
+    /// A negotiation cycle's accounting, not yet written (see [`Pool::flush_accountant`]).
+    pending_accountant: Option<crate::accountant::AccountantState>,
     policy: UserPolicy,
     run_config: RunConfig,
     accounting_domain: String,
     idle: IdleIndex,
     running: HashMap<JobId, Running>,
     claims: HashMap<String, Claim>,
+    /// Idle jobs that preempted running ones, with the slots they wait for: they are not
+    /// negotiated for again until those claims end.
+    preempting: HashMap<JobId, Vec<String>>,
     to_main: Sender<Msg>,
+    /// Reports the running jobs' exits.
+    reaper: super::reaper::Reaper,
+    /// Removes finished jobs' scratch directories.
+    cleaner: super::cleanup::Cleaner,
     changes: Changes,
     events: Vec<PendingEvent>,
     /// A wake-up or a change asks for a cycle now.
     negotiate_now: bool,
+    /// When the pool, quiet since, gives back the memory its work used
+    /// ([`Pool::release_memory`]).
+    trim_at: Option<Instant>,
     /// The idle jobs must be read again (a change of this pool's was dropped).
     reload_next: bool,
     next_negotiation: Instant,
@@ -247,6 +294,9 @@ pub struct Pool {
     lifecycle: Lifecycle,
     schedd_off: bool,
     startd_off: bool,
+    /// The startd exited when a drain completed (`-exit-on-completion`): `condor_on` starts
+    /// a new one.
+    startd_exited: bool,
     negotiator_off: bool,
     started_at: i64,
     cycles: u64,
@@ -285,9 +335,12 @@ impl Pool {
         );
         std::fs::create_dir_all(&execute).map_err(|e| DaemonError::io(&execute, e))?;
         let mut queue = Queue::open(session.spool())?;
+        // The master's own commits do not wait for the disk (see the module documentation).
+        queue.set_durable_commits(false)?;
         let report = queue.repair()?;
         tracing::info!("job queue opened: {report:?}");
         let startd = Startd::from_config(&config, t)?;
+        let defrag = defrag_of(&config, startd.name())?;
         let negotiator = Negotiator::from_config(&config)?;
         let accountant = Accountant::open(negotiator.accountant_config().clone(), session.spool())?;
         let policy = UserPolicy::from_config(&config);
@@ -302,18 +355,25 @@ impl Pool {
             execute,
             queue,
             startd,
+            defrag,
+            next_defrag: instant,
             negotiator,
             accountant,
+            pending_accountant: None,
             policy,
             run_config: RunConfig::from_config(&config),
             accounting_domain,
             idle: IdleIndex::default(),
             running: HashMap::new(),
             claims: HashMap::new(),
+            preempting: HashMap::new(),
+            reaper: super::reaper::Reaper::new(to_main.clone()),
+            cleaner: super::cleanup::Cleaner::new(),
             to_main,
             changes: Changes::default(),
             events: Vec::new(),
             negotiate_now: true,
+            trim_at: Some(instant + IDLE_TRIM_DELAY),
             reload_next: false,
             next_negotiation: instant,
             next_periodic: instant + knob_secs(&config, "PERIODIC_EXPR_INTERVAL", 60),
@@ -321,6 +381,7 @@ impl Pool {
             lifecycle: Lifecycle::Running,
             schedd_off: false,
             startd_off: false,
+            startd_exited: false,
             negotiator_off: false,
             started_at: t,
             cycles: 0,
@@ -425,6 +486,12 @@ impl Pool {
                 Err(RecvTimeoutError::Disconnected) => return false,
             }
             msgs.extend(rx.try_iter());
+            if msgs.is_empty() && self.trim_at.is_some_and(|t| t <= Instant::now()) {
+                self.trim_at = None;
+                self.release_memory();
+            } else if !msgs.is_empty() {
+                self.trim_at = Some(Instant::now() + IDLE_TRIM_DELAY);
+            }
             for m in msgs {
                 self.handle(m);
             }
@@ -435,6 +502,7 @@ impl Pool {
                 if self.running.is_empty() {
                     self.release_all_claims();
                     let _ = self.commit();
+                    self.cleaner.finish();
                     tracing::info!("condor_master stopping");
                     return restart;
                 }
@@ -450,15 +518,34 @@ impl Pool {
         if let Some(timer) = self.startd.next_timer(now()) {
             t = t.min(instant_at(timer));
         }
+        if self.defrag.is_some() {
+            t = t.min(self.next_defrag);
+        }
         for r in self.running.values() {
             if let Some(k) = r.hard_kill_at {
                 t = t.min(k);
             }
         }
+        if let Some(trim) = self.trim_at {
+            t = t.min(trim);
+        }
         if self.negotiate_now {
             t = Instant::now();
         }
         t
+    }
+
+    /// After a burst of work, gives back the memory it used: the queue connection's page
+    /// cache, and the allocator's free pages (glibc keeps freed memory for reuse otherwise).
+    fn release_memory(&mut self) {
+        if let Err(e) = self.queue.release_memory() {
+            tracing::warn!("{e}");
+        }
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only returns free memory of the allocator to the system.
+        unsafe {
+            libc::malloc_trim(0);
+        }
     }
 
     fn handle(&mut self, msg: Msg) {
@@ -534,6 +621,10 @@ impl Pool {
             }
             Command::On(daemon) => {
                 self.set_off(daemon, false);
+                if self.startd_exited && !self.startd_off {
+                    // The startd that exited on a drain's completion starts afresh.
+                    self.restart_startd();
+                }
                 self.negotiate_now = true;
             }
             // The socket sends queries as `Msg::Query`; one arriving here changes nothing.
@@ -560,7 +651,9 @@ impl Pool {
     fn reconfig(&mut self) -> Result<(), DaemonError> {
         let config = Config::load()?;
         let t = now();
+        self.flush_accountant();
         self.startd.reconfigure(&config, t)?;
+        self.defrag = defrag_of(&config, self.startd.name())?;
         let neg = Negotiator::from_config(&config)?;
         self.negotiator
             .reconfigure(neg.config().clone(), neg.accountant_config().clone());
@@ -610,12 +703,25 @@ impl Pool {
     /// at once.
     fn stop_job(&mut self, id: JobId, stop: Stop, fast: bool) {
         let vacate = self.vacate_time(id, &stop);
+        let t = now();
+        // A stopped process takes its signal once it runs again: the job is continued first
+        // (the starter continues a suspended job it kills), its suspension ended.
+        if let Some(by) = self.running.get(&id).and_then(|r| r.suspended) {
+            let slot = self.running.get(&id).map(|r| r.slot.clone());
+            self.continue_job(id, None, t);
+            if let (Suspender::User, Some(slot)) = (by, slot) {
+                if let Err(e) = self.startd.continue_claim(&slot, t) {
+                    tracing::warn!("continuing the claim on {slot}: {e}");
+                }
+            }
+        }
         let Some(r) = self.running.get_mut(&id) else {
             return;
         };
         if r.stop.is_none() || stop == Stop::Remove {
             r.stop = Some(stop);
         }
+        let deadline = Instant::now() + vacate;
         if fast {
             let _ = r.job.hard_kill();
             r.hard_kill_at = None;
@@ -627,12 +733,10 @@ impl Pool {
                 Some(Stop::Hold) => r.job.send_signal(r.job.hold_kill_sig()),
                 _ => r.job.soft_kill(),
             };
-            r.hard_kill_at = Some(Instant::now() + vacate);
-        }
-        if r.suspended.is_some() {
-            // A stopped process takes its signal once it runs again (the starter continues
-            // a suspended job it kills).
-            let _ = r.job.resume();
+            r.hard_kill_at = Some(deadline);
+        } else if matches!(r.stop, Some(Stop::Remove | Stop::Hold)) {
+            // A removal or hold after a vacate: its shorter bound holds.
+            r.hard_kill_at = r.hard_kill_at.map(|k| k.min(deadline));
         }
     }
 
@@ -660,15 +764,23 @@ impl Pool {
                     stoppable
                 }
                 JobSignal::Suspend => {
-                    let done = self.suspend_job(id, Suspender::User, t);
-                    if let Some(slot) = self.running.get(&id).map(|r| r.slot.clone()) {
-                        if done {
-                            if let Err(e) = self.startd.suspend_claim(&slot, t) {
+                    // The startd first: a claim it cannot suspend (retiring to be vacated,
+                    // ...) leaves the job running.
+                    let slot = self
+                        .running
+                        .get(&id)
+                        .filter(|r| r.stop.is_none() && r.suspended.is_none())
+                        .map(|r| r.slot.clone());
+                    match slot {
+                        Some(slot) => match self.startd.suspend_claim(&slot, t) {
+                            Ok(()) => self.suspend_job(id, Suspender::User, t),
+                            Err(e) => {
                                 tracing::warn!("suspending the claim on {slot}: {e}");
+                                false
                             }
-                        }
+                        },
+                        None => false,
                     }
-                    done
                 }
                 JobSignal::Continue => {
                     let done = self.continue_job(id, Some(Suspender::User), t);
@@ -814,8 +926,67 @@ impl Pool {
             self.apply_startd(t);
             self.next_update = instant + knob_secs(&self.config, "POLLING_INTERVAL", 5);
         }
+        if self.defrag.is_some() && instant >= self.next_defrag && self.accepting() {
+            self.defrag(t);
+        }
         self.commit()?;
         Ok(())
+    }
+
+    /// A defrag poll (`DEFRAG_INTERVAL`): its drains and cancels go to the startd.
+    fn defrag(&mut self, t: i64) {
+        let Some(defrag) = self.defrag.as_mut() else {
+            return;
+        };
+        let interval = defrag.config.interval;
+        if interval <= 0 {
+            self.next_defrag = Instant::now() + Duration::from_secs(3600);
+            return;
+        }
+        self.next_defrag = Instant::now() + Duration::from_secs(interval as u64);
+        self.startd.refresh(t);
+        let slots = self.startd.slot_ads();
+        // On one host, draining is for a job that waits: one that the whole machine could
+        // run but the partitionable slots, as fragmented, cannot. Without one the poll is
+        // skipped (a pool's defrag drains at its rate whatever the queue holds).
+        let pslots = || {
+            slots
+                .iter()
+                .filter(|a| lookup_bool(a, "PartitionableSlot") == Some(true))
+        };
+        let free = pslots()
+            .filter_map(|a| lookup_int(a, "Cpus"))
+            .max()
+            .unwrap_or(0);
+        let whole = pslots()
+            .filter_map(|a| lookup_int(a, "TotalSlotCpus"))
+            .max()
+            .unwrap_or(0);
+        let waiting = self.idle.jobs.values().any(|j| {
+            let cpus = lookup_int(&j.ad, "RequestCpus").unwrap_or(1);
+            cpus > free && cpus <= whole && !cooling_down(&j.ad, t)
+        });
+        let actions = if waiting {
+            defrag.poll(&slots, t)
+        } else {
+            Vec::new()
+        };
+        for action in actions {
+            match action {
+                DefragAction::Drain { machine, request } => match self.startd.drain(request, t) {
+                    Ok(id) => tracing::info!("defrag: draining {machine} (request {id})"),
+                    Err(e) => tracing::info!("defrag: failed to drain {machine}: {e}"),
+                },
+                DefragAction::Cancel { machine } => {
+                    tracing::info!("defrag: cancelling the draining of {machine}");
+                    if let Err(e) = self.startd.cancel_drain(None, t) {
+                        tracing::info!("defrag: failed to cancel draining on {machine}: {e}");
+                    }
+                    self.negotiate_now = true;
+                }
+            }
+        }
+        self.apply_startd(t);
     }
 
     /// Runs the startd's policy and carries out what it decided: suspending, continuing,
@@ -828,6 +999,24 @@ impl Pool {
                     let Some(id) = self.claims.get(&slot).and_then(|c| c.job) else {
                         continue;
                     };
+                    // A decision may wait a step (a query's refresh made it) while its job
+                    // ends and another starts on the slot: it stands only if the slot is
+                    // still where the decision put it.
+                    let now_in = self.startd.state(&slot);
+                    let current = match action {
+                        JobAction::Suspend => now_in == Some((State::Claimed, Activity::Suspended)),
+                        JobAction::Continue => self.running.get(&id).is_some_and(|r| {
+                            r.suspended.is_some()
+                                && now_in != Some((State::Claimed, Activity::Suspended))
+                        }),
+                        JobAction::Vacate { .. } | JobAction::Kill { .. } => {
+                            now_in.is_some_and(|(s, _)| s == State::Preempting)
+                        }
+                    };
+                    if !current {
+                        tracing::debug!("stale startd decision on {slot} dropped: {action:?}");
+                        continue;
+                    }
                     tracing::info!("startd policy on {slot} (job {id}): {action:?}");
                     match action {
                         JobAction::Suspend => {
@@ -843,6 +1032,14 @@ impl Pool {
                     }
                 }
                 Decision::ClaimEnded { slot, reason } => {
+                    if self
+                        .startd
+                        .state(&slot)
+                        .is_some_and(|(s, _)| s == State::Claimed)
+                    {
+                        // Claimed again since (a stale decision): the new claim stands.
+                        continue;
+                    }
                     tracing::info!("startd ended the claim on {slot}: {reason}");
                     self.forget_claim(&slot, t);
                 }
@@ -854,6 +1051,7 @@ impl Pool {
     /// The startd's eviction of a job: back to idle with the startd's reason and code. The
     /// startd times the vacate itself (a `Kill` follows when the vacate time is over).
     fn evict(&mut self, id: JobId, reason: String, code: i64, hard: bool) {
+        let own_stop = self.running.get(&id).is_some_and(|r| r.stop.is_some());
         self.stop_job(
             id,
             Stop::Vacate {
@@ -863,8 +1061,24 @@ impl Pool {
             },
             hard,
         );
-        if let Some(r) = self.running.get_mut(&id) {
-            r.hard_kill_at = None;
+        if !own_stop {
+            if let Some(r) = self.running.get_mut(&id) {
+                r.hard_kill_at = None;
+            }
+        }
+    }
+
+    /// A new startd from the configuration, as when the master restarts one: its slots are
+    /// fresh (not draining), and no claim survives.
+    fn restart_startd(&mut self) {
+        match Startd::from_config(&self.config, now()) {
+            Ok(startd) => {
+                self.release_all_claims();
+                self.startd = startd;
+                self.startd_exited = false;
+                self.negotiate_now = true;
+            }
+            Err(e) => tracing::error!("restarting the startd: {e}"),
         }
     }
 
@@ -872,18 +1086,13 @@ impl Pool {
     /// startd off (as the master does not restart an exited startd), `-restart-on-completion`
     /// starts it afresh from the configuration, `-reconfig-on-completion` reconfigures.
     fn drain_completed(&mut self, what: OnCompletion) {
-        let t = now();
         tracing::info!("draining completed: {what:?}");
         match what {
-            OnCompletion::Exit => self.set_off(Subsystem::Startd, true),
-            OnCompletion::Restart => match Startd::from_config(&self.config, t) {
-                Ok(startd) => {
-                    self.release_all_claims();
-                    self.startd = startd;
-                    self.negotiate_now = true;
-                }
-                Err(e) => tracing::error!("restarting the startd: {e}"),
-            },
+            OnCompletion::Exit => {
+                self.set_off(Subsystem::Startd, true);
+                self.startd_exited = true;
+            }
+            OnCompletion::Restart => self.restart_startd(),
             OnCompletion::Reconfig => {
                 if let Err(e) = self.reconfig() {
                     tracing::error!("reconfig failed: {e}");
@@ -1107,6 +1316,7 @@ impl Pool {
         let Some(claim) = self.claims.remove(slot) else {
             return;
         };
+        self.flush_accountant();
         let resource = claim.resource;
         if let Err(e) = self
             .accountant
@@ -1114,11 +1324,44 @@ impl Pool {
         {
             tracing::error!("accountant: {e}");
         }
+        // A job waiting for this slot's job to be preempted may be matched again.
+        for victims in self.preempting.values_mut() {
+            victims.retain(|v| v != slot);
+        }
+        self.preempting.retain(|_, victims| !victims.is_empty());
         self.negotiate_now = true;
+    }
+
+    /// Forgets the preemptions of jobs no longer idle (started elsewhere, removed, held):
+    /// their victims stop retiring for them (HTCondor's #19).
+    fn prune_preemptions(&mut self, t: i64) {
+        let gone: Vec<JobId> = self
+            .preempting
+            .keys()
+            .filter(|id| !self.idle.jobs.contains_key(id))
+            .copied()
+            .collect();
+        for id in gone {
+            for victim in self.preempting.remove(&id).unwrap_or_default() {
+                if let Err(e) = self.startd.withdraw_preemption(&victim, t) {
+                    tracing::debug!("withdrawing the preemption of {victim}: {e}");
+                }
+            }
+        }
+    }
+
+    /// Writes a negotiation cycle's accounting, when it waits (see [`Pool::negotiate`]).
+    fn flush_accountant(&mut self) {
+        if let Some(next) = self.pending_accountant.take() {
+            if let Err(e) = self.accountant.commit(next) {
+                tracing::error!("accountant: {e}");
+            }
+        }
     }
 
     /// A negotiation cycle over the idle jobs and the slots; matches start jobs.
     fn negotiate(&mut self, t: i64) -> Result<(), DaemonError> {
+        self.prune_preemptions(t);
         if self.idle.jobs.is_empty() {
             return Ok(());
         }
@@ -1152,7 +1395,8 @@ impl Pool {
             .idle
             .jobs
             .values()
-            .filter(|j| !cooling_down(&j.ad, t))
+            // A job that preempted a slot waits for it rather than preempting another.
+            .filter(|j| !cooling_down(&j.ad, t) && !self.preempting.contains_key(&from_key(j.id)))
             .cloned()
             .collect();
         let input = CycleInput {
@@ -1161,9 +1405,12 @@ impl Pool {
         };
         let outcome = self.negotiator.cycle(&input, self.accountant.state(), t);
         self.cycles += 1;
-        if let Err(e) = self.accountant.commit(outcome.accountant.clone()) {
-            tracing::error!("accountant: {e}");
-        }
+        // The cycle's accounting is written once its matches have started their jobs: the
+        // write (and its fsync) is off the path from a submit to the job's start. Anything
+        // that touches the accountant meanwhile (a claim released because its job could not
+        // start) writes it first, so the order of the changes is the same.
+        self.pending_accountant = Some(outcome.accountant.clone());
+        let mut had_preemption = false;
         for m in outcome.matches {
             if let Some(why) = m.preempting {
                 // The running job retires, then is vacated; the slot is matched again once
@@ -1179,13 +1426,19 @@ impl Pool {
                         .filter_map(|&i| lookup_str(&slots[i], "Name").map(|n| n.to_string()))
                         .collect()
                 };
+                let mut preempted = Vec::new();
                 for victim in victims {
                     let busy = self.claims.get(&victim).is_some_and(|c| c.job.is_some());
                     if busy {
-                        if let Err(e) = self.startd.preempt(&victim, by_rank, t) {
-                            tracing::warn!("preempting {victim}: {e}");
+                        match self.startd.preempt(&victim, by_rank, t) {
+                            Ok(()) => preempted.push(victim),
+                            Err(e) => tracing::warn!("preempting {victim}: {e}"),
                         }
                     }
+                }
+                if !preempted.is_empty() {
+                    self.preempting.insert(from_key(m.job), preempted);
+                    had_preemption = true;
                 }
                 continue;
             }
@@ -1218,6 +1471,24 @@ impl Pool {
                     self.start_job(id, &claimed, t);
                 }
                 Err(e) => tracing::warn!("claiming {} for job {id}: {e}", m.slot_name),
+            }
+        }
+        self.flush_accountant();
+        if had_preemption {
+            // The cycle charged each preempting match to its submitter, but the victims
+            // keep their slots while they retire: the accountant is set back to the claims
+            // as the slots have them (HTCondor's CheckMatches).
+            let claims: Vec<SlotClaim> = self
+                .startd
+                .slot_ads()
+                .iter()
+                .map(|a| SlotClaim::from_ad(a, self.accountant.config()))
+                .collect();
+            if let Err(e) = self
+                .accountant
+                .update(|s, cfg| s.check_matches(cfg, &claims, t))
+            {
+                tracing::error!("accountant: {e}");
             }
         }
         for r in outcome.rejections {
@@ -1298,20 +1569,10 @@ impl Pool {
             Ok(job) => {
                 tracing::info!("job {id} started on {slot} (pid {})", job.pid);
                 let pid = job.pid;
-                let tx = self.to_main.clone();
-                let waiter =
-                    std::thread::Builder::new()
-                        .name(format!("job {id}"))
-                        .spawn(move || {
-                            if let Err(e) = starter::wait_exited(pid) {
-                                tracing::error!("waiting for job {id} (pid {pid}): {e}");
-                            }
-                            let _ = tx.send(Msg::Exited { job: id });
-                        });
-                if let Err(e) = waiter {
+                if let Err(e) = self.reaper.watch(id, pid) {
                     // Without a waiter the job's end would go unseen: stop it now, and let
                     // the exit path put it back.
-                    tracing::error!("job {id}: no thread to wait for it ({e}); killing it");
+                    tracing::error!("job {id}: nothing can wait for it ({e}); killing it");
                     let _ = job.hard_kill();
                     let _ = starter::wait_exited(pid);
                     let _ = self.to_main.send(Msg::Exited { job: id });
@@ -1387,7 +1648,10 @@ impl Pool {
             update.apply(&mut ad);
             self.changes.of(id).update.extend(update);
         }
-        let result = job.finish(exit);
+        let (result, scratch) = job.finish_deferred(exit);
+        if let Some(dir) = scratch {
+            self.cleaner.remove(dir);
+        }
         let kept = self.startd.job_ended(&slot, t);
         if let Some(c) = self.claims.get_mut(&slot) {
             c.job = None;
@@ -1620,6 +1884,7 @@ impl Pool {
         if !dropped.is_empty() {
             self.reload_next = true;
         }
+        self.cleaner.sync(self.queue.wal_path());
         let events = std::mem::take(&mut self.events);
         let logs: HashMap<JobId, JobLogs> = events.iter().map(|e| (e.id, e.logs.clone())).collect();
         for e in events {
@@ -1776,8 +2041,14 @@ fn evicted_event(kind: Eviction, usage: Rusage, reason: String, ad: &ClassAd) ->
     })
 }
 
-/// Whether a requeued job still cools down (`JobCoolDownExpiration` in the future), as the
-/// schedd keeps such jobs from matching.
+/// The defrag daemon's policy, when the configuration runs it.
+fn defrag_of(config: &Config, host: &str) -> Result<Option<Defrag>, DaemonError> {
+    if !DefragConfig::enabled(config) {
+        return Ok(None);
+    }
+    Ok(Some(Defrag::new(DefragConfig::from_config(config, host)?)))
+}
+
 /// The `Instant` at which the clock reads `epoch_secs`.
 fn instant_at(epoch_secs: i64) -> Instant {
     let now = std::time::SystemTime::now()
@@ -1828,6 +2099,8 @@ fn resume_updates(ad: &ClassAd, t: i64) -> AdUpdate {
     update
 }
 
+/// Whether a requeued job still cools down (`JobCoolDownExpiration` in the future), as the
+/// schedd keeps such jobs from matching.
 fn cooling_down(ad: &ClassAd, t: i64) -> bool {
     lookup_int(ad, "JobCoolDownExpiration").is_some_and(|until| until > t)
 }

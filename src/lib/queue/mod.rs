@@ -169,6 +169,34 @@ impl Queue {
         &self.path
     }
 
+    /// Gives back the memory the connection's page cache holds (`PRAGMA shrink_memory`): for
+    /// a long-lived process that has gone idle.
+    pub fn release_memory(&self) -> Result<(), QueueError> {
+        self.conn
+            .execute_batch("PRAGMA shrink_memory")
+            .map_err(|e| QueueError::store(&self.path, e))
+    }
+
+    /// The store's write-ahead log (`<file>-wal`), which holds the latest commits.
+    pub fn wal_path(&self) -> PathBuf {
+        let mut name = self.path.as_os_str().to_owned();
+        name.push("-wal");
+        PathBuf::from(name)
+    }
+
+    /// Whether this connection's commits are synced to disk before they return (the
+    /// default, `synchronous = FULL`), or only written to the write-ahead log
+    /// (`synchronous = NORMAL`): then a commit survives the process's crash but not the
+    /// system's until the log is synced (by any later durable commit, by a checkpoint, or by
+    /// an `fsync` of [`Queue::wal_path`]). Only the daemon, whose own changes can be
+    /// recovered, turns it off (the reasoning is in the master's main loop, `daemon/pool.rs`).
+    pub fn set_durable_commits(&mut self, durable: bool) -> Result<(), QueueError> {
+        let mode = if durable { "FULL" } else { "NORMAL" };
+        self.conn
+            .pragma_update(None, "synchronous", mode)
+            .map_err(|e| QueueError::store(&self.path, e))
+    }
+
     /// Replaces the clock that stamps transactions (tests pin it).
     pub fn set_clock(&mut self, clock: impl Fn() -> i64 + Send + Sync + 'static) {
         self.clock = Arc::new(clock);

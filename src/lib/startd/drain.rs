@@ -443,8 +443,16 @@ impl Startd {
             if c.is_active() {
                 drained = false;
             }
-            let retirement = self.retirement_remaining(i);
-            let vacate = self.max_vacate_time(i);
+            // Both read the slot's ad (when a job runs): built once for the two.
+            let (retirement, vacate) = if c.is_active() {
+                let ad = self.policy_ad(i);
+                (
+                    self.retirement_remaining_in(i, &ad),
+                    self.max_vacate_time_in(i, &ad),
+                )
+            } else {
+                (0, 0)
+            };
             let cpus = (s.res.cpus + 0.1).max(0.0) as i64;
             quick_badput += cpus * (runtime + vacate);
             graceful_badput += cpus * runtime;

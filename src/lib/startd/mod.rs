@@ -328,6 +328,17 @@ impl StaticAds {
     }
 }
 
+/// A slot's `Rank` for `job`, in the slot's internal ad `ad` (0 when not a number).
+fn rank_in(ad: &ClassAd, job: &ClassAd) -> f64 {
+    match ad.lookup("Rank") {
+        Some(_) => ad
+            .eval_attr_against("Rank", Some(job))
+            .as_number_real()
+            .unwrap_or(0.0),
+        None => 0.0,
+    }
+}
+
 /// Unique items of several list knobs, in order (`param_and_insert_unique_items`).
 fn unique_items(cfg: View<'_>, knobs: &[&str]) -> Result<Vec<String>, ConfigError> {
     let mut out: Vec<String> = Vec::new();
@@ -858,7 +869,6 @@ impl Startd {
     /// policy (see `policy.rs`). What the policy asks done to jobs is kept for the next
     /// [`Startd::evaluate`].
     pub fn refresh(&mut self, now: i64) {
-        self.static_ads.invalidate();
         self.begin(now);
         self.inputs = match &self.settings.inputs_file {
             Some(path) => MachineInputs::read(path),
@@ -890,7 +900,11 @@ impl Startd {
                 (false, _) => None,
             };
         }
-        self.settle_orphans(now);
+        // What a refresh changes is all in the ads' dynamic part, unless a slot kept over a
+        // reconfiguration is replaced now.
+        if self.settle_orphans(now) {
+            self.static_ads.invalidate();
+        }
         self.run_policy(now);
     }
 
@@ -1360,13 +1374,16 @@ impl Startd {
         if self.slots[i].state() != State::Claimed || self.slots[i].activity() != Activity::Idle {
             return Err(self.wrong_state(i, "only a Claimed/Idle slot can start a job"));
         }
-        if !self.willing(i, job) {
+        // The slot's ad, built once for the three questions below (nothing changes between
+        // them).
+        let internal = self.internal_ad(i);
+        let ad = policy::pin_ad(internal.clone(), self.now);
+        if !self.willing_with(i, ad.clone(), job) {
             return Err(StartdError::NotWilling(self.slots[i].name.clone()));
         }
-        let rank = self.rank_of(i, job);
+        let rank = rank_in(&internal, job);
         // The slot's MachineMaxVacateTime for the job, pledged now (`beginActivation`).
         let pledged = {
-            let ad = self.policy_ad(i);
             let job = policy::pin_ad(job.clone(), now);
             match ad.lookup("MachineMaxVacateTime") {
                 Some(_) => ad
@@ -1417,8 +1434,9 @@ impl Startd {
             c.deactivate(now);
         }
         s.condor_load = 0.0;
+        // (The slot's static ad part stays: a job's end changes neither the slot's resources
+        // nor the configuration; a transition that does invalidates it itself.)
         self.step(i, Event::Deactivated, now);
-        self.static_ads.invalidate();
         self.run_policy(now);
         if original {
             self.check_for_drain_completion(now);
@@ -1525,13 +1543,15 @@ impl Startd {
         if self.is_draining() || s.claim.as_ref().is_some_and(|c| c.preempting.is_some()) {
             return false;
         }
-        if self.worklife_expired(i, &self.policy_ad(i), now) {
-            return false;
-        }
-        if !self.willing(i, job) {
-            return false;
-        }
+        // The slot's ad, built once for the questions below.
         let ad = self.internal_ad(i);
+        let policy_ad = policy::pin_ad(ad.clone(), self.now);
+        if self.worklife_expired(i, &policy_ad, now) {
+            return false;
+        }
+        if !self.willing_with(i, policy_ad, job) {
+            return false;
+        }
         if !job.eval_bool("Requirements", Some(&ad)) {
             return false;
         }
@@ -1573,14 +1593,16 @@ impl Startd {
                 }
             }
         }
-        self.settle_orphans(now);
+        let _ = self.settle_orphans(now);
         self.static_ads.invalidate();
         self.run_policy(now);
     }
 
     /// Replaces each slot kept over a reconfiguration that is free again with what the new
     /// layout planned for its number (or removes it, when the layout has no such slot).
-    fn settle_orphans(&mut self, now: i64) {
+    /// Returns whether it changed any slot.
+    fn settle_orphans(&mut self, now: i64) -> bool {
+        let mut changed = false;
         loop {
             let free = self.slots.iter().position(|s| {
                 s.orphan
@@ -1589,8 +1611,9 @@ impl Startd {
                     && !self.slots.iter().any(|d| d.id == s.id && d.sub_id > 0)
             });
             let Some(i) = free else {
-                return;
+                return changed;
             };
+            changed = true;
             let old = self.slots.remove(i);
             for c in &old.res.custom {
                 for dev in &c.ids {
@@ -1667,25 +1690,25 @@ impl Startd {
 
     /// The slot's `Rank` for `job` (0 when not a number).
     fn rank_of(&self, i: usize, job: &ClassAd) -> f64 {
-        let ad = self.internal_ad(i);
-        match ad.lookup("Rank") {
-            Some(_) => ad
-                .eval_attr_against("Rank", Some(job))
-                .as_number_real()
-                .unwrap_or(0.0),
-            None => 0.0,
-        }
+        rank_in(&self.internal_ad(i), job)
     }
 
     /// Whether the slot's Requirements are true for `job` (HTCondor's `willingToRun`): its
     /// own Requirements, even while a match or preemption advertises `False`; while the
     /// startd drains, the drain's START, or nothing.
     fn willing(&self, i: usize, job: &ClassAd) -> bool {
+        if self.is_draining() && self.draining_start().is_none() {
+            return false;
+        }
+        self.willing_with(i, self.policy_ad(i), job)
+    }
+
+    /// [`Startd::willing`], given the slot's [`Startd::policy_ad`].
+    fn willing_with(&self, i: usize, mut ad: ClassAd, job: &ClassAd) -> bool {
         let s = &self.slots[i];
         if self.is_draining() && self.draining_start().is_none() {
             return false;
         }
-        let mut ad = self.policy_ad(i);
         let job = &policy::pin_ad(job.clone(), self.now);
         let req = if s.kind == SlotKind::Static {
             "START"

@@ -281,16 +281,23 @@ impl Startd {
     /// The time the running job gets between its soft kill and its hard kill
     /// (`Resource::evalMaxVacateTime`).
     pub(super) fn max_vacate_time(&self, i: usize) -> i64 {
+        if !self.slots[i].claim.as_ref().is_some_and(|c| c.is_active()) {
+            return 0;
+        }
+        self.max_vacate_time_in(i, &self.policy_ad(i))
+    }
+
+    /// [`Startd::max_vacate_time`] with slot `i`'s ad `ad` (its [`Startd::policy_ad`]).
+    pub(super) fn max_vacate_time_in(&self, i: usize, ad: &ClassAd) -> i64 {
         let Some(c) = self.slots[i].claim.as_ref().filter(|c| c.is_active()) else {
             return 0;
         };
-        let ad = self.policy_ad(i);
         let job = pin_ad(c.job.clone(), self.now);
         let machine = c.pledged_vacate_time;
         let job_wants = if job.lookup("JobMaxVacateTime").is_some() {
-            eval_int(&job, "JobMaxVacateTime", Some(&ad)).unwrap_or(0)
+            eval_int(&job, "JobMaxVacateTime", Some(ad)).unwrap_or(0)
         } else if job.lookup("KillSigTimeout").is_some() {
-            eval_int(&job, "KillSigTimeout", Some(&ad)).unwrap_or(0)
+            eval_int(&job, "KillSigTimeout", Some(ad)).unwrap_or(0)
         } else {
             machine
         };
@@ -298,7 +305,7 @@ impl Startd {
             return job_wants;
         }
         // The job wants more than the machine offers: it may take it out of its retirement.
-        let retirement = self.retirement_remaining_in(i, &ad);
+        let retirement = self.retirement_remaining_in(i, ad);
         if retirement >= job_wants {
             job_wants
         } else if retirement > machine {

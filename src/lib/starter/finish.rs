@@ -155,10 +155,6 @@ impl FinishPlan {
             Expr::lit(prev.bytes_recvd + self.bytes_recvd as f64),
         );
 
-        if !self.keep_scratch {
-            remove_scratch(scratch);
-        }
-
         JobResult {
             exit,
             updates,
@@ -178,7 +174,7 @@ impl FinishPlan {
 }
 
 /// Removes a scratch directory; a second try covers files a dying process was still making.
-fn remove_scratch(dir: &Path) {
+pub fn remove_scratch(dir: &Path) {
     let first = std::fs::remove_dir_all(dir);
     if first.is_err() && dir.exists() {
         if let Err(e) = std::fs::remove_dir_all(dir) {

@@ -11,7 +11,8 @@
 //!    spawn the executable directly (never through a shell) in a process group of its own.
 //!    Anything that stops the job from starting is a [`StartFailure`] carrying the hold (or
 //!    vacate) reason and code HTCondor would give.
-//! 2. [`wait`] (blocking; the daemon runs it on a thread of its own) reaps the job with
+//! 2. [`wait`] (blocking; the daemon instead watches every job from one thread, then calls
+//!    [`wait_exited`] and [`reap`], the two halves of [`wait`]) reaps the job with
 //!    `wait4`, so the resource usage comes with the exit status, after killing whatever is left
 //!    of the job's process group. [`RunningJob::soft_kill`] / [`RunningJob::hard_kill`] signal
 //!    the whole group meanwhile.
@@ -42,7 +43,7 @@ use crate::classad::{ClassAd, Expr};
 use crate::config::Config;
 
 pub use exec::{signal_name, signal_number};
-pub use finish::signal_description;
+pub use finish::{remove_scratch, signal_description};
 pub use orphans::{find_orphans, group_size, kill_orphans};
 
 /// HTCondor's hold reason codes (src/condor_utils/condor_holdcodes.h) that the starter gives.
@@ -249,9 +250,22 @@ impl RunningJob {
     /// After the job's exit (from [`wait`]): the exit's job-ad updates, the output transfer
     /// (unless the job was killed) and the removal of the scratch directory.
     pub fn finish(self, exit: RawExit) -> JobResult {
+        let (result, scratch) = self.finish_deferred(exit);
+        if let Some(dir) = scratch {
+            remove_scratch(&dir);
+        }
+        result
+    }
+
+    /// [`RunningJob::finish`] without the removal of the scratch directory: the directory
+    /// to remove (with [`remove_scratch`]) comes back with the result, unless
+    /// `STARTER_KEEP_SCRATCH_DIR` keeps it. The caller may remove it later, elsewhere.
+    pub fn finish_deferred(self, exit: RawExit) -> (JobResult, Option<PathBuf>) {
         let killed = self.killed.load(Ordering::Relaxed);
         let wall = self.started.elapsed().as_secs_f64();
-        self.finish.run(&self.scratch_dir, exit, killed, wall)
+        let result = self.finish.run(&self.scratch_dir, exit, killed, wall);
+        let scratch = (!self.finish.keep_scratch).then_some(self.scratch_dir);
+        (result, scratch)
     }
 }
 
