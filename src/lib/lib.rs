@@ -17,6 +17,7 @@ pub mod negotiator;
 pub mod output;
 pub mod queue;
 pub mod schedd;
+pub mod sim;
 pub mod startd;
 pub mod starter;
 pub mod submit;

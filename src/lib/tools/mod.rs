@@ -18,6 +18,7 @@ pub mod q;
 pub mod qedit;
 pub mod rm;
 pub mod run;
+pub mod sim;
 pub mod status;
 pub mod submit;
 pub mod userprio;
@@ -60,6 +61,7 @@ pub static TOOLS: &[Tool] = &[
     daemon_cmd::RESCHEDULE,
     drain::TOOL,
     run::TOOL,
+    sim::TOOL,
     version::TOOL,
 ];
 
