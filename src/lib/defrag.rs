@@ -394,23 +394,8 @@ mod tests {
 
     /// A configuration from condor_config text alone.
     fn load(text: &str) -> Config {
-        use crate::config::{Environment, LoadOptions, PlatformDirs};
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("condor_config");
-        std::fs::write(&path, text).unwrap();
-        Config::load_with(LoadOptions {
-            env: Environment::from_pairs([("CONDOR_CONFIG", path.to_string_lossy().into_owned())]),
-            subsystem: "DEFRAG".into(),
-            local_name: None,
-            root_config: None,
-            keep_defaults: false,
-            dirs: PlatformDirs {
-                data_dir: Some(dir.path().join("pool")),
-                config_dir: Some(dir.path().join("user")),
-            },
-            machine: None,
-        })
-        .unwrap()
+        Config::for_test(text, "DEFRAG", None, dir.path())
     }
 
     fn config(text: &str) -> DefragConfig {

@@ -109,6 +109,33 @@ pub struct View<'c> {
 }
 
 impl Config {
+    /// For tests: the configuration `text` makes as the pool's `condor_config` in `dir`
+    /// (condorlite's defaults under it, nothing from this process's environment), read as
+    /// `subsystem`, with `machine` standing in for what detection would find.
+    #[cfg(test)]
+    pub(crate) fn for_test(
+        text: &str,
+        subsystem: &str,
+        machine: Option<machine::Machine>,
+        dir: &std::path::Path,
+    ) -> Config {
+        let path = dir.join("condor_config");
+        std::fs::write(&path, text).unwrap();
+        Config::load_with(LoadOptions {
+            env: Environment::from_pairs([("CONDOR_CONFIG", path.to_string_lossy().into_owned())]),
+            subsystem: subsystem.into(),
+            local_name: None,
+            root_config: None,
+            keep_defaults: false,
+            dirs: PlatformDirs {
+                data_dir: Some(dir.join("pool")),
+                config_dir: Some(dir.join("user")),
+            },
+            machine,
+        })
+        .unwrap()
+    }
+
     /// Loads this process's configuration as subsystem `TOOL`.
     pub fn load() -> Result<Config, ConfigError> {
         load::load(LoadOptions::from_process())

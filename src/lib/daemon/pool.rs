@@ -1359,6 +1359,20 @@ impl Pool {
         }
     }
 
+    /// Sets the accountant's matches to the claims the slots have (HTCondor's CheckMatches).
+    fn check_matches(&mut self, slots: &[ClassAd], t: i64) {
+        let claims: Vec<SlotClaim> = slots
+            .iter()
+            .map(|a| SlotClaim::from_ad(a, self.accountant.config()))
+            .collect();
+        if let Err(e) = self
+            .accountant
+            .update(|s, cfg| s.check_matches(cfg, &claims, t))
+        {
+            tracing::error!("accountant: {e}");
+        }
+    }
+
     /// A negotiation cycle over the idle jobs and the slots; matches start jobs.
     fn negotiate(&mut self, t: i64) -> Result<(), DaemonError> {
         self.prune_preemptions(t);
@@ -1381,16 +1395,7 @@ impl Pool {
         if let Err(e) = self.accountant.reload() {
             tracing::error!("accountant: {e}");
         }
-        let claims: Vec<SlotClaim> = slots
-            .iter()
-            .map(|a| SlotClaim::from_ad(a, self.accountant.config()))
-            .collect();
-        if let Err(e) = self
-            .accountant
-            .update(|s, cfg| s.check_matches(cfg, &claims, t))
-        {
-            tracing::error!("accountant: {e}");
-        }
+        self.check_matches(&slots, t);
         let jobs: Vec<IdleJob> = self
             .idle
             .jobs
@@ -1478,18 +1483,8 @@ impl Pool {
             // The cycle charged each preempting match to its submitter, but the victims
             // keep their slots while they retire: the accountant is set back to the claims
             // as the slots have them (HTCondor's CheckMatches).
-            let claims: Vec<SlotClaim> = self
-                .startd
-                .slot_ads()
-                .iter()
-                .map(|a| SlotClaim::from_ad(a, self.accountant.config()))
-                .collect();
-            if let Err(e) = self
-                .accountant
-                .update(|s, cfg| s.check_matches(cfg, &claims, t))
-            {
-                tracing::error!("accountant: {e}");
-            }
+            let slots = self.startd.slot_ads();
+            self.check_matches(&slots, t);
         }
         for r in outcome.rejections {
             let id = from_key(r.job);

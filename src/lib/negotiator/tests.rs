@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::classad::parse_ad;
-use crate::config::{Config, Environment, LoadOptions, PlatformDirs};
+use crate::config::Config;
 
 const NOW: i64 = 1_700_000_000;
 const DOMAIN: &str = "example.org";
@@ -14,21 +14,7 @@ const DOMAIN: &str = "example.org";
 /// The negotiator's and the accountant's configuration from condor_config text.
 fn configs(text: &str) -> (NegotiatorConfig, AccountantConfig) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("condor_config");
-    std::fs::write(&path, text).unwrap();
-    let config = Config::load_with(LoadOptions {
-        env: Environment::from_pairs([("CONDOR_CONFIG", path.to_string_lossy().into_owned())]),
-        subsystem: "NEGOTIATOR".into(),
-        local_name: None,
-        root_config: None,
-        keep_defaults: false,
-        dirs: PlatformDirs {
-            data_dir: Some(dir.path().join("pool")),
-            config_dir: Some(dir.path().join("user")),
-        },
-        machine: None,
-    })
-    .unwrap();
+    let config = Config::for_test(text, "NEGOTIATOR", None, dir.path());
     (
         NegotiatorConfig::from_config(&config).unwrap(),
         AccountantConfig::from_config(&config).unwrap(),

@@ -8,7 +8,6 @@ mod policy;
 use super::*;
 use crate::classad::parse_ad;
 use crate::classad::unparse::expr_to_old_string;
-use crate::config::{Environment, LoadOptions, PlatformDirs};
 
 const T0: i64 = 1_700_000_000;
 const HOST: &str = "node.example.org";
@@ -16,12 +15,10 @@ const HOST: &str = "node.example.org";
 /// A configuration from `text`, read as the startd reads it, in a fresh pool directory.
 fn config(text: &str) -> (Config, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("condor_config");
     let body = format!(
         "LOCAL_DIR = {}\nLIBEXEC = $(LOCAL_DIR)/libexec\nNUM_CPUS = 4\nMEMORY = 4096\nDISK = 1000000\n{text}\n",
         dir.path().display()
     );
-    std::fs::write(&path, body).unwrap();
     let machine = crate::config::machine::Machine {
         early: vec![
             ("ARCH", "X86_64".into()),
@@ -38,19 +35,10 @@ fn config(text: &str) -> (Config, tempfile::TempDir) {
         hyperthread_cpus: 8,
         ..Default::default()
     };
-    let opts = LoadOptions {
-        env: Environment::from_pairs([("CONDOR_CONFIG", path.to_string_lossy().into_owned())]),
-        subsystem: "STARTD".into(),
-        local_name: None,
-        root_config: None,
-        keep_defaults: false,
-        dirs: PlatformDirs {
-            data_dir: Some(dir.path().join("pool")),
-            config_dir: Some(dir.path().join("user")),
-        },
-        machine: Some(machine),
-    };
-    (Config::load_with(opts).unwrap(), dir)
+    (
+        Config::for_test(&body, "STARTD", Some(machine), dir.path()),
+        dir,
+    )
 }
 
 fn probe() -> Probe {

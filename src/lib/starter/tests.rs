@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::classad::{ClassAd, Expr, Value};
-use crate::config::{Config, Environment, LoadOptions, PlatformDirs};
+use crate::config::Config;
 use crate::submit::argenv::append_arg;
 
 use super::*;
@@ -16,21 +16,7 @@ use super::*;
 /// A configuration from `text` (plus condorlite's defaults).
 fn config(text: &str) -> Config {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("condor_config");
-    std::fs::write(&path, text).unwrap();
-    let opts = LoadOptions {
-        env: Environment::from_pairs([("CONDOR_CONFIG", path.to_string_lossy())]),
-        subsystem: "STARTD".into(),
-        local_name: None,
-        root_config: None,
-        keep_defaults: false,
-        dirs: PlatformDirs {
-            data_dir: Some(dir.path().join("pool")),
-            config_dir: Some(dir.path().join("user")),
-        },
-        machine: None,
-    };
-    Config::load_with(opts).unwrap()
+    Config::for_test(text, "STARTD", None, dir.path())
 }
 
 /// One test's world: an `Iwd`, an execute directory, a slot and a configuration.
