@@ -15,6 +15,7 @@
 //!    `FILESYSTEM_DOMAIN` when nothing set them, and `AUTO_USE_<CATEGORY>_<TEMPLATE>` triggers.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::defaults::Defaults;
 use super::expand::{self, Context, Scope};
@@ -164,9 +165,12 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
     };
     let mut set = MacroSet::new();
 
-    if let Some(tilde) = &machine.tilde {
-        detected(&mut set, "TILDE", tilde.clone());
-    }
+    let tilde = machine.tilde.clone();
+    set.insert_deferred(
+        "TILDE",
+        Origin::special(SourceId::DETECTED),
+        Arc::new(move || tilde.get().clone()),
+    );
     for (name, value) in &machine.early {
         detected(&mut set, name, value.clone());
     }
@@ -176,10 +180,11 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
         "LOCALNAME",
         local_name.clone().unwrap_or_else(|| subsystem.clone()),
     );
-    detected(
-        &mut set,
+    let physical = machine.physical_cpus.clone();
+    set.insert_deferred(
         "DETECTED_PHYSICAL_CPUS",
-        machine.physical_cpus.to_string(),
+        Origin::special(SourceId::DETECTED),
+        Arc::new(move || Some(physical.get().to_string())),
     );
     detected(
         &mut set,
@@ -191,7 +196,7 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
         "DETECTED_CORES",
         machine.hyperthread_cpus.to_string(),
     );
-    if let Some(limit) = Machine::cpus_limit(machine.physical_cpus, &env) {
+    if let Some(limit) = Machine::cpus_limit(|| *machine.physical_cpus.get(), &env) {
         detected(&mut set, "DETECTED_CPUS_LIMIT", limit.to_string());
     }
 
@@ -245,8 +250,12 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
     let insert_hostnames = |parser: &mut Parser<'_>, fqdn: &str| {
         detected(parser.set, "HOSTNAME", hostname.clone());
         detected(parser.set, "FULL_HOSTNAME", fqdn.to_owned());
-        if let Some(tilde) = &machine.tilde {
-            detected(parser.set, "TILDE", tilde.clone());
+        // The detected value wins over the root file's, when there is one (the deferred
+        // definition still stands when the root file did not define TILDE).
+        if parser.set.is_defined("TILDE") {
+            if let Some(tilde) = machine.tilde.get() {
+                detected(parser.set, "TILDE", tilde.clone());
+            }
         }
     };
     insert_hostnames(&mut parser, &machine.full_hostname(None));
@@ -333,11 +342,11 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
     let cpus = if count_hyper {
         machine.hyperthread_cpus
     } else {
-        machine.physical_cpus
+        *machine.physical_cpus.get()
     };
     detected(parser.set, "DETECTED_CPUS", cpus.to_string());
     if count_hyper {
-        if let Some(limit) = Machine::cpus_limit(cpus, &env) {
+        if let Some(limit) = Machine::cpus_limit(|| cpus, &env) {
             detected(parser.set, "DETECTED_CPUS_LIMIT", limit.to_string());
         }
     }

@@ -3,6 +3,56 @@
 //! the values HTCondor's `sysapi` gives them.
 
 use std::net::{IpAddr, UdpSocket};
+use std::sync::{Arc, OnceLock};
+
+/// A fact looked up the first time it is asked for, once (clones share the answer). The
+/// lookups behind `TILDE` and `DETECTED_PHYSICAL_CPUS` cost more than reading the rest of a
+/// configuration, and most programs never read those knobs.
+#[derive(Clone)]
+pub struct Lazy<T> {
+    cell: Arc<OnceLock<T>>,
+    probe: Option<fn() -> T>,
+}
+
+impl<T> Lazy<T> {
+    /// A fact looked up by `probe` when first needed.
+    pub fn probe(probe: fn() -> T) -> Lazy<T> {
+        Lazy {
+            cell: Arc::new(OnceLock::new()),
+            probe: Some(probe),
+        }
+    }
+
+    /// A fact already known (a made-up machine in tests and simulations).
+    pub fn known(value: T) -> Lazy<T> {
+        Lazy {
+            cell: Arc::new(OnceLock::from(value)),
+            probe: None,
+        }
+    }
+
+    pub fn get(&self) -> &T {
+        self.cell.get_or_init(|| match self.probe {
+            Some(probe) => probe(),
+            None => unreachable!("a known fact is set when it is made"),
+        })
+    }
+}
+
+impl<T: Default> Default for Lazy<T> {
+    fn default() -> Lazy<T> {
+        Lazy::known(T::default())
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Lazy<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.cell.get() {
+            Some(value) => value.fmt(f),
+            None => f.write_str("<not looked up yet>"),
+        }
+    }
+}
 
 /// The detected facts, each as the knob it becomes.
 #[derive(Clone, Debug, Default)]
@@ -17,9 +67,9 @@ pub struct Machine {
     pub pid: u32,
     pub ppid: u32,
     /// The home directory of the user `condor`, if there is one.
-    pub tilde: Option<String>,
+    pub tilde: Lazy<Option<String>>,
     pub ipv4: Option<IpAddr>,
-    pub physical_cpus: usize,
+    pub physical_cpus: Lazy<usize>,
     pub hyperthread_cpus: usize,
 }
 
@@ -55,15 +105,20 @@ fn condor_opsys(sysname: &str) -> String {
     }
 }
 
-/// Logical and physical processor counts.
-fn cpus() -> (usize, usize) {
-    let logical = nix::unistd::sysconf(nix::unistd::SysconfVar::_NPROCESSORS_ONLN)
+/// The logical processor count.
+fn logical_cpus() -> usize {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::_NPROCESSORS_ONLN)
         .ok()
         .flatten()
         .map(|n| n.max(1) as usize)
         .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
-        .unwrap_or(1);
-    let physical = std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or(1)
+}
+
+/// The physical processor (core) count, from `/proc/cpuinfo`.
+fn physical_cpus() -> usize {
+    let logical = logical_cpus();
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .map(|info| {
             let mut cores = std::collections::HashSet::new();
@@ -86,8 +141,15 @@ fn cpus() -> (usize, usize) {
             cores.len()
         })
         .filter(|&n| n > 0 && n <= logical)
-        .unwrap_or(logical);
-    (physical, logical)
+        .unwrap_or(logical)
+}
+
+/// The home directory of the user `condor` (HTCondor's `TILDE`).
+fn condor_home() -> Option<String> {
+    nix::unistd::User::from_name("condor")
+        .ok()
+        .flatten()
+        .map(|u| u.dir.to_string_lossy().into_owned())
 }
 
 /// Physical memory in MiB.
@@ -173,15 +235,10 @@ impl Machine {
             "CondorIsAdmin",
             if uid.is_root() { "true" } else { "false" }.into(),
         ));
-        let (physical_cpus, hyperthread_cpus) = cpus();
         let username = nix::unistd::User::from_uid(uid)
             .ok()
             .flatten()
             .map(|u| u.name);
-        let tilde = nix::unistd::User::from_name("condor")
-            .ok()
-            .flatten()
-            .map(|u| u.dir.to_string_lossy().into_owned());
         let hostname = nix::unistd::gethostname()
             .ok()
             .map(|h| h.to_string_lossy().into_owned())
@@ -194,10 +251,10 @@ impl Machine {
             gid: nix::unistd::getgid().as_raw(),
             pid: std::process::id(),
             ppid: std::os::unix::process::parent_id(),
-            tilde,
+            tilde: Lazy::probe(condor_home),
             ipv4: public_ipv4(),
-            physical_cpus,
-            hyperthread_cpus,
+            physical_cpus: Lazy::probe(physical_cpus),
+            hyperthread_cpus: logical_cpus(),
         };
         m.early.push(("DETECTED_MEMORY", memory_mib().to_string()));
         m
@@ -224,13 +281,16 @@ impl Machine {
     }
 
     /// `DETECTED_CPUS_LIMIT` when `OMP_THREAD_LIMIT` or `SLURM_CPUS_ON_NODE` ask for fewer
-    /// processors than `detected`.
-    pub fn cpus_limit(detected: usize, env: &super::load::Environment) -> Option<usize> {
+    /// processors than `detected` (counted only when one of them is set).
+    pub fn cpus_limit(
+        detected: impl FnOnce() -> usize,
+        env: &super::load::Environment,
+    ) -> Option<usize> {
         let limit = ["OMP_THREAD_LIMIT", "SLURM_CPUS_ON_NODE"]
             .iter()
             .filter_map(|v| env.get(v).and_then(|s| s.trim().parse::<usize>().ok()))
             .filter(|&n| n > 0)
             .min()?;
-        (limit < detected).then_some(limit)
+        (limit < detected()).then_some(limit)
     }
 }

@@ -210,8 +210,15 @@ impl Config {
         self.set.get(name)
     }
 
+    /// The definitions the configuration's sources made (deferred detected knobs, such as
+    /// `TILDE`, are not looked up).
     pub fn entries(&self) -> &[Entry] {
         self.set.entries()
+    }
+
+    /// Every definition, the deferred detected knobs looked up and listed last.
+    pub fn all_entries(&self) -> Vec<&Entry> {
+        self.set.all_entries().collect()
     }
 
     pub fn defaults(&self) -> &Defaults {
@@ -452,6 +459,36 @@ mod tests {
         assert_eq!(c.double("PRIORITY_HALFLIFE").unwrap(), Some(86400.0));
         assert_eq!(c.string("SPOOL").unwrap().as_deref(), Some("/pool/spool"));
         assert_eq!(c.string("RUN").unwrap().as_deref(), Some("/pool/run"));
+    }
+
+    static CONDOR_LOOKUPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    fn condor_home() -> Option<String> {
+        CONDOR_LOOKUPS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Some("/home/condor".into())
+    }
+
+    #[test]
+    fn tilde_is_looked_up_only_when_a_knob_uses_it() {
+        use std::sync::atomic::Ordering;
+        let load = |text: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let machine = machine::Machine {
+                tilde: machine::Lazy::probe(condor_home),
+                ..Default::default()
+            };
+            Config::for_test(text, "TOOL", Some(machine), dir.path())
+        };
+        let c = load("A = 1\n");
+        assert_eq!(c.string("A").unwrap().as_deref(), Some("1"));
+        assert_eq!(CONDOR_LOOKUPS.load(Ordering::SeqCst), 0);
+        let c = load("B = $(TILDE)/b\n");
+        assert_eq!(c.string("B").unwrap().as_deref(), Some("/home/condor/b"));
+        assert_eq!(c.string("TILDE").unwrap().as_deref(), Some("/home/condor"));
+        assert_eq!(CONDOR_LOOKUPS.load(Ordering::SeqCst), 1);
+        // The root file's TILDE gives way to the detected one, as in HTCondor.
+        let c = load("TILDE = /elsewhere\nC = $(TILDE)\n");
+        assert_eq!(c.string("C").unwrap().as_deref(), Some("/home/condor"));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! and `<Over>`; files (and metaknob pseudo-files) follow in the order they were first read.
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 /// An index into [`MacroSet::sources`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -70,11 +71,53 @@ pub struct Entry {
     pub sequence: u64,
 }
 
+/// How a deferred knob finds its value: `None` leaves the knob undefined.
+pub type Probe = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+
+/// A knob whose value is looked up only when something asks for it (`TILDE` needs a lookup
+/// of the `condor` user that costs more than reading the rest of the configuration).
+#[derive(Clone)]
+struct Deferred {
+    key: String,
+    name: String,
+    origin: Origin,
+    sequence: u64,
+    probe: Probe,
+    entry: OnceLock<Option<Entry>>,
+}
+
+impl Deferred {
+    fn entry(&self) -> Option<&Entry> {
+        self.entry
+            .get_or_init(|| {
+                (self.probe)().map(|raw| Entry {
+                    name: self.name.clone(),
+                    multi_line: raw.contains('\n'),
+                    raw,
+                    origin: self.origin.clone(),
+                    matches_default: false,
+                    sequence: self.sequence,
+                })
+            })
+            .as_ref()
+    }
+}
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Deferred")
+            .field("name", &self.name)
+            .field("entry", &self.entry.get())
+            .finish()
+    }
+}
+
 /// The knobs the configuration defined, and the sources they came from.
 #[derive(Clone, Debug)]
 pub struct MacroSet {
     entries: Vec<Entry>,
     index: HashMap<String, usize>,
+    deferred: Vec<Deferred>,
     sources: Vec<String>,
     sequence: u64,
 }
@@ -90,6 +133,7 @@ impl MacroSet {
         MacroSet {
             entries: Vec::new(),
             index: HashMap::new(),
+            deferred: Vec::new(),
             sources: SPECIAL_SOURCES.iter().map(|s| s.to_string()).collect(),
             sequence: 0,
         }
@@ -112,11 +156,22 @@ impl MacroSet {
         &self.sources
     }
 
-    /// The entry called `name` (case-insensitive).
+    /// The entry called `name` (case-insensitive); a deferred knob is looked up now.
     pub fn get(&self, name: &str) -> Option<&Entry> {
-        self.index
-            .get(&name.to_ascii_lowercase())
-            .map(|&i| &self.entries[i])
+        let key = name.to_ascii_lowercase();
+        match self.index.get(&key) {
+            Some(&i) => Some(&self.entries[i]),
+            None => self
+                .deferred
+                .iter()
+                .find(|d| d.key == key)
+                .and_then(Deferred::entry),
+        }
+    }
+
+    /// Whether `name` has a definition of its own (not a deferred one).
+    pub fn is_defined(&self, name: &str) -> bool {
+        self.index.contains_key(&name.to_ascii_lowercase())
     }
 
     /// The entry called `prefix.name`.
@@ -129,9 +184,32 @@ impl MacroSet {
         self.index.get(&key).map(|&i| &self.entries[i])
     }
 
-    /// Every entry, in the order the knobs were first defined.
+    /// Every entry with a definition of its own, in the order the knobs were first defined
+    /// (deferred knobs are not looked up).
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// Every entry, deferred knobs looked up and listed after the rest.
+    pub fn all_entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries
+            .iter()
+            .chain(self.deferred.iter().filter_map(Deferred::entry))
+    }
+
+    /// Defines `name` by `probe`, run the first time the knob is read. A later definition of
+    /// `name` replaces it.
+    pub fn insert_deferred(&mut self, name: &str, origin: Origin, probe: Probe) {
+        self.remove(name);
+        self.sequence += 1;
+        self.deferred.push(Deferred {
+            key: name.to_ascii_lowercase(),
+            name: name.to_owned(),
+            origin,
+            sequence: self.sequence,
+            probe,
+            entry: OnceLock::new(),
+        });
     }
 
     pub fn len(&self) -> usize {
@@ -154,6 +232,7 @@ impl MacroSet {
         self.sequence += 1;
         let multi_line = here_doc || raw.contains('\n');
         let key = name.to_ascii_lowercase();
+        self.deferred.retain(|d| d.key != key);
         let entry = Entry {
             name: name.to_owned(),
             raw,
@@ -176,8 +255,11 @@ impl MacroSet {
 
     /// Removes `name` (used by `-unset` to preview a change); returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
-        let Some(i) = self.index.remove(&name.to_ascii_lowercase()) else {
-            return false;
+        let key = name.to_ascii_lowercase();
+        let deferred = self.deferred.len();
+        self.deferred.retain(|d| d.key != key);
+        let Some(i) = self.index.remove(&key) else {
+            return self.deferred.len() != deferred;
         };
         self.entries.remove(i);
         for index in self.index.values_mut() {
@@ -224,6 +306,49 @@ mod tests {
         assert!(set.remove("FOO"));
         assert!(set.get("foo").is_none());
         assert_eq!(set.get("NEGOTIATOR.x").unwrap().raw, "n");
+    }
+
+    #[test]
+    fn a_deferred_knob_is_looked_up_once_when_read_and_a_definition_replaces_it() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let calls = Arc::new(AtomicUsize::new(0));
+        let mut set = MacroSet::new();
+        let counter = calls.clone();
+        set.insert_deferred(
+            "TILDE",
+            Origin::special(SourceId::DETECTED),
+            Arc::new(move || {
+                counter.fetch_add(1, Ordering::SeqCst);
+                Some("/home/condor".into())
+            }),
+        );
+        assert!(set.entries().is_empty() && !set.is_defined("tilde"));
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        assert_eq!(set.get("tilde").unwrap().raw, "/home/condor");
+        assert_eq!(set.get("TILDE").unwrap().name, "TILDE");
+        let listed: Vec<&str> = set.all_entries().map(|e| e.raw.as_str()).collect();
+        assert_eq!(listed, ["/home/condor"]);
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "looked up once");
+
+        set.insert(
+            "Tilde",
+            "/x".into(),
+            Origin::special(SourceId::OVER),
+            false,
+            false,
+        );
+        assert!(set.is_defined("TILDE"));
+        assert_eq!(set.get("TILDE").unwrap().raw, "/x");
+        assert_eq!(set.all_entries().count(), 1);
+
+        // A probe that finds nothing leaves the knob undefined.
+        set.insert_deferred(
+            "GONE",
+            Origin::special(SourceId::DETECTED),
+            Arc::new(|| None),
+        );
+        assert!(set.get("GONE").is_none());
+        assert!(set.remove("GONE"));
     }
 
     #[test]

@@ -61,7 +61,7 @@ fn machine(hostname: &str) -> crate::config::machine::Machine {
         ],
         hostname: hostname.to_owned(),
         username: Some("condor".into()),
-        physical_cpus: MACHINE_CPUS,
+        physical_cpus: crate::config::machine::Lazy::known(MACHINE_CPUS),
         hyperthread_cpus: MACHINE_CPUS,
         ..Default::default()
     }

@@ -31,7 +31,7 @@ fn config(text: &str) -> (Config, tempfile::TempDir) {
         ],
         hostname: HOST.into(),
         username: Some("tester".into()),
-        physical_cpus: 8,
+        physical_cpus: crate::config::machine::Lazy::known(8),
         hyperthread_cpus: 8,
         ..Default::default()
     };

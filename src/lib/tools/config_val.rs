@@ -439,7 +439,11 @@ fn location(config: &Config, entry: Option<&Entry>) -> String {
 
 /// Every knob name, from the sources and the defaults, sorted as HTCondor's table is.
 fn all_names(config: &Config) -> Vec<String> {
-    let mut names: Vec<String> = config.entries().iter().map(|e| e.name.clone()).collect();
+    let mut names: Vec<String> = config
+        .all_entries()
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
     let mut seen: std::collections::HashSet<String> =
         names.iter().map(|n| n.to_ascii_lowercase()).collect();
     for (name, _) in config.defaults().iter() {
@@ -571,7 +575,7 @@ fn write_config(
         .collect();
     let obsolete_if: Vec<&str> = crate::config::metaknobs::lines("UPGRADE", "DISCARDIF");
     let mut lines: Vec<((u32, u32, usize), String)> = Vec::new();
-    let mut entries: Vec<&Entry> = config.entries().iter().collect();
+    let mut entries: Vec<&Entry> = config.all_entries();
     entries.sort_by_key(|e| e.name.to_ascii_lowercase());
     for (iter, e) in entries.into_iter().enumerate() {
         let source = e.origin.source;
