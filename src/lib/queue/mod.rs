@@ -96,6 +96,21 @@ pub struct Queue {
     clock: Clock,
 }
 
+impl Drop for Queue {
+    /// Folds a grown write-ahead log into the file and empties it, unless another connection
+    /// is using it (the checkpoint does not wait: a daemon's connection checkpoints on its
+    /// own as its commits grow the log).
+    fn drop(&mut self) {
+        let grown =
+            std::fs::metadata(self.wal_path()).is_ok_and(|m| m.len() > schema::CHECKPOINT_AT);
+        if grown && self.conn.busy_timeout(Duration::ZERO).is_ok() {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}
+
 impl std::fmt::Debug for Queue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Queue").field("path", &self.path).finish()

@@ -78,6 +78,27 @@ fn opening_sets_up_the_store_once() {
 }
 
 #[test]
+fn the_log_outlives_a_connection_until_it_grows() -> R {
+    let dir = tempfile::tempdir().unwrap();
+    let mut q = Queue::open(dir.path())?;
+    let wal = q.wal_path();
+    q.submit(cluster_ad("alice"), procs(1))?;
+    drop(q);
+    // No checkpoint at close: the commit stays in the log, which the next connection reads.
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0);
+    let mut q = Queue::open(dir.path())?;
+    assert_eq!(q.jobs(&JobQuery::all())?.count(), 1);
+    q.submit(cluster_ad("alice"), procs(5000))?;
+    assert!(std::fs::metadata(&wal).unwrap().len() > schema::CHECKPOINT_AT);
+    drop(q);
+    // Grown past the limit: folded into the file and emptied by the last connection.
+    assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
+    let q = Queue::open(dir.path())?;
+    assert_eq!(q.jobs(&JobQuery::all())?.count(), 5001);
+    Ok(())
+}
+
+#[test]
 fn a_newer_schema_is_refused_and_an_older_one_migrated() {
     let dir = tempfile::tempdir().unwrap();
     drop(Queue::open(dir.path()).unwrap());
