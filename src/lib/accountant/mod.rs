@@ -721,6 +721,8 @@ pub struct Accountant {
     config: AccountantConfig,
     state: AccountantState,
     store: Box<dyn AccountantStore>,
+    /// Counts the changes to `state` (commits and reloads).
+    generation: u64,
 }
 
 impl std::fmt::Debug for Accountant {
@@ -743,6 +745,7 @@ impl Accountant {
             config,
             state,
             store,
+            generation: 0,
         };
         acct.update(|state, cfg| state.ensure_group_records(cfg))?;
         Ok(acct)
@@ -770,12 +773,23 @@ impl Accountant {
         &self.state
     }
 
-    /// Re-reads the records, picking up what other processes (`condor_userprio`) wrote.
+    /// Re-reads the records when another process (`condor_userprio`) may have written them
+    /// since the last reload.
     pub fn reload(&mut self) -> Result<(), StoreError> {
+        if !self.store.changed_elsewhere()? {
+            return Ok(());
+        }
         let limits = std::mem::take(&mut self.state.limits);
         self.state = self.store.load()?;
         self.state.limits = limits;
+        self.generation += 1;
         Ok(())
+    }
+
+    /// A number that changes whenever the state does (a commit or a reload): a caller can
+    /// tell that nothing changed since it last looked.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Applies `change` to the state and writes what it changed as one transaction.
@@ -797,6 +811,7 @@ impl Accountant {
             self.store.apply(&batch)?;
         }
         self.state = next;
+        self.generation += 1;
         Ok(())
     }
 }

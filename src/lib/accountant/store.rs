@@ -42,6 +42,11 @@ pub trait AccountantStore: Send {
     fn load(&mut self) -> Result<AccountantState, StoreError>;
     /// Applies `batch` as one transaction.
     fn apply(&mut self, batch: &Batch) -> Result<(), StoreError>;
+    /// Whether another writer (`condor_userprio`) may have changed the records since the
+    /// last call: `false` only when it certainly has not.
+    fn changed_elsewhere(&mut self) -> Result<bool, StoreError> {
+        Ok(true)
+    }
 }
 
 /// One field of a customer record, with its new value.
@@ -294,6 +299,8 @@ impl AccountantStore for MemoryStore {
 pub struct SqliteStore {
     path: PathBuf,
     conn: Connection,
+    /// SQLite's `data_version` at the last [`AccountantStore::changed_elsewhere`].
+    seen_version: Option<i64>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -381,7 +388,11 @@ impl SqliteStore {
                 .map_err(err)?;
             }
         }
-        Ok(SqliteStore { path, conn })
+        Ok(SqliteStore {
+            path,
+            conn,
+            seen_version: None,
+        })
     }
 
     /// Opens an existing database for reading only (`condor_userprio` without edits); `None`
@@ -406,6 +417,15 @@ impl SqliteStore {
 }
 
 impl AccountantStore for SqliteStore {
+    fn changed_elsewhere(&mut self) -> Result<bool, StoreError> {
+        // `data_version` changes when another connection commits, not with our own writes.
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(self.err())?;
+        Ok(self.seen_version.replace(version) != Some(version))
+    }
+
     fn load(&mut self) -> Result<AccountantState, StoreError> {
         let err = self.err();
         let mut state = AccountantState {

@@ -300,3 +300,31 @@ fn writes_of_other_processes_are_not_overwritten() {
     assert_eq!(a.priority_factor, Some(42.0));
     assert!(a.priority > 0.5);
 }
+
+#[test]
+fn a_reload_reads_the_records_only_after_another_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut daemon = Accountant::open(cfg(), dir.path()).unwrap();
+    daemon.reload().unwrap();
+    let first = daemon.generation();
+    // Its own writes are already in memory: nothing to read back.
+    daemon
+        .update(|s, c| s.add_match(c, "alice@x", "slot1@", 1.0, None, None, T0))
+        .unwrap();
+    let after_update = daemon.generation();
+    assert!(after_update > first);
+    daemon.reload().unwrap();
+    assert_eq!(daemon.generation(), after_update);
+    // Another process's write is.
+    let mut tool = Accountant::open(cfg(), dir.path()).unwrap();
+    tool.update(|s, _| s.set_priority_factor("alice@x", 7.0))
+        .unwrap();
+    daemon.reload().unwrap();
+    assert!(daemon.generation() > after_update);
+    assert_eq!(
+        daemon.state().customer("alice@x").unwrap().priority_factor,
+        Some(7.0)
+    );
+    daemon.reload().unwrap();
+    assert_eq!(daemon.generation(), after_update + 1);
+}

@@ -265,6 +265,9 @@ pub struct Pool {
     accountant: Accountant,
     /// A negotiation cycle's accounting, not yet written (see [`Pool::flush_accountant`]).
     pending_accountant: Option<crate::accountant::AccountantState>,
+    /// The claims the last [`Pool::check_matches`] set, and the accountant's generation
+    /// after it: the same claims on an unchanged accountant need no second pass.
+    checked_claims: Option<(Vec<SlotClaim>, u64)>,
     policy: UserPolicy,
     run_config: RunConfig,
     accounting_domain: String,
@@ -360,6 +363,7 @@ impl Pool {
             negotiator,
             accountant,
             pending_accountant: None,
+            checked_claims: None,
             policy,
             run_config: RunConfig::from_config(&config),
             accounting_domain,
@@ -663,6 +667,7 @@ impl Pool {
             self.negotiator.accountant_config().clone(),
             self.session.spool(),
         )?;
+        self.checked_claims = None;
         self.accounting_domain = config
             .string("ACCOUNTING_DOMAIN")?
             .or(config.string("UID_DOMAIN")?)
@@ -1365,12 +1370,21 @@ impl Pool {
             .iter()
             .map(|a| SlotClaim::from_ad(a, self.accountant.config()))
             .collect();
+        let generation = self.accountant.generation();
+        if self
+            .checked_claims
+            .as_ref()
+            .is_some_and(|(c, g)| *g == generation && *c == claims)
+        {
+            return;
+        }
         if let Err(e) = self
             .accountant
             .update(|s, cfg| s.check_matches(cfg, &claims, t))
         {
             tracing::error!("accountant: {e}");
         }
+        self.checked_claims = Some((claims, self.accountant.generation()));
     }
 
     /// A negotiation cycle over the idle jobs and the slots; matches start jobs.
