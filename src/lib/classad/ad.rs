@@ -73,9 +73,16 @@ impl PartialEq for CiStr {
 
 impl Eq for CiStr {}
 
-/// An owned key for the attribute index.
+/// An owned key for the attribute index (and any map of names in any case), looked up
+/// by a [`CiStr`].
 #[derive(Clone, Debug)]
-struct CiKey(Arc<str>);
+pub(crate) struct CiKey(Arc<str>);
+
+impl From<&str> for CiKey {
+    fn from(s: &str) -> CiKey {
+        CiKey(s.into())
+    }
+}
 
 impl Borrow<CiStr> for CiKey {
     fn borrow(&self) -> &CiStr {
@@ -99,7 +106,10 @@ impl Eq for CiKey {}
 
 /// The keys already carry a good 64-bit hash; pass it through.
 #[derive(Default)]
-struct PassThrough(u64);
+pub(crate) struct PassThrough(u64);
+
+/// The hasher for maps keyed by [`CiStr`] (whose hash is [`name_hash`]).
+pub(crate) type CiHasher = BuildHasherDefault<PassThrough>;
 
 impl Hasher for PassThrough {
     fn finish(&self) -> u64 {

@@ -10,6 +10,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::classad::ad::{CiHasher, CiStr};
+
 /// How a knob's value is meant to be read (`type=` in param_info.in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -630,14 +632,16 @@ static TABLE: &[Default] = &[
     d("SUBMIT.IsSubmit", "true", Bool),
 ];
 
-/// Every default, by lower-cased name.
-fn index() -> &'static HashMap<std::string::String, &'static Default> {
-    static INDEX: OnceLock<HashMap<std::string::String, &'static Default>> = OnceLock::new();
+type Index = HashMap<&'static CiStr, &'static Default, CiHasher>;
+
+/// Every default, by name in any case (built without copying a name: every tool reads it).
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
         TABLE
             .iter()
             .chain(POLICY_MACROS)
-            .map(|d| (d.name.to_ascii_lowercase(), d))
+            .map(|d| (CiStr::new(d.name), d))
             .collect()
     })
 }
@@ -659,22 +663,22 @@ impl Defaults {
     /// The default of `name` (which may be `SUBSYS.NAME`). An empty default is no default,
     /// as in HTCondor's table.
     pub fn get(&self, name: &str) -> Option<&str> {
-        let d = index().get(&name.to_ascii_lowercase())?;
+        let d = index().get(CiStr::new(name))?;
         Some(self.value_of(d)).filter(|v| !v.is_empty())
     }
 
     /// The default of `name` for subsystem (or local name) `prefix` only.
     pub fn get_prefixed(&self, prefix: &str, name: &str) -> Option<&str> {
-        let key = format!("{prefix}.{name}").to_ascii_lowercase();
+        let key = format!("{prefix}.{name}");
         index()
-            .get(&key)
+            .get(CiStr::new(&key))
             .map(|d| self.value_of(d))
             .filter(|v| !v.is_empty())
     }
 
     /// The entry for `name`, with its type and spelling.
     pub fn entry(&self, name: &str) -> Option<&'static Default> {
-        index().get(&name.to_ascii_lowercase()).copied()
+        index().get(CiStr::new(name)).copied()
     }
 
     fn value_of<'s>(&'s self, d: &'static Default) -> &'s str {

@@ -8,6 +8,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use crate::classad::ad::{CiHasher, CiKey, CiStr};
+
 /// An index into [`MacroSet::sources`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SourceId(pub u32);
@@ -78,7 +80,6 @@ pub type Probe = Arc<dyn Fn() -> Option<String> + Send + Sync>;
 /// of the `condor` user that costs more than reading the rest of the configuration).
 #[derive(Clone)]
 struct Deferred {
-    key: String,
     name: String,
     origin: Origin,
     sequence: u64,
@@ -116,7 +117,8 @@ impl std::fmt::Debug for Deferred {
 #[derive(Clone, Debug)]
 pub struct MacroSet {
     entries: Vec<Entry>,
-    index: HashMap<String, usize>,
+    /// Names in any case, without copying a looked-up name.
+    index: HashMap<CiKey, usize, CiHasher>,
     deferred: Vec<Deferred>,
     sources: Vec<String>,
     sequence: u64,
@@ -132,7 +134,7 @@ impl MacroSet {
     pub fn new() -> MacroSet {
         MacroSet {
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             deferred: Vec::new(),
             sources: SPECIAL_SOURCES.iter().map(|s| s.to_string()).collect(),
             sequence: 0,
@@ -158,20 +160,19 @@ impl MacroSet {
 
     /// The entry called `name` (case-insensitive); a deferred knob is looked up now.
     pub fn get(&self, name: &str) -> Option<&Entry> {
-        let key = name.to_ascii_lowercase();
-        match self.index.get(&key) {
+        match self.index.get(CiStr::new(name)) {
             Some(&i) => Some(&self.entries[i]),
             None => self
                 .deferred
                 .iter()
-                .find(|d| d.key == key)
+                .find(|d| d.name.eq_ignore_ascii_case(name))
                 .and_then(Deferred::entry),
         }
     }
 
     /// Whether `name` has a definition of its own (not a deferred one).
     pub fn is_defined(&self, name: &str) -> bool {
-        self.index.contains_key(&name.to_ascii_lowercase())
+        self.index.contains_key(CiStr::new(name))
     }
 
     /// The entry called `prefix.name`.
@@ -180,8 +181,7 @@ impl MacroSet {
         key.push_str(prefix);
         key.push('.');
         key.push_str(name);
-        key.make_ascii_lowercase();
-        self.index.get(&key).map(|&i| &self.entries[i])
+        self.index.get(CiStr::new(&key)).map(|&i| &self.entries[i])
     }
 
     /// Every entry with a definition of its own, in the order the knobs were first defined
@@ -203,7 +203,6 @@ impl MacroSet {
         self.remove(name);
         self.sequence += 1;
         self.deferred.push(Deferred {
-            key: name.to_ascii_lowercase(),
             name: name.to_owned(),
             origin,
             sequence: self.sequence,
@@ -231,8 +230,7 @@ impl MacroSet {
     ) {
         self.sequence += 1;
         let multi_line = here_doc || raw.contains('\n');
-        let key = name.to_ascii_lowercase();
-        self.deferred.retain(|d| d.key != key);
+        self.deferred.retain(|d| !d.name.eq_ignore_ascii_case(name));
         let entry = Entry {
             name: name.to_owned(),
             raw,
@@ -241,13 +239,13 @@ impl MacroSet {
             matches_default,
             sequence: self.sequence,
         };
-        match self.index.get(&key) {
+        match self.index.get(CiStr::new(name)) {
             Some(&i) => {
                 let name = std::mem::take(&mut self.entries[i].name);
                 self.entries[i] = Entry { name, ..entry };
             }
             None => {
-                self.index.insert(key, self.entries.len());
+                self.index.insert(CiKey::from(name), self.entries.len());
                 self.entries.push(entry);
             }
         }
@@ -255,10 +253,9 @@ impl MacroSet {
 
     /// Removes `name` (used by `-unset` to preview a change); returns whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
-        let key = name.to_ascii_lowercase();
         let deferred = self.deferred.len();
-        self.deferred.retain(|d| d.key != key);
-        let Some(i) = self.index.remove(&key) else {
+        self.deferred.retain(|d| !d.name.eq_ignore_ascii_case(name));
+        let Some(i) = self.index.remove(CiStr::new(name)) else {
             return self.deferred.len() != deferred;
         };
         self.entries.remove(i);
