@@ -98,13 +98,11 @@ impl<'q> Transaction<'q> {
     /// before it can build its ads (`$(Cluster)` in a submit file). A reserved id that no
     /// submit uses is simply never used.
     pub fn new_cluster_id(&mut self) -> Result<ClusterId> {
-        let stored = schema::next_cluster_id_stored(&self.tx).map_err(self.sql())?;
-        let needed = schema::next_cluster_id_needed(&self.tx).map_err(self.sql())?;
-        let id = stored.max(needed);
+        let id = schema::take_next_cluster_id(&self.tx).map_err(self.sql())?;
         if id > i32::MAX as i64 {
+            // The transaction, and with it the counter's move, is rolled back.
             return Err(QueueError::ClusterIdsExhausted(id));
         }
-        schema::set_next_cluster_id(&self.tx, id + 1).map_err(self.sql())?;
         let id = ClusterId(id as i32);
         self.reserved.insert(id);
         Ok(id)
