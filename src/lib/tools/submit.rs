@@ -671,6 +671,10 @@ struct EventPlan {
     procs: Vec<(i32, i32, u32)>,
     /// Whether the last cluster's log set is known (its procs add none of the attributes).
     cluster_logs: Option<(i64, Option<u32>)>,
+    /// The queue the jobs went into, closed once the events are written and the daemon is
+    /// woken: closing may fold the store's log into its file (see `Queue`'s drop), which
+    /// should not hold up the jobs' start.
+    queue: Option<crate::queue::Queue>,
 }
 
 const LOG_ATTRS: [&str; 6] = [
@@ -688,6 +692,7 @@ impl EventPlan {
             logs: Vec::new(),
             procs: Vec::new(),
             cluster_logs: None,
+            queue: None,
         }
     }
 
@@ -1077,6 +1082,7 @@ fn queue_jobs(
         }
         Ok(())
     })?;
+    events.queue = Some(queue);
     Ok(Some(events))
 }
 
