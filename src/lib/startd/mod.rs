@@ -1117,10 +1117,9 @@ impl Startd {
                 Err(self.wrong_state(i, "a dynamic slot is claimed when it is made"))
             }
             SlotKind::Static => {
-                if !self.willing(i, job) {
+                let Some(rank) = self.willing_rank(i, job) else {
                     return Err(StartdError::NotWilling(self.slots[i].name.clone()));
-                }
-                let rank = self.rank_of(i, job);
+                };
                 let id = self.new_claim_id();
                 let host = self.machine.full_hostname.clone();
                 let s = &mut self.slots[i];
@@ -1133,12 +1132,11 @@ impl Startd {
                     return Err(StartdError::NotWilling(self.slots[i].name.clone()));
                 }
                 let d = self.carve(i, job, consumption, now)?;
-                if !self.willing(d, job) {
+                let Some(rank) = self.willing_rank(d, job) else {
                     let name = self.slots[d].name.clone();
                     self.remove_dynamic(d);
                     return Err(StartdError::NotWilling(name));
-                }
-                let rank = self.rank_of(d, job);
+                };
                 let id = self.new_claim_id();
                 let host = self.machine.full_hostname.clone();
                 let s = &mut self.slots[d];
@@ -1688,11 +1686,6 @@ impl Startd {
         }
     }
 
-    /// The slot's `Rank` for `job` (0 when not a number).
-    fn rank_of(&self, i: usize, job: &ClassAd) -> f64 {
-        rank_in(&self.internal_ad(i), job)
-    }
-
     /// Whether the slot's Requirements are true for `job` (HTCondor's `willingToRun`): its
     /// own Requirements, even while a match or preemption advertises `False`; while the
     /// startd drains, the drain's START, or nothing.
@@ -1701,6 +1694,17 @@ impl Startd {
             return false;
         }
         self.willing_with(i, self.policy_ad(i), job)
+    }
+
+    /// The slot's `RANK` for `job` when it is [`Startd::willing`] to run it, from one build of
+    /// the slot's ad.
+    fn willing_rank(&self, i: usize, job: &ClassAd) -> Option<f64> {
+        if self.is_draining() && self.draining_start().is_none() {
+            return None;
+        }
+        let internal = self.internal_ad(i);
+        self.willing_with(i, policy::pin_ad(internal.clone(), self.now), job)
+            .then(|| rank_in(&internal, job))
     }
 
     /// [`Startd::willing`], given the slot's [`Startd::policy_ad`].
