@@ -684,3 +684,30 @@ fn a_requeued_job_cools_down_before_it_runs_again() {
     );
     drop(master);
 }
+
+#[test]
+fn an_idle_job_edited_by_condor_qedit_is_seen_by_the_master() {
+    // The master reads again only the idle jobs another process changed (their change
+    // stamps): an edit of a job it already holds must reach it.
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let never = submit(
+        &env,
+        "executable = /bin/true\nrequirements = TARGET.Memory > 1000000000\nqueue\n",
+    );
+    let waiting = submit(
+        &env,
+        "executable = /bin/true\nrequirements = TARGET.Memory > 1000000000\nqueue\n",
+    );
+    settle(&env);
+    assert_eq!(count(&env, "JobStatus == 1"), 2);
+    let out = env.run("condor_qedit", [waiting.as_str(), "Requirements", "true"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the edited job to finish", || {
+        history_attr(&env, &format!("{waiting}.0"), "ExitCode") == "0"
+    });
+    // The other one still waits, unchanged.
+    let out = env.run("condor_q", [never.as_str(), "-af", "JobStatus"]);
+    assert_eq!(out.stdout.trim(), "1", "{out}");
+    drop(master);
+}

@@ -96,6 +96,13 @@ pub struct Queue {
     clock: Clock,
 }
 
+/// The change stamps of a job's rows (see [`Queue::stamps`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub proc: i64,
+    pub cluster: i64,
+}
+
 impl Drop for Queue {
     /// Folds a grown write-ahead log into the file and empties it, unless another connection
     /// is using it (the checkpoint does not wait: a daemon's connection checkpoints on its
@@ -259,6 +266,42 @@ impl Queue {
     /// One job, if it is in the queue.
     pub fn job(&self, id: JobId) -> Result<Option<Job>, QueueError> {
         query::job(&self.conn, &self.path, id)
+    }
+
+    /// The change stamps of every job in `status`: a job whose stamps are
+    /// the same as when its ad was read has the same ad (a daemon reads again only what
+    /// another process changed). Reads the status index alone for the jobs, and each
+    /// cluster's row once.
+    pub fn stamps(&self, status: JobStatus) -> Result<Vec<(JobId, Stamp)>, QueueError> {
+        let err = |e| QueueError::store(&self.path, e);
+        // One snapshot for both reads.
+        let tx = self.conn.unchecked_transaction().map_err(err)?;
+        let clusters: std::collections::HashMap<i32, i64> = tx
+            .prepare_cached("SELECT cluster_id, changed FROM clusters")
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()
+            })
+            .map_err(err)?;
+        let mut stmt = tx
+            .prepare_cached("SELECT cluster_id, proc_id, changed FROM procs WHERE job_status = ?1")
+            .map_err(err)?;
+        let rows = stmt
+            .query_map([status.code()], |r| {
+                let cluster: i32 = r.get(0)?;
+                Ok((
+                    JobId {
+                        cluster: ClusterId(cluster),
+                        proc: r.get(1)?,
+                    },
+                    Stamp {
+                        proc: r.get(2)?,
+                        cluster: clusters.get(&cluster).copied().unwrap_or(-1),
+                    },
+                ))
+            })
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
     }
 
     /// The jobs a query selects, in job-id order, streamed from one consistent snapshot.

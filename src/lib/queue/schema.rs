@@ -12,10 +12,10 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, FileControl};
 
 /// The schema version this build writes.
-pub const CURRENT: i64 = 1;
+pub const CURRENT: i64 = 2;
 
 /// `MIGRATIONS[n]` takes a store from version `n` to `n + 1`.
-pub const MIGRATIONS: [&str; CURRENT as usize] = [V1];
+pub const MIGRATIONS: [&str; CURRENT as usize] = [V1, V2];
 
 /// Version 1.
 ///
@@ -73,6 +73,32 @@ CREATE TABLE history (
 CREATE INDEX history_by_job ON history (cluster_id, proc_id);
 CREATE INDEX history_by_owner ON history (owner);
 ";
+
+/// Version 2: change stamps, so that a daemon can tell which jobs another process changed
+/// without reading every ad.
+///
+/// - `meta.change_seq` counts the transactions that changed a proc or cluster row.
+/// - `procs.changed` and `clusters.changed`: the `change_seq` of the transaction that last
+///   updated the row (0 for a row as inserted: ids are never reused, so a new row is new by
+///   its id). A job's ad is unchanged while both its proc's and its cluster's stamps are.
+/// - `procs_by_status` also holds `changed`: the daemon's scan of the idle jobs' stamps reads
+///   the index alone.
+const V2: &str = "
+ALTER TABLE procs ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE clusters ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+INSERT INTO meta (name, value) VALUES ('change_seq', 0);
+DROP INDEX procs_by_status;
+CREATE INDEX procs_by_status ON procs (job_status, changed);
+";
+
+/// Moves `change_seq` on and returns it: the stamp of this transaction's row updates.
+pub fn next_change_stamp(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "UPDATE meta SET value = value + 1 WHERE name = 'change_seq' RETURNING value",
+        [],
+        |r| r.get(0),
+    )
+}
 
 /// `own_mask` bits.
 pub const OWN_QDATE: i64 = 1;

@@ -99,6 +99,84 @@ fn the_log_outlives_a_connection_until_it_grows() -> R {
 }
 
 #[test]
+fn change_stamps_move_with_every_update_of_a_job_or_its_cluster() -> R {
+    let (_dir, mut q) = queue();
+    let a = q.submit(cluster_ad("alice"), procs(2))?;
+    let b = q.submit(cluster_ad("bob"), procs(1))?;
+    let stamps = |q: &Queue| -> std::collections::BTreeMap<String, Stamp> {
+        q.stamps(JobStatus::Idle)
+            .unwrap()
+            .into_iter()
+            .map(|(id, s)| (id.to_string(), s))
+            .collect()
+    };
+    let new = stamps(&q);
+    assert_eq!(new.len(), 3);
+    // Rows as inserted carry no stamp: their ids are new.
+    assert!(new.values().all(|s| *s
+        == Stamp {
+            proc: 0,
+            cluster: 0
+        }));
+
+    let a0 = JobId {
+        cluster: a,
+        proc: 0,
+    };
+    q.transaction(|tx| tx.set_attr(a0, "RequestMemory", Expr::lit(2048i64)))?;
+    let after_proc_edit = stamps(&q);
+    let edited = after_proc_edit[&a0.to_string()];
+    assert!(edited.proc > 0 && edited.cluster == 0, "{edited:?}");
+    let a1 = format!("{a}.1");
+    assert_eq!(after_proc_edit[&a1], new[&a1]);
+
+    q.transaction(|tx| tx.set_attr(b, "Requirements", Expr::lit(true)))?;
+    let after_cluster_edit = stamps(&q);
+    let b0 = format!("{b}.0");
+    assert!(after_cluster_edit[&b0].cluster > edited.proc);
+    assert_eq!(after_cluster_edit[&a1], new[&a1]);
+
+    // Held jobs leave the idle stamps.
+    q.transaction(|tx| tx.set_status(a0, JobStatus::Held))?;
+    assert!(!stamps(&q).contains_key(&a0.to_string()));
+    assert_eq!(q.stamps(JobStatus::Held)?.len(), 1);
+    Ok(())
+}
+
+#[test]
+fn a_version_1_store_is_migrated_with_its_jobs() -> R {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(QUEUE_FILE);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
+    conn.execute_batch(
+        "PRAGMA user_version = 1;
+         INSERT INTO clusters (cluster_id, owner, ad)
+             VALUES (1, 'alice', '[ ClusterId = 1; Owner = \"alice\" ]');
+         INSERT INTO procs (cluster_id, proc_id, job_status, ad) VALUES (1, 0, 1, '[ ]');
+         UPDATE meta SET value = 2 WHERE name = 'next_cluster_id';",
+    )
+    .unwrap();
+    drop(conn);
+    let mut q = Queue::open(dir.path())?;
+    assert_eq!(q.schema_version()?, SCHEMA_VERSION);
+    let stamps = q.stamps(JobStatus::Idle)?;
+    assert_eq!(stamps.len(), 1);
+    assert_eq!(
+        stamps[0].1,
+        Stamp {
+            proc: 0,
+            cluster: 0
+        }
+    );
+    let id = stamps[0].0;
+    q.transaction(|tx| tx.set_attr(id, "Foo", Expr::lit(1i64)))?;
+    assert_eq!(q.stamps(JobStatus::Idle)?[0].1.proc, 1);
+    assert_eq!(string(&job_ad(&q, 1, 0), "Owner").as_deref(), Some("alice"));
+    Ok(())
+}
+
+#[test]
 fn a_newer_schema_is_refused_and_an_older_one_migrated() {
     let dir = tempfile::tempdir().unwrap();
     drop(Queue::open(dir.path()).unwrap());

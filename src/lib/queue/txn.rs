@@ -68,6 +68,8 @@ pub struct Transaction<'q> {
     /// The last cluster ad read or written, parsed: edits to many jobs of one cluster parse
     /// it once.
     cluster_cache: Option<(ClusterId, Arc<ClassAd>)>,
+    /// The change stamp of this transaction's row updates, taken at the first one.
+    stamp: Option<i64>,
 }
 
 impl<'q> Transaction<'q> {
@@ -79,6 +81,7 @@ impl<'q> Transaction<'q> {
             reserved: BTreeSet::new(),
             new_clusters: BTreeMap::new(),
             cluster_cache: None,
+            stamp: None,
         }
     }
 
@@ -234,6 +237,7 @@ impl<'q> Transaction<'q> {
                 intern(codec::TOTAL_SUBMIT_PROCS),
                 Expr::lit(cluster.next_proc as i64),
             );
+            // A new cluster: its rows are new by their ids, no stamp needed.
             self.tx
                 .execute(
                     "UPDATE clusters SET ad = ?1 WHERE cluster_id = ?2",
@@ -602,6 +606,16 @@ impl<'q> Transaction<'q> {
 
     // ---- rows ----
 
+    /// This transaction's change stamp (schema v2), taken once.
+    fn stamp(&mut self) -> Result<i64> {
+        if let Some(s) = self.stamp {
+            return Ok(s);
+        }
+        let s = schema::next_change_stamp(&self.tx).map_err(sql_err(self.path))?;
+        self.stamp = Some(s);
+        Ok(s)
+    }
+
     fn load_cluster(&mut self, id: ClusterId) -> Result<Arc<ClassAd>> {
         if let Some((cached, ad)) = &self.cluster_cache {
             if *cached == id {
@@ -645,11 +659,12 @@ impl<'q> Transaction<'q> {
             },
         )?;
         let times = Times::of(own, cluster);
+        let stamp = self.stamp()?;
         self.tx
             .prepare_cached(
                 "UPDATE procs SET job_status = ?1, qdate = ?2, entered_current_status = ?3,
-                     own_mask = ?4, ad = ?5
-                 WHERE cluster_id = ?6 AND proc_id = ?7",
+                     own_mask = ?4, ad = ?5, changed = ?6
+                 WHERE cluster_id = ?7 AND proc_id = ?8",
             )
             .and_then(|mut s| {
                 s.execute(params![
@@ -658,6 +673,7 @@ impl<'q> Transaction<'q> {
                     times.entered_current_status,
                     times.own_mask,
                     codec::encode_proc(own),
+                    stamp,
                     job.cluster.0,
                     job.proc,
                 ])
@@ -667,9 +683,19 @@ impl<'q> Transaction<'q> {
     }
 
     fn write_cluster(&mut self, id: ClusterId, ad: ClassAd, old: &ClassAd) -> Result<()> {
+        let stamp = self.stamp()?;
         self.tx
-            .prepare_cached("UPDATE clusters SET owner = ?1, ad = ?2 WHERE cluster_id = ?3")
-            .and_then(|mut s| s.execute(params![owner_of(&ad), codec::encode_cluster(&ad), id.0]))
+            .prepare_cached(
+                "UPDATE clusters SET owner = ?1, ad = ?2, changed = ?3 WHERE cluster_id = ?4",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    owner_of(&ad),
+                    codec::encode_cluster(&ad),
+                    stamp,
+                    id.0
+                ])
+            })
             .map_err(self.sql())?;
         // Procs that inherit a time from the cluster follow it.
         for (attr, column, bit) in [
