@@ -68,7 +68,7 @@ use crate::eventlog::{
 };
 use crate::negotiator::{self, CycleInput, IdleJob, Negotiator};
 use crate::output::render::{lookup_bool, lookup_int, lookup_str};
-use crate::queue::{JobId, JobQuery, JobStatus, Queue, Stamp};
+use crate::queue::{ClusterId, JobId, JobIdSpec, JobQuery, JobStatus, Queue, Stamp};
 use crate::schedd::exit::{self as run, AdUpdate, ExitInfo, Outcome, RunConfig};
 use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
 use crate::startd::{
@@ -483,22 +483,34 @@ impl Pool {
         for id in gone {
             self.idle.remove(id);
         }
-        for (id, stamp) in scanned {
-            if self.running.contains_key(&id) || self.idle.stamps.get(&id) == Some(&stamp) {
-                continue;
+        // New, changed by another process, or changed in memory by the pool: read again,
+        // a cluster at a time (its jobs then share one cluster ad).
+        let mut stale: BTreeMap<JobId, Stamp> = scanned
+            .into_iter()
+            .filter(|(id, stamp)| {
+                !self.running.contains_key(id) && self.idle.stamps.get(id) != Some(stamp)
+            })
+            .collect();
+        if stale.is_empty() {
+            return Ok(());
+        }
+        let clusters: BTreeSet<ClusterId> = stale.keys().map(|id| id.cluster).collect();
+        let idle = parse_old_expr("JobStatus == 1").expect("constant expression");
+        let query =
+            JobQuery::ids(clusters.into_iter().map(JobIdSpec::Cluster)).with_constraint(idle);
+        let mut read = Vec::new();
+        for job in self.queue.jobs(&query)? {
+            let job = job?;
+            if let Some(stamp) = stale.remove(&job.id()) {
+                read.push((job.id(), job.into_ad()?, stamp));
             }
-            // New, changed by another process, or changed in memory by the pool.
-            let Some(job) = self.queue.job(id)? else {
-                // Gone meanwhile (a commit between the scan and this read): the next
-                // reload sees it.
-                self.idle.remove(id);
-                continue;
-            };
-            if job.status_code() != JobStatus::Idle.code() {
-                self.idle.remove(id);
-                continue;
-            }
-            let ad = job.into_ad()?;
+        }
+        // What is left was gone by the read (a commit after the scan): the next reload
+        // sees where it went.
+        for id in stale.into_keys() {
+            self.idle.remove(id);
+        }
+        for (id, ad, stamp) in read {
             self.idle.insert_read(
                 id,
                 IdleJob::new(job_key(id), ad, &self.accounting_domain),
