@@ -711,3 +711,32 @@ fn an_idle_job_edited_by_condor_qedit_is_seen_by_the_master() {
     assert_eq!(out.stdout.trim(), "1", "{out}");
     drop(master);
 }
+
+#[test]
+fn a_reconfig_renames_the_idle_jobs_submitters() {
+    // Submitter names carry the accounting domain; the master reads its idle jobs again
+    // when the configuration changes it, even though no job changed.
+    let env = TestEnvironment::new();
+    std::fs::write(env.config_file(), "UID_DOMAIN = before.example\n").unwrap();
+    let master = Master::start(&env);
+    submit(
+        &env,
+        "executable = /bin/true\nrequirements = TARGET.Memory > 1000000000\nqueue\n",
+    );
+    let submitters = || {
+        let out = env.run("condor_status", ["-submitters", "-af", "Name"]);
+        assert_eq!(out.status, Some(0), "{out}");
+        out.stdout
+    };
+    wait_for("the submitter in the first domain", || {
+        submitters().contains("@before.example")
+    });
+    std::fs::write(env.config_file(), "UID_DOMAIN = after.example\n").unwrap();
+    let out = env.run("condor_reconfig", Vec::<&str>::new());
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the submitter in the new domain", || {
+        let names = submitters();
+        names.contains("@after.example") && !names.contains("@before.example")
+    });
+    drop(master);
+}

@@ -94,6 +94,8 @@ pub struct Queue {
     conn: Connection,
     path: PathBuf,
     clock: Clock,
+    /// This connection committed a change (its drop may then fold the log into the file).
+    wrote: bool,
 }
 
 /// The change stamps of a job's rows (see [`Queue::stamps`]).
@@ -104,12 +106,12 @@ pub struct Stamp {
 }
 
 impl Drop for Queue {
-    /// Folds a grown write-ahead log into the file and empties it, unless another connection
-    /// is using it (the checkpoint does not wait: a daemon's connection checkpoints on its
-    /// own as its commits grow the log).
+    /// After a write, folds a grown write-ahead log into the file and empties it, unless
+    /// another connection is using it (the checkpoint does not wait: a daemon's connection
+    /// checkpoints on its own as its commits grow the log). A reader leaves it alone.
     fn drop(&mut self) {
-        let grown =
-            std::fs::metadata(self.wal_path()).is_ok_and(|m| m.len() > schema::CHECKPOINT_AT);
+        let grown = self.wrote
+            && std::fs::metadata(self.wal_path()).is_ok_and(|m| m.len() > schema::CHECKPOINT_AT);
         if grown && self.conn.busy_timeout(Duration::ZERO).is_ok() {
             let _ = self
                 .conn
@@ -183,6 +185,7 @@ impl Queue {
             conn,
             path,
             clock: Arc::new(system_clock),
+            wrote: false,
         })
     }
 
@@ -251,6 +254,7 @@ impl Queue {
         let mut tx = Transaction::new(tx, &self.path, now);
         let out = f(&mut tx)?;
         tx.commit()?;
+        self.wrote = true;
         Ok(out)
     }
 
@@ -268,10 +272,10 @@ impl Queue {
         query::job(&self.conn, &self.path, id)
     }
 
-    /// The change stamps of every job in `status`: a job whose stamps are
+    /// The change stamps of every job in `status`, in job-id order: a job whose stamps are
     /// the same as when its ad was read has the same ad (a daemon reads again only what
-    /// another process changed). Reads the status index alone for the jobs, and each
-    /// cluster's row once.
+    /// another process changed). Reads two indexes: the jobs' status index, and every
+    /// cluster's stamp.
     pub fn stamps(&self, status: JobStatus) -> Result<Vec<(JobId, Stamp)>, QueueError> {
         let err = |e| QueueError::store(&self.path, e);
         // One snapshot for both reads.
@@ -284,7 +288,10 @@ impl Queue {
             })
             .map_err(err)?;
         let mut stmt = tx
-            .prepare_cached("SELECT cluster_id, proc_id, changed FROM procs WHERE job_status = ?1")
+            .prepare_cached(
+                "SELECT cluster_id, proc_id, changed FROM procs WHERE job_status = ?1
+                 ORDER BY cluster_id, proc_id",
+            )
             .map_err(err)?;
         let rows = stmt
             .query_map([status.code()], |r| {

@@ -9,7 +9,7 @@
 //! the schema: append a step to [`MIGRATIONS`] and never edit a published one.
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, FileControl};
+use rusqlite::Connection;
 
 /// The schema version this build writes.
 pub const CURRENT: i64 = 2;
@@ -81,14 +81,16 @@ CREATE INDEX history_by_owner ON history (owner);
 /// - `procs.changed` and `clusters.changed`: the `change_seq` of the transaction that last
 ///   updated the row (0 for a row as inserted: ids are never reused, so a new row is new by
 ///   its id). A job's ad is unchanged while both its proc's and its cluster's stamps are.
-/// - `procs_by_status` also holds `changed`: the daemon's scan of the idle jobs' stamps reads
-///   the index alone.
+/// - `procs_by_status` also holds `changed`, after the job id (a status's jobs stay in id
+///   order, as paged queries read them), and `clusters_by_changed` holds the clusters'
+///   stamps: the daemon's scan of the idle jobs' stamps reads the two indexes alone.
 const V2: &str = "
 ALTER TABLE procs ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE clusters ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
 INSERT INTO meta (name, value) VALUES ('change_seq', 0);
 DROP INDEX procs_by_status;
-CREATE INDEX procs_by_status ON procs (job_status, changed);
+CREATE INDEX procs_by_status ON procs (job_status, cluster_id, proc_id, changed);
+CREATE INDEX clusters_by_changed ON clusters (changed);
 ";
 
 /// Moves `change_seq` on and returns it: the stamp of this transaction's row updates.
@@ -134,13 +136,13 @@ pub fn configure(conn: &Connection, busy_timeout: std::time::Duration) -> rusqli
          PRAGMA temp_store = MEMORY;
          PRAGMA cache_size = -32768;",
     )?;
-    // The log stays between connections: without these, every tool that is the store's only
-    // user (no daemon running) would copy its commit into the file, sync it, delete the log
-    // and its index, and the next one would create and sync them again: five `fsync`s for a
-    // one-job submit where one makes it durable. [`super::Queue`]'s drop checkpoints instead
-    // once the log has grown past [`CHECKPOINT_AT`], which bounds what the next process
-    // alone on the store reads back to rebuild the log's index.
-    conn.file_control(rusqlite::DEFAULT_NAME, FileControl::PersistWal(&mut 1))?;
+    // The log stays between connections (SQLite deletes it only after the checkpoint a last
+    // connection makes at close): without this, every tool that is the store's only user (no
+    // daemon running) would copy its commit into the file, sync it, delete the log and its
+    // index, and the next one would create and sync them again: five `fsync`s for a one-job
+    // submit where one makes it durable. [`super::Queue`]'s drop checkpoints instead, after
+    // a write, once the log has grown past [`CHECKPOINT_AT`], which bounds what the next
+    // process alone on the store reads back to rebuild the log's index.
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     Ok(())
 }

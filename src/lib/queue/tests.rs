@@ -144,6 +144,33 @@ fn change_stamps_move_with_every_update_of_a_job_or_its_cluster() -> R {
 }
 
 #[test]
+fn status_queries_read_the_indexes_in_job_order() {
+    // Paged queries by status read a status's jobs in id order from the index (no sort of
+    // every job at each page); the daemon's stamp scan reads the indexes alone.
+    let (_dir, q) = queue();
+    for sql in [
+        "SELECT cluster_id, proc_id, changed FROM procs WHERE job_status = 1
+         ORDER BY cluster_id, proc_id",
+        "SELECT p.cluster_id, p.proc_id, p.ad FROM procs p
+         WHERE p.job_status = 1 AND (p.cluster_id, p.proc_id) > (1, 0)
+         ORDER BY p.cluster_id, p.proc_id LIMIT 1024",
+        "SELECT cluster_id, changed FROM clusters",
+    ] {
+        let plan: Vec<String> = q
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap()
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let plan = plan.join("; ");
+        assert!(!plan.contains("TEMP B-TREE"), "{sql}: {plan}");
+        assert!(plan.contains("INDEX"), "{sql}: {plan}");
+    }
+}
+
+#[test]
 fn a_version_1_store_is_migrated_with_its_jobs() -> R {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(QUEUE_FILE);

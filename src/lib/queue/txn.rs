@@ -103,7 +103,7 @@ impl<'q> Transaction<'q> {
     pub fn new_cluster_id(&mut self) -> Result<ClusterId> {
         let id = schema::take_next_cluster_id(&self.tx).map_err(self.sql())?;
         if id > i32::MAX as i64 {
-            // The transaction, and with it the counter's move, is rolled back.
+            // The error rolls the transaction back, and the counter's move with it.
             return Err(QueueError::ClusterIdsExhausted(id));
         }
         let id = ClusterId(id as i32);
