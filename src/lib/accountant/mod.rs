@@ -809,9 +809,9 @@ impl Accountant {
         let batch = store::Batch::diff(&self.state, &next);
         if !batch.is_empty() {
             self.store.apply(&batch)?;
+            self.generation += 1;
         }
         self.state = next;
-        self.generation += 1;
         Ok(())
     }
 }

@@ -43,7 +43,7 @@ pub trait AccountantStore: Send {
     /// Applies `batch` as one transaction.
     fn apply(&mut self, batch: &Batch) -> Result<(), StoreError>;
     /// Whether another writer (`condor_userprio`) may have changed the records since the
-    /// last call: `false` only when it certainly has not.
+    /// last successful [`AccountantStore::load`]: `false` only when it certainly has not.
     fn changed_elsewhere(&mut self) -> Result<bool, StoreError> {
         Ok(true)
     }
@@ -299,7 +299,7 @@ impl AccountantStore for MemoryStore {
 pub struct SqliteStore {
     path: PathBuf,
     conn: Connection,
-    /// SQLite's `data_version` at the last [`AccountantStore::changed_elsewhere`].
+    /// SQLite's `data_version` when the last successful load began.
     seen_version: Option<i64>,
 }
 
@@ -408,25 +408,8 @@ impl SqliteStore {
         &self.path
     }
 
-    fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-        move |source| StoreError::Sqlite {
-            path: self.path.clone(),
-            source,
-        }
-    }
-}
-
-impl AccountantStore for SqliteStore {
-    fn changed_elsewhere(&mut self) -> Result<bool, StoreError> {
-        // `data_version` changes when another connection commits, not with our own writes.
-        let version: i64 = self
-            .conn
-            .query_row("PRAGMA data_version", [], |r| r.get(0))
-            .map_err(self.err())?;
-        Ok(self.seen_version.replace(version) != Some(version))
-    }
-
-    fn load(&mut self) -> Result<AccountantState, StoreError> {
+    /// Every record, as stored.
+    fn read_all(&self) -> Result<AccountantState, StoreError> {
         let err = self.err();
         let mut state = AccountantState {
             last_update_time: self
@@ -524,6 +507,35 @@ impl AccountantStore for SqliteStore {
             let (name, q) = row.map_err(&err)?;
             state.group_quotas.insert(name, q);
         }
+        Ok(state)
+    }
+
+    /// SQLite's `data_version`: it changes when another connection commits, not with this
+    /// one's writes.
+    fn data_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(self.err())
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        move |source| StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+}
+
+impl AccountantStore for SqliteStore {
+    fn changed_elsewhere(&mut self) -> Result<bool, StoreError> {
+        Ok(self.seen_version != Some(self.data_version()?))
+    }
+
+    fn load(&mut self) -> Result<AccountantState, StoreError> {
+        // Taken first: a write that lands during the read shows at the next check.
+        let version = self.data_version()?;
+        let state = self.read_all()?;
+        self.seen_version = Some(version);
         Ok(state)
     }
 

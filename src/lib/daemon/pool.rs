@@ -464,13 +464,11 @@ impl Pool {
         Ok(())
     }
 
-    /// Re-reads every idle job.
     /// Reads the idle jobs again after another process changed the queue: only the ads of
     /// jobs that are new or whose change stamps moved (a 10,000-job idle queue costs a scan
     /// of its status index, not 10,000 ads decoded).
     fn reload_idle(&mut self) -> Result<(), DaemonError> {
-        let mut scanned = self.queue.stamps(JobStatus::Idle)?;
-        scanned.sort_unstable_by_key(|(id, _)| *id);
+        let scanned = self.queue.stamps(JobStatus::Idle)?;
         // Jobs no longer idle (or gone) leave the index: a walk of both sorted lists.
         let mut gone = Vec::new();
         let mut next = scanned.iter().map(|(id, _)| *id).peekable();
@@ -721,6 +719,9 @@ impl Pool {
             .unwrap_or_default();
         self.session = Session::new(config.clone(), self.session.user.clone(), t)?;
         self.config = config;
+        // The idle jobs' submitter names carry the accounting domain: read them all again.
+        self.idle = IdleIndex::default();
+        self.reload_next = true;
         self.negotiate_now = true;
         tracing::info!("reconfigured");
         Ok(())
@@ -1425,13 +1426,13 @@ impl Pool {
         {
             return;
         }
-        if let Err(e) = self
+        match self
             .accountant
             .update(|s, cfg| s.check_matches(cfg, &claims, t))
         {
-            tracing::error!("accountant: {e}");
+            Ok(()) => self.checked_claims = Some((claims, self.accountant.generation())),
+            Err(e) => tracing::error!("accountant: {e}"),
         }
-        self.checked_claims = Some((claims, self.accountant.generation()));
     }
 
     /// A negotiation cycle over the idle jobs and the slots; matches start jobs.
