@@ -1699,9 +1699,6 @@ impl Startd {
     /// The slot's `RANK` for `job` when it is [`Startd::willing`] to run it, from one build of
     /// the slot's ad.
     fn willing_rank(&self, i: usize, job: &ClassAd) -> Option<f64> {
-        if self.is_draining() && self.draining_start().is_none() {
-            return None;
-        }
         let internal = self.internal_ad(i);
         self.willing_with(i, policy::pin_ad(internal.clone(), self.now), job)
             .then(|| rank_in(&internal, job))
