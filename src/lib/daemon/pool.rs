@@ -68,7 +68,7 @@ use crate::eventlog::{
 };
 use crate::negotiator::{self, CycleInput, IdleJob, Negotiator};
 use crate::output::render::{lookup_bool, lookup_int, lookup_str};
-use crate::queue::{ClusterId, JobId, JobIdSpec, JobQuery, JobStatus, Queue, Stamp};
+use crate::queue::{JobId, JobQuery, JobStatus, Queue, Stamp};
 use crate::schedd::exit::{self as run, AdUpdate, ExitInfo, Outcome, RunConfig};
 use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
 use crate::startd::{
@@ -481,8 +481,8 @@ impl Pool {
         for id in gone {
             self.idle.remove(id);
         }
-        // New, changed by another process, or changed in memory by the pool: read again,
-        // a cluster at a time (its jobs then share one cluster ad).
+        // New, changed by another process, or changed in memory by the pool: read again by
+        // key (the jobs of one cluster then share its ad).
         let mut stale: BTreeMap<JobId, Stamp> = scanned
             .into_iter()
             .filter(|(id, stamp)| {
@@ -492,19 +492,17 @@ impl Pool {
         if stale.is_empty() {
             return Ok(());
         }
-        let clusters: BTreeSet<ClusterId> = stale.keys().map(|id| id.cluster).collect();
-        let idle = parse_old_expr("JobStatus == 1").expect("constant expression");
-        let query =
-            JobQuery::ids(clusters.into_iter().map(JobIdSpec::Cluster)).with_constraint(idle);
         let mut read = Vec::new();
-        for job in self.queue.jobs(&query)? {
-            let job = job?;
+        for job in self.queue.jobs_by_id(stale.keys().copied())? {
+            if job.status_code() != JobStatus::Idle.code() {
+                continue;
+            }
             if let Some(stamp) = stale.remove(&job.id()) {
                 read.push((job.id(), job.into_ad()?, stamp));
             }
         }
-        // What is left was gone by the read (a commit after the scan): the next reload
-        // sees where it went.
+        // What is left was gone or no longer idle by the read (a commit after the scan):
+        // the next reload sees where it went.
         for id in stale.into_keys() {
             self.idle.remove(id);
         }

@@ -272,6 +272,12 @@ impl Queue {
         query::job(&self.conn, &self.path, id)
     }
 
+    /// The jobs of `ids` that are in the queue, in the order given, read by key from one
+    /// snapshot (the jobs of one cluster share its ad).
+    pub fn jobs_by_id(&self, ids: impl IntoIterator<Item = JobId>) -> Result<Vec<Job>, QueueError> {
+        query::jobs_by_id(&self.conn, &self.path, ids)
+    }
+
     /// The change stamps of every job in `status`, in job-id order: a job whose stamps are
     /// the same as when its ad was read has the same ad (a daemon reads again only what
     /// another process changed). Reads two indexes: the jobs' status index, and every

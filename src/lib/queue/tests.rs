@@ -144,6 +144,21 @@ fn change_stamps_move_with_every_update_of_a_job_or_its_cluster() -> R {
 }
 
 #[test]
+fn jobs_by_id_reads_the_named_jobs_that_exist() -> R {
+    let (_dir, mut q) = queue();
+    let a = q.submit(cluster_ad("alice"), procs(3))?;
+    let b = q.submit(cluster_ad("bob"), procs(1))?;
+    let id = |cluster, proc| JobId { cluster, proc };
+    let missing = id(ClusterId(b.0 + 5), 0);
+    let jobs = q.jobs_by_id([id(b, 0), id(a, 2), missing, id(a, 0), id(a, 7)])?;
+    let got: Vec<String> = jobs.iter().map(|j| j.id().to_string()).collect();
+    assert_eq!(got, [format!("{b}.0"), format!("{a}.2"), format!("{a}.0")]);
+    assert_eq!(string(jobs[1].ad()?, "Owner").as_deref(), Some("alice"));
+    assert_eq!(int(jobs[2].ad()?, "ProcId"), Some(0));
+    Ok(())
+}
+
+#[test]
 fn status_queries_read_the_indexes_in_job_order() {
     // Paged queries by status read a status's jobs in id order from the index (no sort of
     // every job at each page); the daemon's stamp scan reads the indexes alone.
