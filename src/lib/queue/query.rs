@@ -274,6 +274,32 @@ pub(crate) fn cluster_text(
 
 /// One job, if it is in the queue.
 pub(crate) fn job(conn: &Connection, path: &Path, id: JobId) -> Result<Option<Job>, QueueError> {
+    read_job(conn, path, id, &mut BTreeMap::new())
+}
+
+/// The jobs of `ids` that are in the queue, in the order given, read by key from one
+/// snapshot; the jobs of one cluster share its ad.
+pub(crate) fn jobs_by_id(
+    conn: &Connection,
+    path: &Path,
+    ids: impl IntoIterator<Item = JobId>,
+) -> Result<Vec<Job>, QueueError> {
+    let tx = conn.unchecked_transaction().map_err(sql_err(path))?;
+    let mut clusters = BTreeMap::new();
+    let mut jobs = Vec::new();
+    for id in ids {
+        jobs.extend(read_job(&tx, path, id, &mut clusters)?);
+    }
+    Ok(jobs)
+}
+
+/// One job by key, its cluster's entry taken from (or added to) `clusters`.
+fn read_job(
+    conn: &Connection,
+    path: &Path,
+    id: JobId,
+    clusters: &mut BTreeMap<ClusterId, Arc<ClusterEntry>>,
+) -> Result<Option<Job>, QueueError> {
     let row = conn
         .prepare_cached("SELECT job_status, ad FROM procs WHERE cluster_id = ?1 AND proc_id = ?2")
         .and_then(|mut s| {
@@ -286,48 +312,17 @@ pub(crate) fn job(conn: &Connection, path: &Path, id: JobId) -> Result<Option<Jo
     let Some((status, text)) = row else {
         return Ok(None);
     };
-    let cluster =
-        cluster_text(conn, path, id.cluster)?.ok_or_else(|| missing_cluster(id.cluster))?;
-    let entry = Arc::new(ClusterEntry::new(id.cluster, cluster));
+    let entry = match clusters.get(&id.cluster) {
+        Some(entry) => entry.clone(),
+        None => {
+            let cluster =
+                cluster_text(conn, path, id.cluster)?.ok_or_else(|| missing_cluster(id.cluster))?;
+            let entry = Arc::new(ClusterEntry::new(id.cluster, cluster));
+            clusters.insert(id.cluster, entry.clone());
+            entry
+        }
+    };
     Ok(Some(Job::new(id, status, entry, text)))
-}
-
-/// The jobs of `ids` that are in the queue, in the order given, read by key from one
-/// snapshot; the jobs of one cluster share its ad.
-pub(crate) fn jobs_by_id(
-    conn: &Connection,
-    path: &Path,
-    ids: impl IntoIterator<Item = JobId>,
-) -> Result<Vec<Job>, QueueError> {
-    let tx = conn.unchecked_transaction().map_err(sql_err(path))?;
-    let mut proc_row = tx
-        .prepare_cached("SELECT job_status, ad FROM procs WHERE cluster_id = ?1 AND proc_id = ?2")
-        .map_err(sql_err(path))?;
-    let mut clusters: BTreeMap<ClusterId, Arc<ClusterEntry>> = BTreeMap::new();
-    let mut jobs = Vec::new();
-    for id in ids {
-        let row = proc_row
-            .query_row([id.cluster.0, id.proc], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-            })
-            .optional()
-            .map_err(sql_err(path))?;
-        let Some((status, text)) = row else {
-            continue;
-        };
-        let entry = match clusters.get(&id.cluster) {
-            Some(entry) => entry.clone(),
-            None => {
-                let text = cluster_text(&tx, path, id.cluster)?
-                    .ok_or_else(|| missing_cluster(id.cluster))?;
-                let entry = Arc::new(ClusterEntry::new(id.cluster, text));
-                clusters.insert(id.cluster, entry.clone());
-                entry
-            }
-        };
-        jobs.push(Job::new(id, status, entry, text));
-    }
-    Ok(jobs)
 }
 
 fn missing_cluster(id: ClusterId) -> QueueError {

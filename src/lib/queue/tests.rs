@@ -98,6 +98,12 @@ fn the_log_outlives_a_connection_until_it_grows() -> R {
     Ok(())
 }
 
+/// The stamps of rows as inserted.
+const NEW_ROW: Stamp = Stamp {
+    proc: 0,
+    cluster: 0,
+};
+
 #[test]
 fn change_stamps_move_with_every_update_of_a_job_or_its_cluster() -> R {
     let (_dir, mut q) = queue();
@@ -113,11 +119,7 @@ fn change_stamps_move_with_every_update_of_a_job_or_its_cluster() -> R {
     let new = stamps(&q);
     assert_eq!(new.len(), 3);
     // Rows as inserted carry no stamp: their ids are new.
-    assert!(new.values().all(|s| *s
-        == Stamp {
-            proc: 0,
-            cluster: 0
-        }));
+    assert!(new.values().all(|s| *s == NEW_ROW));
 
     let a0 = JobId {
         cluster: a,
@@ -204,13 +206,7 @@ fn a_version_1_store_is_migrated_with_its_jobs() -> R {
     assert_eq!(q.schema_version()?, SCHEMA_VERSION);
     let stamps = q.stamps(JobStatus::Idle)?;
     assert_eq!(stamps.len(), 1);
-    assert_eq!(
-        stamps[0].1,
-        Stamp {
-            proc: 0,
-            cluster: 0
-        }
-    );
+    assert_eq!(stamps[0].1, NEW_ROW);
     let id = stamps[0].0;
     q.transaction(|tx| tx.set_attr(id, "Foo", Expr::lit(1i64)))?;
     assert_eq!(q.stamps(JobStatus::Idle)?[0].1.proc, 1);
