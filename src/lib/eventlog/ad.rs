@@ -235,6 +235,7 @@ impl Event {
                 put(a, "Attribute", e.name.as_str());
                 put(a, "Value", e.value.as_str());
             }
+            EventBody::PreSkip(e) => put_nonempty(a, "SkipEventLogNotes", &e.log_notes),
             EventBody::ClusterSubmit(e) => {
                 put_nonempty(a, "SubmitHost", &e.submit_host);
                 if let Some(notes) = e.log_notes.as_deref().and_then(structured_notes) {
@@ -539,6 +540,9 @@ fn body_from_classad(number: u32, f: &Fields<'_>) -> EventBody {
             name: f.text("Attribute"),
             value: f.text("Value"),
             old_value: None,
+        }),
+        PRESKIP => EventBody::PreSkip(PreSkip {
+            log_notes: f.text("SkipEventLogNotes"),
         }),
         CLUSTER_SUBMIT => EventBody::ClusterSubmit(ClusterSubmit {
             submit_host: f.text("SubmitHost"),

@@ -205,6 +205,8 @@ pub enum EventBody {
     JobStatusKnown,
     /// 033
     AttributeUpdate(AttributeUpdate),
+    /// 034: a DAG node's PRE script exited with its PRE_SKIP value (written by DAGMan).
+    PreSkip(PreSkip),
     /// 035: a late-materialization cluster was submitted.
     ClusterSubmit(ClusterSubmit),
     /// 036
@@ -249,6 +251,7 @@ impl EventBody {
             EventBody::JobStatusUnknown => JOB_STATUS_UNKNOWN,
             EventBody::JobStatusKnown => JOB_STATUS_KNOWN,
             EventBody::AttributeUpdate(_) => ATTRIBUTE_UPDATE,
+            EventBody::PreSkip(_) => PRESKIP,
             EventBody::ClusterSubmit(_) => CLUSTER_SUBMIT,
             EventBody::ClusterRemove(_) => CLUSTER_REMOVE,
             EventBody::FactoryPaused(_) => FACTORY_PAUSED,
@@ -295,6 +298,7 @@ into_body!(
     JobReconnectFailed,
     JobAdInformation,
     AttributeUpdate,
+    PreSkip,
     ClusterSubmit,
     ClusterRemove,
     FactoryPaused,
@@ -569,6 +573,13 @@ pub struct JobReleased {
 pub struct PostScriptTerminated {
     pub exit: ExitStatus,
     pub dag_node_name: Option<String>,
+}
+
+/// 034
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PreSkip {
+    /// `DAG Node: <name>`: the only line of the body after the header, and required.
+    pub log_notes: String,
 }
 
 /// 021

@@ -367,6 +367,17 @@ fn remote_side_events() {
         }),
         "POST Script terminated.\n\t(0) Abnormal termination (signal 15)\n"
     );
+    // condor_event.cpp `PreSkipEvent::formatBody`.
+    let skip = PreSkip {
+        log_notes: "DAG Node: B".into(),
+    };
+    assert_eq!(
+        body_text(skip.clone()),
+        "PRE script return value is PRE_SKIP value\n    DAG Node: B\n"
+    );
+    let text = format_event(&at(skip.clone()), &utc()).unwrap();
+    let back = parse_events("x", &text, &ReadOptions::default()).unwrap();
+    assert_eq!(back[0].body, EventBody::PreSkip(skip));
     let err = RemoteError {
         daemon_name: "starter".into(),
         execute_host: "slot1@ep.example.org".into(),

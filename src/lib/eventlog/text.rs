@@ -372,6 +372,10 @@ pub(crate) fn format_body(out: &mut String, body: &EventBody) -> Result<(), Stri
                 }
             }
         }
+        EventBody::PreSkip(e) => {
+            out.push_str("PRE script return value is PRE_SKIP value\n");
+            let _ = writeln!(out, "    {}", at_most(&one_line(&e.log_notes), 8191));
+        }
         EventBody::ClusterSubmit(e) => {
             let _ = writeln!(
                 out,
@@ -971,6 +975,16 @@ fn parse_body(number: u32, b: &mut Body<'_>) -> Result<EventBody, BadEvent> {
                 name: name.to_string(),
                 value: value.to_string(),
                 old_value,
+            })
+        }
+        PRESKIP => {
+            b.required("the event's first line")?;
+            let notes = trim(b.required("the DAG node notes")?);
+            if notes.is_empty() {
+                return b.fail("expected the DAG node notes, found an empty line".to_string());
+            }
+            EventBody::PreSkip(PreSkip {
+                log_notes: notes.to_string(),
             })
         }
         CLUSTER_SUBMIT => {
