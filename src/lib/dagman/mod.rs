@@ -12,6 +12,8 @@
 //!   jobs through the submit library, PRE/POST/HOLD scripts, signals, the lock file.
 
 pub mod dag;
+pub mod engine;
+pub mod files;
 pub mod parse;
 
 /// dagman.out verbosity (`debug_level_t`, `DAGMAN_VERBOSITY`, `-Debug`): a line is written

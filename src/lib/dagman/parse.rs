@@ -564,17 +564,19 @@ impl Parser {
                             )]));
                         }
                         let desc = read_inline(&mut reader, at, &kw, &name)?;
-                        if b.descriptions.contains_key(&name) {
-                            self.say(
-                                Level::Normal,
-                                format!(
-                                    "Warning: a submit description already exists with name \
-                                     {name}, will not be overwritten."
-                                ),
-                            );
-                        }
-                        let desc: Arc<str> =
-                            b.descriptions.entry(name.clone()).or_insert(desc).clone();
+                        let desc: Arc<str> = match b.descriptions.entry(name.clone()) {
+                            std::collections::hash_map::Entry::Occupied(e) => {
+                                self.say(
+                                    Level::Normal,
+                                    format!(
+                                        "Warning: a submit description already exists with name \
+                                         {name}, will not be overwritten."
+                                    ),
+                                );
+                                e.get().clone()
+                            }
+                            std::collections::hash_map::Entry::Vacant(v) => v.insert(desc).clone(),
+                        };
                         if let Some(id) = b.dag.find(&name) {
                             b.dag.nodes[id].description = Description::Inline(desc);
                         }
@@ -641,7 +643,11 @@ impl Parser {
                             )]));
                         }
                         let text = read_inline(&mut reader, at, "SUBMIT-DESCRIPTION", &name)?;
-                        if b.descriptions.contains_key(&name) {
+                        if let std::collections::hash_map::Entry::Vacant(v) =
+                            b.descriptions.entry(name.clone())
+                        {
+                            v.insert(text);
+                        } else {
                             self.say(
                                 Level::Normal,
                                 format!(
@@ -649,8 +655,6 @@ impl Parser {
                                      {name}, will not be overwritten."
                                 ),
                             );
-                        } else {
-                            b.descriptions.insert(name, text);
                         }
                     }
                 }

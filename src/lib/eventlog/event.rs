@@ -62,6 +62,63 @@ pub mod number {
     pub const COMMON_FILES: u32 = 47;
 }
 
+/// HTCondor's name of an event type (`ULogEventNumberNames`: `ULOG_SUBMIT`, ...), as DAGMan
+/// logs and the jobstate log name events.
+pub fn ulog_name(number: u32) -> &'static str {
+    const NAMES: [&str; 46] = [
+        "ULOG_SUBMIT",
+        "ULOG_EXECUTE",
+        "ULOG_EXECUTABLE_ERROR",
+        "ULOG_CHECKPOINTED",
+        "ULOG_JOB_EVICTED",
+        "ULOG_JOB_TERMINATED",
+        "ULOG_IMAGE_SIZE",
+        "ULOG_SHADOW_EXCEPTION",
+        "ULOG_GENERIC",
+        "ULOG_JOB_ABORTED",
+        "ULOG_JOB_SUSPENDED",
+        "ULOG_JOB_UNSUSPENDED",
+        "ULOG_JOB_HELD",
+        "ULOG_JOB_RELEASED",
+        "ULOG_NODE_EXECUTE",
+        "ULOG_NODE_TERMINATED",
+        "ULOG_POST_SCRIPT_TERMINATED",
+        "ULOG_GLOBUS_SUBMIT",
+        "ULOG_GLOBUS_SUBMIT_FAILED",
+        "ULOG_GLOBUS_RESOURCE_UP",
+        "ULOG_GLOBUS_RESOURCE_DOWN",
+        "ULOG_REMOTE_ERROR",
+        "ULOG_JOB_DISCONNECTED",
+        "ULOG_JOB_RECONNECTED",
+        "ULOG_JOB_RECONNECT_FAILED",
+        "ULOG_GRID_RESOURCE_UP",
+        "ULOG_GRID_RESOURCE_DOWN",
+        "ULOG_GRID_SUBMIT",
+        "ULOG_JOB_AD_INFORMATION",
+        "ULOG_JOB_STATUS_UNKNOWN",
+        "ULOG_JOB_STATUS_KNOWN",
+        "ULOG_JOB_STAGE_IN",
+        "ULOG_JOB_STAGE_OUT",
+        "ULOG_ATTRIBUTE_UPDATE",
+        "ULOG_PRESKIP",
+        "ULOG_CLUSTER_SUBMIT",
+        "ULOG_CLUSTER_REMOVE",
+        "ULOG_FACTORY_PAUSED",
+        "ULOG_FACTORY_RESUMED",
+        "ULOG_NONE",
+        "ULOG_FILE_TRANSFER",
+        "ULOG_RESERVE_SPACE",
+        "ULOG_RELEASE_SPACE",
+        "ULOG_FILE_COMPLETE",
+        "ULOG_FILE_USED",
+        "ULOG_FILE_REMOVED",
+    ];
+    NAMES
+        .get(number as usize)
+        .copied()
+        .unwrap_or("ULOG_FUTURE_EVENT")
+}
+
 /// The `MyType` of an event's ClassAd form, by event number (`ULogEvent::toClassAd`). Events
 /// the reference has no class name for in that switch (status known/unknown, stage in/out,
 /// pre-skip, Globus, and numbers it does not know) are `"FutureEvent"`.
