@@ -7,6 +7,9 @@
 //! and its own version. The platform is the one condorlite was built for: HTCondor's `ARCH`
 //! name for the target architecture and the target operating system.
 
+/// The HTCondor release number condorlite reports (the metrics file's `version`).
+pub const VERSION_NUMBER: &str = "24.0.24";
+
 /// `CondorVersion()`: what `condor_version` prints first and daemons publish as
 /// `CondorVersion`.
 pub const CONDOR_VERSION: &str = concat!(

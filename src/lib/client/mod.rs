@@ -24,6 +24,7 @@ pub mod actions;
 pub mod counts;
 pub mod master;
 pub mod select;
+pub mod submit;
 pub mod userlog;
 
 use std::path::PathBuf;

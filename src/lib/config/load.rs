@@ -110,6 +110,9 @@ pub struct LoadOptions {
     pub keep_defaults: bool,
     pub dirs: PlatformDirs,
     pub machine: Option<Machine>,
+    /// Files read after everything else, even the environment (`process_config_source`,
+    /// as condor_dagman reads `DAGMAN_CONFIG_FILE`).
+    pub extra_files: Vec<String>,
 }
 
 impl LoadOptions {
@@ -123,6 +126,7 @@ impl LoadOptions {
             keep_defaults: false,
             dirs: PlatformDirs::detect(),
             machine: None,
+            extra_files: Vec::new(),
         }
     }
 }
@@ -309,6 +313,12 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
         parser
             .insert(name, value, Origin::special(SourceId::ENVIRONMENT), false)
             .map_err(|e| ConfigError::new(format!("{key}: {e}")))?;
+    }
+
+    for file in &opts.extra_files {
+        read_file(&mut parser, file, "extra config source", true)?;
+        drain_included(&mut parser, &mut local_sources);
+        local_sources.push(file.clone());
     }
 
     // What the configuration cannot override.

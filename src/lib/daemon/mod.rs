@@ -245,13 +245,29 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
-/// Routes SIGTERM, SIGINT, SIGQUIT and SIGHUP to the main loop: a handler writes each to a
-/// pipe that a thread reads. Handlers (unlike blocked or ignored signals) are not inherited
-/// across exec, so jobs start with every signal at its default.
+/// Routes SIGTERM, SIGINT, SIGQUIT and SIGHUP to the main loop.
 fn route_signals(tx: Sender<Msg>) -> Result<(), DaemonError> {
-    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
-        .map_err(|e| DaemonError::io(Path::new("pipe"), e.into()))?;
+    use nix::sys::signal::Signal;
+    let signals = [
+        Signal::SIGTERM,
+        Signal::SIGINT,
+        Signal::SIGQUIT,
+        Signal::SIGHUP,
+    ];
+    on_signals(&signals, move |sig| tx.send(Msg::Signal(sig)).is_ok())
+        .map_err(|e| DaemonError::io(Path::new("signals"), e))
+}
+
+/// Calls `handle` (on a thread of its own) with each of `signals` this process receives,
+/// until it returns false: a handler writes each signal to a pipe that the thread reads.
+/// Handlers (unlike blocked or ignored signals) are not inherited across exec, so children
+/// start with every signal at its default. One process sets this up once.
+pub fn on_signals(
+    signals: &[nix::sys::signal::Signal],
+    mut handle: impl FnMut(i32) -> bool + Send + 'static,
+) -> std::io::Result<()> {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet};
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
     SIGNAL_PIPE.store(
         std::os::fd::IntoRawFd::into_raw_fd(write),
         std::sync::atomic::Ordering::Relaxed,
@@ -261,15 +277,9 @@ fn route_signals(tx: Sender<Msg>) -> Result<(), DaemonError> {
         SaFlags::SA_RESTART,
         SigSet::empty(),
     );
-    for s in [
-        Signal::SIGTERM,
-        Signal::SIGINT,
-        Signal::SIGQUIT,
-        Signal::SIGHUP,
-    ] {
+    for &s in signals {
         // SAFETY: the handler only calls `write`, which is async-signal-safe.
-        unsafe { sigaction(s, &action) }
-            .map_err(|e| DaemonError::io(Path::new("sigaction"), e.into()))?;
+        unsafe { sigaction(s, &action) }?;
     }
     std::thread::Builder::new()
         .name("signals".into())
@@ -277,12 +287,11 @@ fn route_signals(tx: Sender<Msg>) -> Result<(), DaemonError> {
             let mut pipe = std::fs::File::from(read);
             let mut byte = [0u8; 1];
             while pipe.read_exact(&mut byte).is_ok() {
-                if tx.send(Msg::Signal(i32::from(byte[0]))).is_err() {
+                if !handle(i32::from(byte[0])) {
                     return;
                 }
             }
-        })
-        .map_err(|e| DaemonError::io(Path::new("thread"), e))?;
+        })?;
     Ok(())
 }
 

@@ -15,6 +15,7 @@ pub mod dag;
 pub mod engine;
 pub mod files;
 pub mod parse;
+pub mod runner;
 
 /// dagman.out verbosity (`debug_level_t`, `DAGMAN_VERBOSITY`, `-Debug`): a line is written
 /// when its level is at or below the configured one.

@@ -37,12 +37,11 @@
 //! in the same transaction (they are never seen held). Their input is read when they run,
 //! not copied at submit time.
 
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use clap::{Arg, ArgAction, Command};
 
@@ -51,12 +50,10 @@ use crate::classad::unparse::{ad_to_old, expr_to_old_string};
 use crate::classad::{ClassAd, Expr, Value};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
-use crate::client::userlog::JobLogs;
+use crate::client::submit::{queue_jobs, EventPlan, SubmitFailure};
 use crate::client::{os_user, Session, NOW_ENV, USER_ENV};
 use crate::config::{Config, LoadOptions};
 use crate::error::CommandError;
-use crate::eventlog::{self, Event, EventBody, EventLogWriter};
-use crate::queue::{ClusterId, QueueError};
 use crate::submit::{CommandLine, Job, SubmitContext, SubmitError, SubmitFile};
 
 pub const TOOL: Tool = Tool {
@@ -503,23 +500,7 @@ fn session() -> Result<Session, CommandError> {
 }
 
 /// Why a submit stopped: what to print on stderr has been decided.
-enum Failure {
-    /// Text for stderr, exactly as condor_submit prints it.
-    Text(String),
-    Queue(QueueError),
-}
-
-impl From<QueueError> for Failure {
-    fn from(e: QueueError) -> Self {
-        Failure::Queue(e)
-    }
-}
-
-impl From<SubmitError> for Failure {
-    fn from(e: SubmitError) -> Self {
-        Failure::Text(e.condor_submit_text())
-    }
-}
+type Failure = SubmitFailure;
 
 /// One run of consecutive procs of a cluster, for the summary lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -662,120 +643,6 @@ fn is_crlf_shebang(path: &Path) -> bool {
         None => return false,
     };
     line.starts_with(b"#!") && line.len() > 2 && line.ends_with(b"\r\n")
-}
-
-/// The submit event of every proc, written to the jobs' logs once the submit is committed.
-struct EventPlan {
-    /// The distinct sets of logs and notes, and which procs use each.
-    logs: Vec<(JobLogs, Option<String>, Option<String>)>,
-    procs: Vec<(i32, i32, u32)>,
-    /// Whether the last cluster's log set is known (its procs add none of the attributes).
-    cluster_logs: Option<(i64, Option<u32>)>,
-    /// The queue the jobs went into, closed once the events are written and the daemon is
-    /// woken: closing may fold the store's log into its file (see `Queue`'s drop), which
-    /// should not hold up the jobs' start.
-    queue: Option<crate::queue::Queue>,
-}
-
-const LOG_ATTRS: [&str; 6] = [
-    "UserLog",
-    "DAGManNodesLog",
-    "Iwd",
-    "UserLogUseXML",
-    "SubmitEventNotes",
-    "SubmitEventUserNotes",
-];
-
-impl EventPlan {
-    fn new() -> EventPlan {
-        EventPlan {
-            logs: Vec::new(),
-            procs: Vec::new(),
-            cluster_logs: None,
-            queue: None,
-        }
-    }
-
-    fn add(&mut self, session: &Session, job: &Job) {
-        let own_logs = job
-            .ad
-            .own_iter()
-            .any(|(n, _)| LOG_ATTRS.iter().any(|a| a.eq_ignore_ascii_case(n)));
-        let index = match self.cluster_logs {
-            Some((cluster, index)) if cluster == job.cluster_id && !own_logs => index,
-            _ => {
-                let logs = JobLogs::of(session, &job.ad);
-                let index = if logs.is_empty() {
-                    None
-                } else {
-                    let notes = text_attr(&job.ad, "SubmitEventNotes");
-                    let user_notes = text_attr(&job.ad, "SubmitEventUserNotes");
-                    let entry = (logs, notes, user_notes);
-                    Some(match self.logs.iter().position(|l| *l == entry) {
-                        Some(i) => i as u32,
-                        None => {
-                            self.logs.push(entry);
-                            (self.logs.len() - 1) as u32
-                        }
-                    })
-                };
-                if !own_logs {
-                    self.cluster_logs = Some((job.cluster_id, index));
-                }
-                index
-            }
-        };
-        if let Some(index) = index {
-            self.procs
-                .push((job.cluster_id as i32, job.proc_id as i32, index));
-        }
-    }
-
-    /// Writes the events; a log that cannot be written is skipped, as the schedd skips it.
-    fn write(&self, session: &Session) {
-        if self.procs.is_empty() {
-            return;
-        }
-        let host = submit_host(&session.config);
-        let time = chrono::DateTime::from_timestamp(session.now, 0).unwrap_or_default();
-        let mut writers: HashMap<PathBuf, Option<EventLogWriter>> = HashMap::new();
-        for &(cluster, proc, index) in &self.procs {
-            let (logs, notes, user_notes) = &self.logs[index as usize];
-            let body = EventBody::Submit(eventlog::Submit {
-                submit_host: host.clone(),
-                log_notes: notes.clone(),
-                user_notes: user_notes.clone(),
-                warnings: None,
-            });
-            let event = Event::new(cluster, proc, body).at(time);
-            for (path, format) in &logs.logs {
-                let writer = writers
-                    .entry(path.clone())
-                    .or_insert_with(|| EventLogWriter::open(path, *format).ok());
-                if let Some(w) = writer {
-                    let _ = w.write(&event);
-                }
-            }
-        }
-    }
-}
-
-fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
-    match literal(ad, name)? {
-        Value::Str(s) => Some(s.to_string()),
-        _ => None,
-    }
-}
-
-/// The schedd's address as the submit event gives it: a personal pool's shared port on the
-/// loopback interface.
-fn submit_host(config: &Config) -> String {
-    let port = config
-        .int("SHARED_PORT_PORT")
-        .ok()
-        .flatten()
-        .unwrap_or(9618);
-    format!("<127.0.0.1:{port}?addrs=127.0.0.1-{port}&noUDP&sock=schedd>")
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
@@ -923,7 +790,7 @@ pub fn submit(
             };
             dry_run(&file, &dump, dump_file.take(), &mut progress)
         }
-        (None, None) => queue_jobs(&file, session, &mut progress),
+        (None, None) => queue(&file, session, &mut progress),
     };
     let Progress {
         out,
@@ -1028,98 +895,15 @@ fn summarize(submitted: &[Submitted]) -> Vec<Submitted> {
 const MULTI_QUEUE_WARNING: &str = "\nWarning: Use of multiple queue statements in a single submit file is deprecated.\n         This functionality will be removed in the 25.x feature series. To see\n         how multiple queue statements can be converted into one visit:\nhttps://htcondor.readthedocs.io/en/latest/auto-redirect.html?category=example&tag=convert-multi-queue-statements\n";
 
 /// Queues every job in one transaction; returns the submit events to write.
-fn queue_jobs(
+fn queue(
     file: &SubmitFile,
     session: &Session,
     progress: &mut Progress<'_>,
 ) -> Result<Option<EventPlan>, Failure> {
-    let mut queue = session.open_queue()?;
-    let owner = session.user.clone();
-    let user = format!(
-        "{owner}@{}",
-        session
-            .uid_domain()
-            .unwrap_or_else(|| session.full_hostname())
-    );
-    let mut events = EventPlan::new();
-    queue.transaction(|tx| {
-        let mut next_id: Option<ClusterId> = None;
-        let mut current: Option<ClusterId> = None;
-        let first = tx.new_cluster_id()?;
-        next_id.replace(first);
-        for job in file.jobs(first.0 as i64) {
-            let job = job?;
-            progress.job(&job)?;
-            events.add(session, &job);
-            let mut own = job.ad.clone();
-            let Some(mut cluster_ad) = own.unchain() else {
-                return Err(Failure::Text("\nERROR: Failed to queue job.\n".into()));
-            };
-            if progress.request.remote {
-                // The schedd's stage-in, done at once (see the module docs).
-                spooled(&mut own, session.now);
-                if job.new_cluster {
-                    spooled(&mut cluster_ad, session.now);
-                }
-            }
-            if job.new_cluster {
-                let id = match next_id.take() {
-                    Some(id) => id,
-                    None => tx.new_cluster_id()?,
-                };
-                if id.0 as i64 != job.cluster_id {
-                    return Err(Failure::Text("\nERROR: Failed to create cluster\n".into()));
-                }
-                // The schedd's part: who owns the cluster.
-                cluster_ad.insert("Owner", Expr::lit(owner.as_str()));
-                cluster_ad.insert("User", Expr::lit(user.as_str()));
-                tx.submit_cluster(id, cluster_ad, std::iter::once(own))?;
-                current = Some(id);
-            } else {
-                let id = current.expect("a cluster's first job comes first");
-                tx.add_procs(id, std::iter::once(own))?;
-            }
-        }
-        Ok(())
-    })?;
-    events.queue = Some(queue);
+    let remote = progress.request.remote;
+    let (_, events) = queue_jobs(session, &[file], remote, &mut |_, job| progress.job(job))
+        .map_err(|(_, e)| e)?;
     Ok(Some(events))
-}
-
-/// What the schedd makes of a job held for spooling once its input files are in
-/// (`spoolJobFilesReaper`, then `releaseJobRaw` with "Data files spooled" and
-/// `fixReasonAttrs`): the stage-in times, the hold moved to the `LastHold*` attributes, the
-/// job back to `JobStatusOnRelease` (idle). Applied to whichever of a job's attributes this
-/// ad (its cluster ad, or its own) holds.
-fn spooled(ad: &mut ClassAd, now: i64) {
-    let held = matches!(literal(ad, "JobStatus"), Some(Value::Int(5)));
-    let on_hold_reason = literal(ad, "HoldReasonCode").is_some();
-    if !held && !on_hold_reason {
-        return;
-    }
-    ad.insert("StageInStart", Expr::lit(now));
-    ad.insert("StageInFinish", Expr::lit(now));
-    ad.insert("ReleaseReason", Expr::lit("Data files spooled"));
-    for (from, to) in [
-        ("HoldReason", "LastHoldReason"),
-        ("HoldReasonCode", "LastHoldReasonCode"),
-        ("HoldReasonSubCode", "LastHoldReasonSubCode"),
-    ] {
-        if let Some(e) = ad.lookup(from).cloned() {
-            ad.insert(to, e);
-            ad.remove(from);
-        }
-    }
-    if held {
-        let status = match literal(ad, "JobStatusOnRelease") {
-            Some(Value::Int(s)) => s,
-            _ => 1,
-        };
-        ad.remove("JobStatusOnRelease");
-        ad.insert("JobStatus", Expr::lit(status));
-        ad.insert("EnteredCurrentStatus", Expr::lit(now));
-        ad.insert("LastSuspensionTime", Expr::lit(0i64));
-    }
 }
 
 /// HTCondor's simulated schedd: nothing is queued. The ads go to `dry.out` (`-` for
@@ -1188,12 +972,6 @@ fn dry_run(
 fn attr_lines<'a>(text: &mut String, attrs: impl Iterator<Item = (&'a str, &'a Expr)>) {
     for (name, expr) in attrs {
         let _ = writeln!(text, "{name}={}", expr_to_old_string(expr));
-    }
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Self {
-        Failure::Text(format!("\nERROR: {e}\n"))
     }
 }
 

@@ -1,0 +1,290 @@
+//! Queueing the jobs of parsed submit descriptions as the schedd takes them from
+//! condor_submit (or DAGMan's direct submit): one queue transaction for all of them, the
+//! schedd's own attributes (`Owner`, `User`, a spooled job's stage-in), and the submit event
+//! (000) of every proc in its job event logs once the transaction has committed.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::userlog::JobLogs;
+use super::Session;
+use crate::classad::{ClassAd, Expr, Value};
+use crate::config::Config;
+use crate::eventlog::{self, Event, EventBody, EventLogWriter};
+use crate::queue::{ClusterId, QueueError};
+use crate::submit::{Job, SubmitError, SubmitFile};
+
+fn literal(ad: &ClassAd, name: &str) -> Option<Value> {
+    match ad.lookup(name)? {
+        Expr::Lit(v) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// Why a submit stopped.
+#[derive(Debug)]
+pub enum SubmitFailure {
+    /// Text for stderr, exactly as condor_submit prints it.
+    Text(String),
+    Queue(QueueError),
+}
+
+impl From<QueueError> for SubmitFailure {
+    fn from(e: QueueError) -> Self {
+        SubmitFailure::Queue(e)
+    }
+}
+
+impl From<SubmitError> for SubmitFailure {
+    fn from(e: SubmitError) -> Self {
+        SubmitFailure::Text(e.condor_submit_text())
+    }
+}
+
+impl std::fmt::Display for SubmitFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SubmitFailure::Text(t) => f.write_str(t.trim()),
+            SubmitFailure::Queue(e) => {
+                write!(f, "Failed to commit job submission into the queue: {e}")
+            }
+        }
+    }
+}
+
+/// The clusters one submit description made: each cluster's id and number of procs.
+pub type Clusters = Vec<(ClusterId, u32)>;
+
+/// Queues the jobs of several submit descriptions in one transaction: every proc of every
+/// cluster lands, or none does. `on_job(i, job)` sees each job of description `i` before it
+/// is stored and may refuse it. Returns each description's clusters and the submit events to
+/// write once the caller is done ([`EventPlan::write`]); on failure, the index of the
+/// description that failed.
+pub fn queue_jobs(
+    session: &Session,
+    files: &[&SubmitFile],
+    remote: bool,
+    on_job: &mut dyn FnMut(usize, &Job) -> Result<(), SubmitFailure>,
+) -> Result<(Vec<Clusters>, EventPlan), (usize, SubmitFailure)> {
+    let mut queue = session.open_queue().map_err(|e| (0, e.into()))?;
+    let owner = session.user.clone();
+    let user = format!(
+        "{owner}@{}",
+        session
+            .uid_domain()
+            .unwrap_or_else(|| session.full_hostname())
+    );
+    let mut events = EventPlan::new();
+    let mut at = 0;
+    let mut made: Vec<Clusters> = Vec::new();
+    let result = queue.transaction(|tx| {
+        made.clear();
+        for (i, file) in files.iter().enumerate() {
+            at = i;
+            let mut clusters: Clusters = Vec::new();
+            let mut next_id: Option<ClusterId> = Some(tx.new_cluster_id()?);
+            let first = next_id.expect("just set").0 as i64;
+            let mut current: Option<ClusterId> = None;
+            for job in file.jobs(first) {
+                let job = job?;
+                on_job(i, &job)?;
+                events.add(session, &job);
+                let mut own = job.ad.clone();
+                let Some(mut cluster_ad) = own.unchain() else {
+                    return Err(SubmitFailure::Text(
+                        "\nERROR: Failed to queue job.\n".into(),
+                    ));
+                };
+                if remote {
+                    // The schedd's stage-in, done at once (see condor_submit's docs).
+                    spooled(&mut own, session.now);
+                    if job.new_cluster {
+                        spooled(&mut cluster_ad, session.now);
+                    }
+                }
+                if job.new_cluster {
+                    let id = match next_id.take() {
+                        Some(id) => id,
+                        None => tx.new_cluster_id()?,
+                    };
+                    if id.0 as i64 != job.cluster_id {
+                        return Err(SubmitFailure::Text(
+                            "\nERROR: Failed to create cluster\n".into(),
+                        ));
+                    }
+                    // The schedd's part: who owns the cluster.
+                    cluster_ad.insert("Owner", Expr::lit(owner.as_str()));
+                    cluster_ad.insert("User", Expr::lit(user.as_str()));
+                    tx.submit_cluster(id, cluster_ad, std::iter::once(own))?;
+                    current = Some(id);
+                    clusters.push((id, 1));
+                } else {
+                    let id = current.expect("a cluster's first job comes first");
+                    tx.add_procs(id, std::iter::once(own))?;
+                    if let Some(last) = clusters.last_mut() {
+                        last.1 += 1;
+                    }
+                }
+            }
+            made.push(clusters);
+        }
+        Ok(())
+    });
+    match result {
+        Ok(()) => {
+            events.queue = Some(queue);
+            Ok((made, events))
+        }
+        Err(e) => Err((at, e)),
+    }
+}
+
+/// What the schedd makes of a job held for spooling once its input files are in
+/// (`spoolJobFilesReaper`, then `releaseJobRaw` with "Data files spooled" and
+/// `fixReasonAttrs`): the stage-in times, the hold moved to the `LastHold*` attributes, the
+/// job back to `JobStatusOnRelease` (idle). Applied to whichever of a job's attributes this
+/// ad (its cluster ad, or its own) holds.
+pub fn spooled(ad: &mut ClassAd, now: i64) {
+    let held = matches!(literal(ad, "JobStatus"), Some(Value::Int(5)));
+    let on_hold_reason = literal(ad, "HoldReasonCode").is_some();
+    if !held && !on_hold_reason {
+        return;
+    }
+    ad.insert("StageInStart", Expr::lit(now));
+    ad.insert("StageInFinish", Expr::lit(now));
+    ad.insert("ReleaseReason", Expr::lit("Data files spooled"));
+    for (from, to) in [
+        ("HoldReason", "LastHoldReason"),
+        ("HoldReasonCode", "LastHoldReasonCode"),
+        ("HoldReasonSubCode", "LastHoldReasonSubCode"),
+    ] {
+        if let Some(e) = ad.lookup(from).cloned() {
+            ad.insert(to, e);
+            ad.remove(from);
+        }
+    }
+    if held {
+        let status = match literal(ad, "JobStatusOnRelease") {
+            Some(Value::Int(s)) => s,
+            _ => 1,
+        };
+        ad.remove("JobStatusOnRelease");
+        ad.insert("JobStatus", Expr::lit(status));
+        ad.insert("EnteredCurrentStatus", Expr::lit(now));
+        ad.insert("LastSuspensionTime", Expr::lit(0i64));
+    }
+}
+
+/// The submit event of every proc, written to the jobs' logs once the submit is committed.
+pub struct EventPlan {
+    /// The distinct sets of logs and notes, and which procs use each.
+    logs: Vec<(JobLogs, Option<String>, Option<String>)>,
+    procs: Vec<(i32, i32, u32)>,
+    /// Whether the last cluster's log set is known (its procs add none of the attributes).
+    cluster_logs: Option<(i64, Option<u32>)>,
+    /// The queue the jobs went into, closed once the events are written and the daemon is
+    /// woken: closing may fold the store's log into its file (see `Queue`'s drop), which
+    /// should not hold up the jobs' start.
+    pub(crate) queue: Option<crate::queue::Queue>,
+}
+
+const LOG_ATTRS: [&str; 6] = [
+    "UserLog",
+    "DAGManNodesLog",
+    "Iwd",
+    "UserLogUseXML",
+    "SubmitEventNotes",
+    "SubmitEventUserNotes",
+];
+
+impl EventPlan {
+    pub fn new() -> EventPlan {
+        EventPlan {
+            logs: Vec::new(),
+            procs: Vec::new(),
+            cluster_logs: None,
+            queue: None,
+        }
+    }
+
+    pub fn add(&mut self, session: &Session, job: &Job) {
+        let own_logs = job
+            .ad
+            .own_iter()
+            .any(|(n, _)| LOG_ATTRS.iter().any(|a| a.eq_ignore_ascii_case(n)));
+        let index = match self.cluster_logs {
+            Some((cluster, index)) if cluster == job.cluster_id && !own_logs => index,
+            _ => {
+                let logs = JobLogs::of(session, &job.ad);
+                let index = if logs.is_empty() {
+                    None
+                } else {
+                    let notes = text_attr(&job.ad, "SubmitEventNotes");
+                    let user_notes = text_attr(&job.ad, "SubmitEventUserNotes");
+                    let entry = (logs, notes, user_notes);
+                    Some(match self.logs.iter().position(|l| *l == entry) {
+                        Some(i) => i as u32,
+                        None => {
+                            self.logs.push(entry);
+                            (self.logs.len() - 1) as u32
+                        }
+                    })
+                };
+                if !own_logs {
+                    self.cluster_logs = Some((job.cluster_id, index));
+                }
+                index
+            }
+        };
+        if let Some(index) = index {
+            self.procs
+                .push((job.cluster_id as i32, job.proc_id as i32, index));
+        }
+    }
+
+    /// Writes the events; a log that cannot be written is skipped, as the schedd skips it.
+    pub fn write(&self, session: &Session) {
+        if self.procs.is_empty() {
+            return;
+        }
+        let host = submit_host(&session.config);
+        let time = chrono::DateTime::from_timestamp(session.now, 0).unwrap_or_default();
+        let mut writers: HashMap<PathBuf, Option<EventLogWriter>> = HashMap::new();
+        for &(cluster, proc, index) in &self.procs {
+            let (logs, notes, user_notes) = &self.logs[index as usize];
+            let body = EventBody::Submit(eventlog::Submit {
+                submit_host: host.clone(),
+                log_notes: notes.clone(),
+                user_notes: user_notes.clone(),
+                warnings: None,
+            });
+            let event = Event::new(cluster, proc, body).at(time);
+            for (path, format) in &logs.logs {
+                let writer = writers
+                    .entry(path.clone())
+                    .or_insert_with(|| EventLogWriter::open(path, *format).ok());
+                if let Some(w) = writer {
+                    let _ = w.write(&event);
+                }
+            }
+        }
+    }
+}
+
+fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
+    match literal(ad, name)? {
+        Value::Str(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+/// The schedd's address as the submit event gives it: a personal pool's shared port on the
+/// loopback interface.
+pub fn submit_host(config: &Config) -> String {
+    let port = config
+        .int("SHARED_PORT_PORT")
+        .ok()
+        .flatten()
+        .unwrap_or(9618);
+    format!("<127.0.0.1:{port}?addrs=127.0.0.1-{port}&noUDP&sock=schedd>")
+}
