@@ -10,6 +10,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod daemon;
+pub mod dagman;
 pub mod defrag;
 pub mod error;
 pub mod eventlog;
