@@ -373,6 +373,26 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
     })
 }
 
+/// `process_config_source`: reads one more file (or `command |`) into a loaded configuration,
+/// its definitions replacing what was read before, environment variables included (as
+/// condor_submit_dag and condor_dagman read a DAGMan configuration file). `what` names the
+/// source in the error for a file that cannot be read (`ERROR: Can't read <what> <name>`).
+pub fn process_source(config: &mut Config, name: &str, what: &str) -> Result<(), ConfigError> {
+    let ctx = Context {
+        subsys: Some(config.subsystem.as_str()).filter(|s| !s.is_empty()),
+        localname: config.local_name.as_deref(),
+    };
+    let mut parser = Parser::new(&mut config.set, &config.defaults, &config.env, ctx);
+    read_file(&mut parser, name, what, true)?;
+    let mut included = std::mem::take(&mut parser.included);
+    let mut warnings = std::mem::take(&mut parser.warnings);
+    drop(parser);
+    config.local_sources.append(&mut included);
+    config.local_sources.push(name.to_owned());
+    config.warnings.append(&mut warnings);
+    Ok(())
+}
+
 /// The expanded, non-empty value of a knob, as `param()` gives it.
 fn knob(parser: &Parser<'_>, name: &str) -> Result<Option<String>, ConfigError> {
     match parser.scope().expand_knob(name) {
