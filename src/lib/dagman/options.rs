@@ -1039,11 +1039,10 @@ impl DagmanOptions {
     /// - `ENV SET pairs`: trimmed, added to [`DagmanOptions::insert_env`].
     ///
     /// Errors are HTCondor's texts, several joined with `; `; a DAG file that cannot be read
-    /// stops at once with `MultiLogFiles::FileReader::Open(): ...` (whose text ends in a
-    /// newline, as HTCondor's does).
-    pub fn process_dag_commands(&mut self) -> Result<Vec<String>, String> {
+    /// stops at once ([`DagCommandsError::Open`]).
+    pub fn process_dag_commands(&mut self) -> Result<Vec<String>, DagCommandsError> {
         let mut errors = String::new();
-        let mut append_error = |errors: &mut String, text: &str| {
+        let append_error = |errors: &mut String, text: &str| {
             if !errors.is_empty() {
                 errors.push_str("; ");
             }
@@ -1063,10 +1062,10 @@ impl DagmanOptions {
                 match cwd {
                     Ok(cwd) => (cwd.join(basename(&dag_file)), Some(cwd)),
                     Err(e) => {
-                        return Err(format!(
+                        return Err(DagCommandsError::Commands(format!(
                             "Unable to change to DAG directory Unable to chdir to {dir}: {}",
                             crate::config::parse::io_reason(&e)
-                        ))
+                        )))
                     }
                 }
             } else {
@@ -1080,7 +1079,7 @@ impl DagmanOptions {
                     } else {
                         &dag_file
                     };
-                    return Err(open_error(name, &e));
+                    return Err(DagCommandsError::Open(open_error(name, &e)));
                 }
             };
             let mut reader = LineReader::new(&text);
@@ -1189,9 +1188,21 @@ impl DagmanOptions {
         if errors.is_empty() {
             Ok(attr_lines)
         } else {
-            Err(errors)
+            Err(DagCommandsError::Commands(errors))
         }
     }
+}
+
+/// Why [`DagmanOptions::process_dag_commands`] failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DagCommandsError {
+    /// A DAG file could not be opened: `MultiLogFiles::FileReader::Open`'s text, which ends
+    /// in a newline (HTCondor also logs it as it happens).
+    #[error("{0}")]
+    Open(String),
+    /// Commands HTCondor refuses, their texts joined with `; `.
+    #[error("{0}")]
+    Commands(String),
 }
 
 /// The files condor_submit_dag and condor_dagman name after the primary DAG P.
@@ -2052,7 +2063,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(
-            o.process_dag_commands().unwrap_err(),
+            o.process_dag_commands().unwrap_err().to_string(),
             format!("Conflicting DAGMan config files specified: /other.conf and {conf}")
         );
 
@@ -2065,7 +2076,7 @@ mod tests {
         .unwrap();
         let mut o = csd(&[bad.to_str().unwrap()]).unwrap();
         assert_eq!(
-            o.process_dag_commands().unwrap_err(),
+            o.process_dag_commands().unwrap_err().to_string(),
             "Improperly-formatted file: value missing after keyword CONFIG; \
              Improperly-formatted file: value missing after keyword SET_JOB_ATTR; \
              Improperly-formatted file: sub-command (SET or GET) missing after keyword ENV; \
@@ -2077,14 +2088,14 @@ mod tests {
         std::fs::write(&other, "CONFIG /abs/other.conf\n").unwrap();
         let mut o = csd(&["-usedagdir", dag.to_str().unwrap(), other.to_str().unwrap()]).unwrap();
         assert_eq!(
-            o.process_dag_commands().unwrap_err(),
+            o.process_dag_commands().unwrap_err().to_string(),
             "Multiple (2) configuration files provided."
         );
 
         let missing = dir.path().join("missing.dag");
         let mut o = csd(&[missing.to_str().unwrap()]).unwrap();
         assert_eq!(
-            o.process_dag_commands().unwrap_err(),
+            o.process_dag_commands().unwrap_err().to_string(),
             format!(
                 "MultiLogFiles::FileReader::Open(): safe_fopen_wrapper_follow({}) failed with \
                  errno 2 (No such file or directory)\n",
