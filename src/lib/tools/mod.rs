@@ -21,6 +21,7 @@ pub mod run;
 pub mod sim;
 pub mod status;
 pub mod submit;
+pub mod submit_dag;
 pub mod userprio;
 pub mod version;
 pub mod wait;
@@ -50,6 +51,7 @@ pub static TOOLS: &[Tool] = &[
     prio::TOOL,
     history::TOOL,
     submit::TOOL,
+    submit_dag::TOOL,
     userprio::TOOL,
     status::TOOL,
     wait::TOOL,
