@@ -816,13 +816,9 @@ impl DagmanOptions {
         let dc = &mut self.daemon_core;
         let mut i = 0;
         let missing = |what: &str, please: &str| {
-            let mut text = format!("DaemonCore: ERROR: {what} needs another argument");
-            if please.is_empty() {
-                text.push_str(".");
-            } else {
-                text.push_str(&format!(".\n   {please}"));
-            }
-            OptionError::DaemonCore(text)
+            OptionError::DaemonCore(format!(
+                "DaemonCore: ERROR: {what} needs another argument.\n   {please}"
+            ))
         };
         while let Some(word) = args.get(i) {
             let bytes = word.as_bytes();
