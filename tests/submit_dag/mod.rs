@@ -540,6 +540,37 @@ fn insert_sub_file_and_append_lines() {
 }
 
 #[test]
+fn import_env_takes_the_environment_v2_can_hold() {
+    let mut env = env();
+    env.set_env("IMPORTED", "two words");
+    env.set_env("SKIPPED", "a;b");
+    write(&env, "x.dag", "JOB A a.sub\n");
+    let out = run(
+        &env,
+        &[
+            "-import_env",
+            "-insert_env",
+            "IMPORTED=mine",
+            "-no_submit",
+            "-dagman",
+            DAGMAN,
+            "x.dag",
+        ],
+    );
+    assert_eq!(out.status, Some(0), "{out}");
+    let sub = read(&env, "x.dag.condor.sub");
+    let line = sub
+        .lines()
+        .find(|l| l.starts_with("environment = "))
+        .unwrap();
+    // -insert_env comes after the import and wins.
+    assert!(line.contains(" IMPORTED=mine "), "{line}");
+    assert!(line.contains(" LC_ALL=C "), "{line}");
+    assert!(!line.contains("SKIPPED"), "{line}");
+    assert!(sub.contains(" -DoRescueFrom 0 -import_env -insert_env IMPORTED=mine\""));
+}
+
+#[test]
 fn update_submit_keeps_the_old_limits() {
     let env = env();
     write(&env, "x.dag", "JOB A a.sub\n");
