@@ -22,6 +22,7 @@ mod rm;
 mod sim;
 mod status;
 mod submit;
+mod submit_dag;
 mod userprio;
 mod version;
 mod wait;

@@ -32,6 +32,9 @@
 //!   an option, and [`Invocation::indexed`](super::Invocation::indexed) merges it back into the
 //!   positional arguments in command-line order.
 //!
+//! A tool whose policy is [`Unknown::Verbatim`] is left out of all this: it matches its words
+//! itself.
+//!
 //! Minimum prefix lengths: a name listed in [`ArgSpec::prefixes`] uses HTCondor's length from the
 //! tool's source; any other name can be abbreviated to its shortest prefix that is not also a
 //! prefix of another option's name. When several listed names match one word, the first in the
@@ -113,6 +116,11 @@ pub enum Unknown {
     Error,
     /// A value of the tool's (single) positional argument.
     Positional,
+    /// Every word is the tool's: nothing is normalised or given to clap, and the tool reads
+    /// [`Invocation::raw`](super::Invocation::raw) with its own matching rules (condor_submit_dag,
+    /// whose flags HTCondor matches by its own prefix rule). The tool's clap command then only
+    /// describes its options, for the help, the man page and the completions.
+    Verbatim,
 }
 
 /// A tool's HTCondor option-matching rules, beyond what its clap [`Command`] says.

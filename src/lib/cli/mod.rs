@@ -23,6 +23,8 @@ use args::{ArgSpec, HYPHEN_POSITIONAL};
 #[derive(Debug, Clone)]
 pub struct Invocation {
     pub matches: ArgMatches,
+    /// The words after the program name, as given.
+    raw: Vec<OsString>,
     qualifiers: Vec<(String, Option<String>)>,
     /// The positional argument that dash words go to ([`args::Unknown::Positional`]).
     hyphen_positional: Option<String>,
@@ -36,21 +38,40 @@ impl Invocation {
         T: Into<OsString>,
     {
         let cmd = args::prepare(cmd, spec);
+        let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
+        let raw = argv.iter().skip(1).cloned().collect();
         let hyphen_positional = match spec.unknown {
             args::Unknown::Positional => cmd
                 .get_positionals()
                 .next()
                 .map(|arg| arg.get_id().to_string()),
             args::Unknown::Error => None,
+            args::Unknown::Verbatim => {
+                // The tool reads the words itself: clap sees the program name alone.
+                let matches = cmd.try_get_matches_from(argv.into_iter().take(1))?;
+                return Ok(Invocation {
+                    matches,
+                    raw,
+                    qualifiers: Vec::new(),
+                    hyphen_positional: None,
+                });
+            }
         };
         let normalized =
             args::normalize(&cmd, spec, argv).map_err(|e| CommandError::Usage(e.to_string()))?;
         let matches = cmd.try_get_matches_from(normalized.args)?;
         Ok(Invocation {
             matches,
+            raw,
             qualifiers: normalized.qualifiers,
             hyphen_positional,
         })
+    }
+
+    /// The words after the program name, exactly as given (what an
+    /// [`args::Unknown::Verbatim`] tool reads).
+    pub fn raw(&self) -> &[OsString] {
+        &self.raw
     }
 
     /// The qualifier of the last occurrence of option `id` (`Some("jh")` for `-af:jh`,
@@ -175,6 +196,29 @@ mod tests {
             .collect();
         assert_eq!(words, ["a", "-b", "-1", "c"]);
         assert_eq!(invocation.occurrences("quiet").len(), 1);
+    }
+
+    #[test]
+    fn verbatim_tools_get_every_word() {
+        let cmd = Command::new("t").arg(
+            Arg::new("Force")
+                .long("Force")
+                .short('f')
+                .action(ArgAction::SetTrue),
+        );
+        let spec = ArgSpec {
+            prefixes: &[],
+            unknown: Unknown::Verbatim,
+        };
+        let argv = ["t", "-fo", "--", "-Force", "--help", "x"];
+        let invocation = Invocation::parse(cmd, &spec, argv).unwrap();
+        let raw: Vec<&str> = invocation
+            .raw()
+            .iter()
+            .map(|w| w.to_str().unwrap())
+            .collect();
+        assert_eq!(raw, &argv[1..]);
+        assert!(!invocation.matches.get_flag("Force"));
     }
 
     #[test]

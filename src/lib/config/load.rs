@@ -110,9 +110,6 @@ pub struct LoadOptions {
     pub keep_defaults: bool,
     pub dirs: PlatformDirs,
     pub machine: Option<Machine>,
-    /// Files read after everything else, even the environment (`process_config_source`,
-    /// as condor_dagman reads `DAGMAN_CONFIG_FILE`).
-    pub extra_files: Vec<String>,
 }
 
 impl LoadOptions {
@@ -126,7 +123,6 @@ impl LoadOptions {
             keep_defaults: false,
             dirs: PlatformDirs::detect(),
             machine: None,
-            extra_files: Vec::new(),
         }
     }
 }
@@ -315,12 +311,6 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
             .map_err(|e| ConfigError::new(format!("{key}: {e}")))?;
     }
 
-    for file in &opts.extra_files {
-        read_file(&mut parser, file, "extra config source", true)?;
-        drain_included(&mut parser, &mut local_sources);
-        local_sources.push(file.clone());
-    }
-
     // What the configuration cannot override.
     let domain = knob(&parser, "DEFAULT_DOMAIN_NAME")?;
     let fqdn = machine.full_hostname(domain.as_deref());
@@ -381,6 +371,26 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
         warnings,
         user_config_file,
     })
+}
+
+/// `process_config_source`: reads one more file (or `command |`) into a loaded configuration,
+/// its definitions replacing what was read before, environment variables included (as
+/// condor_submit_dag and condor_dagman read a DAGMan configuration file). `what` names the
+/// source in the error for a file that cannot be read (`ERROR: Can't read <what> <name>`).
+pub fn process_source(config: &mut Config, name: &str, what: &str) -> Result<(), ConfigError> {
+    let ctx = Context {
+        subsys: Some(config.subsystem.as_str()).filter(|s| !s.is_empty()),
+        localname: config.local_name.as_deref(),
+    };
+    let mut parser = Parser::new(&mut config.set, &config.defaults, &config.env, ctx);
+    read_file(&mut parser, name, what, true)?;
+    let mut included = std::mem::take(&mut parser.included);
+    let mut warnings = std::mem::take(&mut parser.warnings);
+    drop(parser);
+    config.local_sources.append(&mut included);
+    config.local_sources.push(name.to_owned());
+    config.warnings.append(&mut warnings);
+    Ok(())
 }
 
 /// The expanded, non-empty value of a knob, as `param()` gives it.

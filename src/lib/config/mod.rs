@@ -146,6 +146,12 @@ impl Config {
         load::load(opts)
     }
 
+    /// Reads one more configuration file on top of this one (`process_config_source`; see
+    /// [`load::process_source`]).
+    pub fn process_source(&mut self, name: &str, what: &str) -> Result<(), ConfigError> {
+        load::process_source(self, name, what)
+    }
+
     /// Lookups as the loading subsystem makes them.
     pub fn view(&self) -> View<'_> {
         View {
@@ -435,6 +441,27 @@ mod tests {
             machine: None,
         };
         Config::load_with(opts).unwrap()
+    }
+
+    #[test]
+    fn a_later_source_wins_over_files_and_environment() {
+        let mut c = config("A = 1\nB = $(A)\n", &[("_CONDOR_C", "env")]);
+        let dir = tempfile::tempdir().unwrap();
+        let extra = dir.path().join("dagman.conf");
+        std::fs::write(&extra, "A = 2\nC = file\nD = $(C)x\n").unwrap();
+        c.process_source(extra.to_str().unwrap(), "DAGMan config")
+            .unwrap();
+        assert_eq!(c.string("B").unwrap().as_deref(), Some("2"));
+        assert_eq!(c.string("C").unwrap().as_deref(), Some("file"));
+        assert_eq!(c.string("D").unwrap().as_deref(), Some("filex"));
+        let missing = dir.path().join("missing.conf");
+        let err = c
+            .process_source(missing.to_str().unwrap(), "DAGMan config")
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("ERROR: Can't read DAGMan config {}", missing.display())
+        );
     }
 
     #[test]

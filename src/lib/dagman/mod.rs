@@ -1,6 +1,9 @@
 //! DAGMan: workflows as directed acyclic graphs of jobs, as HTCondor 24.0's condor_dagman runs
 //! them.
 //!
+//! - [`options`]: the option set condor_submit_dag and condor_dagman share (HTCondor's
+//!   `DagmanOptions` and the file-name and rescue-DAG helpers of `DagmanUtils`, from
+//!   src/condor_utils/dagman_utils.{h,cpp}).
 //! - [`dag`]: the parsed DAG (nodes, edges, scripts, categories, the files to write).
 //! - [`parse`]: the DAG file language (src/condor_dagman/parse.cpp).
 //! - [`engine`]: the DAG while it runs, as a state machine over node events, script exits and
@@ -14,6 +17,7 @@
 pub mod dag;
 pub mod engine;
 pub mod files;
+pub mod options;
 pub mod parse;
 pub mod runner;
 

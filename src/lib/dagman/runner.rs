@@ -34,6 +34,7 @@ use super::engine::{
     EXIT_ERROR, EXIT_OKAY, EXIT_RESTART,
 };
 use super::files::{self, JobstateLog};
+use super::options::{find_last_rescue_dag_num, rename_rescue_dags_after, rescue_dag_name};
 use super::parse::{ParseError, ParseOptions, Parser};
 use super::Level;
 use crate::classad::parser::parse_old_expr;
@@ -95,6 +96,25 @@ enum Msg {
 struct Out {
     file: Option<std::io::BufWriter<std::fs::File>>,
     level: Level,
+    /// A line written through [`Write`] and not yet ended.
+    partial: String,
+}
+
+/// Lines written to dagman.out through `Write` are dprintf's `D_ALWAYS` lines.
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.partial.push_str(&String::from_utf8_lossy(buf));
+        while let Some(i) = self.partial.find('\n') {
+            let line: String = self.partial.drain(..=i).collect();
+            self.line(Level::Silent, line.trim_end_matches('\n'));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Out::flush(self);
+        Ok(())
+    }
 }
 
 impl Out {
@@ -526,16 +546,13 @@ impl Host for PoolHost {
     }
 
     fn write_rescue(&mut self, contents: &str, overwrite: bool) {
-        let primary = self
-            .cwd
-            .join(&self.primary_dag)
-            .to_string_lossy()
-            .into_owned();
-        let mut next = find_last_rescue_dag_num(&primary, self.multi, self.max_rescue) + 1;
+        let max = self.max_rescue.max(1) as u32;
+        let mut next =
+            find_last_rescue_dag_num(&self.primary_dag, self.multi, max, &mut self.out) + 1;
         if overwrite && next > 1 {
             next -= 1;
         }
-        next = next.min(self.max_rescue);
+        next = next.min(max);
         let name = rescue_dag_name(&self.primary_dag, self.multi, next);
         self.out
             .line(Level::Normal, &format!("Writing Rescue DAG to {name}..."));
@@ -574,22 +591,6 @@ fn resolve_save_file(cwd: &Path, primary: &str, file: &str, make_dir: bool) -> P
         let _ = std::fs::create_dir_all(&dir);
     }
     dir.join(file)
-}
-
-/// `RescueDagName`: `<dag>[_multi].rescueNNN`.
-pub fn rescue_dag_name(primary: &str, multi: bool, n: i32) -> String {
-    format!(
-        "{primary}{}.rescue{n:03}",
-        if multi { "_multi" } else { "" }
-    )
-}
-
-/// `FindLastRescueDagNum`: the highest rescue number whose file exists.
-pub fn find_last_rescue_dag_num(primary: &str, multi: bool, max: i32) -> i32 {
-    (1..=max)
-        .filter(|&n| Path::new(&rescue_dag_name(primary, multi, n)).exists())
-        .max()
-        .unwrap_or(0)
 }
 
 /// Another condorlite tool, next to this one (they are installed together), else by name.
@@ -659,20 +660,17 @@ enum Ending {
 /// One condor_dagman run: returns its exit code.
 pub fn run(args: RunArgs) -> i32 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    // The configuration, with the DAGMan config file condor_submit_dag names.
-    let mut load = LoadOptions {
+    // The configuration, with the DAGMan config file condor_submit_dag names on top.
+    let load = LoadOptions {
         subsystem: "DAGMAN".into(),
         ..LoadOptions::from_process()
     };
-    let early = Config::load_with(load.clone());
-    let dagman_config = early
+    let loaded = Config::load_with(load);
+    let dagman_config = loaded
         .as_ref()
         .ok()
         .and_then(|c| c.string("DAGMAN_CONFIG_FILE").ok().flatten())
         .filter(|f| !f.is_empty());
-    if let Some(f) = &dagman_config {
-        load.extra_files.push(f.clone());
-    }
     let log_path = std::env::var("_CONDOR_DAGMAN_LOG")
         .ok()
         .map(|p| cwd.join(p))
@@ -686,6 +684,7 @@ pub fn run(args: RunArgs) -> i32 {
     let mut out = Out {
         file,
         level: Level::Verbose,
+        partial: String::new(),
     };
     let job_id = dagman_job_id();
     let exec_name = match job_id {
@@ -719,8 +718,22 @@ pub fn run(args: RunArgs) -> i32 {
     for l in &banner {
         out.line(Level::Silent, l);
     }
-    let config = match Config::load_with(load) {
-        Ok(c) => c,
+    let config = match loaded {
+        Ok(mut c) => {
+            if let Some(f) = &dagman_config {
+                out.line(Level::Normal, &format!("Using DAGMan config file: {f}"));
+                if let Err(e) = c.process_source(f, "DAGMan config") {
+                    out.line(Level::Quiet, &e.to_string());
+                    out.line(
+                        Level::Silent,
+                        &format!("**** {exec_name} (condor_DAGMAN) pid {pid} EXITING WITH STATUS 1"),
+                    );
+                    out.flush();
+                    return EXIT_ERROR;
+                }
+            }
+            c
+        }
         Err(e) => {
             out.line(Level::Silent, &format!("ERROR: {e}"));
             out.line(
@@ -731,7 +744,7 @@ pub fn run(args: RunArgs) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let code = Run::start(args, config, cwd, out, job_id, dagman_config).map_or_else(
+    let code = Run::start(args, config, cwd, out, job_id).map_or_else(
         |(mut out, code)| {
             out.line(
                 Level::Silent,
@@ -826,18 +839,7 @@ impl Run {
         cwd: PathBuf,
         mut out: Out,
         job_id: Option<(i32, i32)>,
-        dagman_config: Option<String>,
     ) -> Result<Run, Failed> {
-        if let Some(f) = &dagman_config {
-            out.line(Level::Normal, &format!("Using DAGMan config file: {f}"));
-            if std::fs::File::open(cwd.join(f)).is_err() {
-                out.line(
-                    Level::Quiet,
-                    &format!("ERROR: Can't read DAGMan config file: {f}"),
-                );
-                return Err((out, EXIT_ERROR));
-            }
-        }
         let mut k = Knobs {
             config: &config,
             out: Vec::new(),
@@ -1197,11 +1199,16 @@ impl Run {
         };
 
         // The rescue DAG to run, if any.
+        let max = max_rescue.max(0) as u32;
         let rescue_number = if args.do_rescue_from > 0 {
-            rename_rescue_dags_after(&cwd, &primary, multi, args.do_rescue_from, max_rescue);
+            let n = args.do_rescue_from as u32;
+            if let Err(e) = rename_rescue_dags_after(&primary, multi, n, max, &mut host.out) {
+                host.out.line(Level::Quiet, &e);
+                return Err((host.out, EXIT_ERROR));
+            }
             args.do_rescue_from
         } else if args.auto_rescue.unwrap_or(auto_rescue_knob) {
-            find_last_rescue_dag_num(&cwd.join(&primary).to_string_lossy(), multi, max_rescue)
+            find_last_rescue_dag_num(&primary, multi, max, &mut host.out) as i32
         } else {
             0
         };
@@ -1273,7 +1280,7 @@ impl Run {
                 return Err((host.out, EXIT_ERROR));
             }
         } else if rescue_number > 0 {
-            let name = rescue_dag_name(&primary, multi, rescue_number);
+            let name = rescue_dag_name(&primary, multi, rescue_number as u32);
             let msg = if args.do_rescue_from > 0 {
                 format!("Rescue DAG number {rescue_number} specified")
             } else {
@@ -2082,13 +2089,3 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// `RenameRescueDagsAfter`: rescue DAGs numbered above `n` become `.old`.
-fn rename_rescue_dags_after(cwd: &Path, primary: &str, multi: bool, n: i32, max: i32) {
-    let last = find_last_rescue_dag_num(&cwd.join(primary).to_string_lossy(), multi, max);
-    for k in n + 1..=last {
-        let name = cwd.join(rescue_dag_name(primary, multi, k));
-        let old = PathBuf::from(format!("{}.old", name.display()));
-        let _ = std::fs::remove_file(&old);
-        let _ = std::fs::rename(&name, &old);
-    }
-}

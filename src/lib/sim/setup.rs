@@ -176,7 +176,6 @@ pub fn load(sources: &Sources<'_>, machines: u32) -> Result<Loaded, SimError> {
                 config_dir: None,
             },
             machine: Some(machine(host)),
-            extra_files: Vec::new(),
         };
         Config::load_with(opts).map_err(|e| SimError::Config(names.rename(&e.to_string())))
     };

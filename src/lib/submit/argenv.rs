@@ -133,6 +133,11 @@ pub fn v2_quoted_to_raw(input: &str) -> Result<String, String> {
     Ok(raw)
 }
 
+/// Wraps a V2 raw string in double quotes, doubling the quotes inside (`V2RawToV2Quoted`).
+pub fn v2_raw_to_quoted(raw: &str) -> String {
+    format!("\"{}\"", raw.replace('"', "\"\""))
+}
+
 /// Job arguments (`ArgList`).
 #[derive(Clone, Debug, Default)]
 pub struct ArgList {
@@ -207,6 +212,21 @@ impl ArgList {
         }
         out
     }
+
+    /// The V2 quoted form (`GetArgsStringV2Quoted`): the raw form in double quotes.
+    pub fn v2_quoted(&self) -> String {
+        v2_raw_to_quoted(&self.v2_raw())
+    }
+
+    /// `GetArgsStringV1WackedOrV2Quoted`, what a generated submit file's `arguments` line
+    /// holds: V1 with each `"` written `\"` when no argument holds whitespace, the V2 quoted
+    /// form otherwise (which [`ArgList::append_v1_wacked_or_v2_quoted`] reads back).
+    pub fn v1_wacked_or_v2_quoted(&self) -> String {
+        match self.v1_raw() {
+            Ok(v1) => v1.replace('"', "\\\""),
+            Err(_) => self.v2_quoted(),
+        }
+    }
 }
 
 /// The `$$` placeholder value HTCondor stores for an entry without `=` that holds `$$`.
@@ -242,7 +262,7 @@ impl Env {
     }
 
     /// One `NAME=value` entry (`SetEnvWithErrorMessage`).
-    fn set_entry(&mut self, entry: &str) -> Result<(), String> {
+    pub fn set_entry(&mut self, entry: &str) -> Result<(), String> {
         if entry.is_empty() {
             return Err(String::new());
         }
@@ -332,6 +352,11 @@ impl Env {
             }
         }
         out
+    }
+
+    /// `getDelimitedStringV2Quoted`: the V2 raw form in double quotes.
+    pub fn v2_quoted(&self) -> String {
+        v2_raw_to_quoted(&self.v2_raw())
     }
 
     /// `getDelimitedStringV1Raw` with `;`.
@@ -491,6 +516,28 @@ mod tests {
             .merge_v1_raw_or_v2_quoted("A=1;JUNK;B=2")
             .unwrap_err();
         assert_eq!(err, "ERROR: Missing '=' after environment variable 'JUNK'.");
+    }
+
+    #[test]
+    fn v1_wacked_or_v2_quoted() {
+        let args = |words: &[&str]| ArgList {
+            args: words.iter().map(|w| w.to_string()).collect(),
+            input_was_v1: false,
+        };
+        assert_eq!(
+            args(&["-p", "0", r#"say"hi""#]).v1_wacked_or_v2_quoted(),
+            r#"-p 0 say\"hi\""#
+        );
+        let quoted =
+            args(&["-CsdVersion", "$V: 1 $", r#"a"b"#, "", "it's"]).v1_wacked_or_v2_quoted();
+        assert_eq!(quoted, r#""-CsdVersion $V:' '1' '$ a""b '' it''''s""#);
+        let mut back = ArgList::default();
+        back.append_v1_wacked_or_v2_quoted(&quoted).unwrap();
+        assert_eq!(back.args, ["-CsdVersion", "$V: 1 $", r#"a"b"#, "", "it's"]);
+        let mut e = Env::default();
+        e.set("_B", "x y");
+        e.set("A", r#"q"q"#);
+        assert_eq!(e.v2_quoted(), r#""A=q""q _B=x' 'y""#);
     }
 
     #[test]

@@ -930,6 +930,11 @@ impl<'b> Builder<'b> {
             name.to_owned()
         };
         self.assign_str("Cmd", &full);
+        if transfer_it && !name.contains("$$") {
+            // condor_submit's check of the executable reads `copy_to_spool` (whether to send
+            // it to the spool; the schedd here reads it where it is), so the command is used.
+            self.param2("copy_to_spool", Some("CopyToSpool"))?;
+        }
         Ok(())
     }
 

@@ -8,6 +8,7 @@
 pub mod argv;
 pub mod classad_eval;
 pub mod config_val;
+pub mod dagman;
 pub mod daemon_cmd;
 pub mod drain;
 pub mod history;
@@ -21,6 +22,7 @@ pub mod run;
 pub mod sim;
 pub mod status;
 pub mod submit;
+pub mod submit_dag;
 pub mod userprio;
 pub mod version;
 pub mod wait;
@@ -50,6 +52,8 @@ pub static TOOLS: &[Tool] = &[
     prio::TOOL,
     history::TOOL,
     submit::TOOL,
+    dagman::TOOL,
+    submit_dag::TOOL,
     userprio::TOOL,
     status::TOOL,
     wait::TOOL,

@@ -477,7 +477,7 @@ fn print_exit(text: String) -> u8 {
 
 /// The configuration as condor_submit reads it (subsystem `SUBMIT`), and the session: the
 /// submitting user (`CONDORLITE_USER` or the OS user) and the time (`CONDORLITE_NOW` or now).
-fn session() -> Result<Session, CommandError> {
+pub fn session() -> Result<Session, CommandError> {
     let config = Config::load_with(LoadOptions {
         subsystem: "SUBMIT".into(),
         ..LoadOptions::from_process()
