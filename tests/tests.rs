@@ -7,6 +7,7 @@ mod cli;
 mod common;
 mod condor_submit;
 mod config;
+mod dagman;
 mod eventlog;
 mod generated;
 mod history;

@@ -304,6 +304,7 @@ impl Host for PoolHost {
     }
 
     fn submit(&mut self, nodes: &[SubmitNode]) -> Vec<Result<Submitted, String>> {
+        self.session.now = crate::daemon::now();
         let mut files: Vec<SubmitFile> = Vec::new();
         let mut failure: Option<String> = None;
         for n in nodes {
@@ -726,7 +727,9 @@ pub fn run(args: RunArgs) -> i32 {
                     out.line(Level::Quiet, &e.to_string());
                     out.line(
                         Level::Silent,
-                        &format!("**** {exec_name} (condor_DAGMAN) pid {pid} EXITING WITH STATUS 1"),
+                        &format!(
+                            "**** {exec_name} (condor_DAGMAN) pid {pid} EXITING WITH STATUS 1"
+                        ),
                     );
                     out.flush();
                     return EXIT_ERROR;
@@ -1607,8 +1610,14 @@ impl Run {
         let pid = std::process::id();
         let (mut out, code) = loop {
             let now = crate::daemon::now();
-            let wait = self.next_wakeup(now).saturating_sub(now).max(0);
-            let timeout = Duration::from_millis(if wait == 0 { 0 } else { (wait as u64) * 1000 });
+            let timeout = if self.engine.has_ready_nodes() && self.engine.next_submit_time() <= now
+            {
+                // Nodes became ready in the last tick: submit them now.
+                Duration::ZERO
+            } else {
+                let wait = self.next_wakeup(now).saturating_sub(now).clamp(0, 1);
+                Duration::from_secs(wait as u64)
+            };
             let mut msgs = Vec::new();
             match self
                 .rx
@@ -2088,4 +2097,3 @@ fn normalize(p: &Path) -> PathBuf {
     }
     out
 }
-

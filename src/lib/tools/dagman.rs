@@ -16,7 +16,9 @@ use super::Tool;
 use crate::cli::args::{ArgSpec, Unknown};
 use crate::cli::Invocation;
 use crate::config::Config;
-use crate::dagman::options::{self, usage, DagmanOptions, Defaults, Kind, Parsed, FLAGS, SHOW_DAGMAN};
+use crate::dagman::options::{
+    self, usage, DagmanOptions, Defaults, Kind, Parsed, FLAGS, SHOW_DAGMAN,
+};
 use crate::dagman::runner::{self, RunArgs};
 use crate::error::CommandError;
 use crate::version::{CONDOR_PLATFORM, CONDOR_VERSION};
@@ -34,7 +36,9 @@ pub const TOOL: Tool = Tool {
 
 pub fn command() -> Command {
     let mut cmd = Command::new("condor_dagman")
-        .about("Run a DAG of jobs (normally as the scheduler-universe job condor_submit_dag queues)")
+        .about(
+            "Run a DAG of jobs (normally as the scheduler-universe job condor_submit_dag queues)",
+        )
         .long_about(
             "Runs the DAG files given with -Dag: submits each node's job when its parents are \
              done, runs PRE/POST/HOLD scripts, retries, writes <dag>.dagman.out (or where \
@@ -120,7 +124,10 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         return Err(CommandError::Exit(1));
     }
     if options.save_file.is_some() && options.do_recovery {
-        let _ = writeln!(err, "Error: Cannot run DAG from a save file in recovery mode.");
+        let _ = writeln!(
+            err,
+            "Error: Cannot run DAG from a save file in recovery mode."
+        );
         out.write_all(usage(options::Tool::Dagman).as_bytes())?;
         return Err(CommandError::Exit(1));
     }
@@ -129,7 +136,9 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         out.write_all(usage(options::Tool::Dagman).as_bytes())?;
         return Err(CommandError::Exit(1));
     }
-    let mut argv = vec![std::env::args().next().unwrap_or_else(|| "condor_dagman".into())];
+    let mut argv = vec![std::env::args()
+        .next()
+        .unwrap_or_else(|| "condor_dagman".into())];
     argv.extend(args);
     let run = RunArgs {
         argv,

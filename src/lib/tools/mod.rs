@@ -8,8 +8,8 @@
 pub mod argv;
 pub mod classad_eval;
 pub mod config_val;
-pub mod dagman;
 pub mod daemon_cmd;
+pub mod dagman;
 pub mod drain;
 pub mod history;
 pub mod master;
