@@ -20,10 +20,15 @@ const CSD: &str = "condor_submit_dag";
 const DAGMAN: &str = "/fixture/bin/condor_dagman";
 const RULE: &str = "-----------------------------------------------------------------------";
 
+/// A working directory holding the submit files the DAGs here name (condor_submit_dag refuses a
+/// DAG whose submit files are missing).
 fn env() -> TestEnvironment {
     let mut env = TestEnvironment::new();
     env.set_env("CONDORLITE_USER", "alice");
     env.set_env("CONDORLITE_NOW", "1700000000");
+    for name in ["a.sub", "b.sub", "d.sub", "t.sub", "sub/a.sub", "sub/d.sub"] {
+        write(&env, name, "executable = /bin/true\nqueue\n");
+    }
     env
 }
 
@@ -866,4 +871,52 @@ fn condor_dagman_is_found_next_to_the_program_then_in_path() {
     let sub = read(&env, "x.dag.condor.sub");
     assert_eq!(executable(&sub), beside.to_str().unwrap());
     assert!(sub.contains(&format!(" -dagman {} ", beside.display())));
+}
+
+#[test]
+fn a_dag_dagman_would_fail_on_is_refused_with_its_file_and_line() {
+    let env = env();
+    let cases = [
+        (
+            "cycle.dag",
+            "JOB A a.sub\nJOB B a.sub\nJOB C a.sub\nPARENT A CHILD B\nPARENT B CHILD C\n\
+             PARENT C CHILD A\n",
+            "ERROR: cycle.dag (line 6): a cycle exists in the dag: A -> B -> C -> A\n",
+        ),
+        (
+            "parent.dag",
+            "JOB A a.sub\nPARENT X CHILD A\n",
+            "ERROR: parent.dag (line 2): Unknown Node X\n",
+        ),
+        (
+            "duplicate.dag",
+            "JOB A a.sub\n\nJOB A b.sub\n",
+            "ERROR: duplicate.dag (line 3): node name 'A' already exists in DAG\n\
+             Example syntax is: JOB <nodename> submitfile [DIR directory] [NOOP] [DONE]\n",
+        ),
+        (
+            "missing.dag",
+            "JOB A a.sub\nJOB B nope.sub\n",
+            "ERROR: missing.dag (line 2): node B's submit file nope.sub cannot be read: \
+             No such file or directory\n",
+        ),
+    ];
+    for (dag, text, error) in cases {
+        write(&env, dag, text);
+        let out = run(&env, &["-dagman", DAGMAN, dag]);
+        assert_eq!(out.status, Some(1), "{dag}: {out}");
+        assert_eq!(out.stderr, error, "{dag}");
+        assert!(!exists(&env, &format!("{dag}.condor.sub")), "{dag}");
+    }
+    // Nothing was submitted.
+    assert!(queued(&env).is_empty());
+    // A node whose PRE script may write its submit file, a NOOP node and an inline
+    // description are left alone.
+    write(
+        &env,
+        "fine.dag",
+        "JOB A later.sub\nSCRIPT PRE A make.sh\nJOB B gone.sub NOOP\nJOB C {\nexecutable = /bin/true\n}\n",
+    );
+    let out = run(&env, &["-no_submit", "-dagman", DAGMAN, "fine.dag"]);
+    assert_eq!(out.status, Some(0), "{out}");
 }

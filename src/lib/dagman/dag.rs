@@ -128,6 +128,8 @@ pub struct Node {
     /// node id), without duplicates.
     pub parents: Vec<NodeId>,
     pub children: Vec<NodeId>,
+    /// The file and line that declared the node.
+    pub declared: (std::sync::Arc<str>, usize),
     /// Creation order (HTCondor's node id): splice nodes are created before they are lifted
     /// into the DAG, so this differs from the position in [`Dag::nodes`].
     pub(crate) created: u32,
@@ -158,6 +160,7 @@ impl Node {
             save_file: None,
             parents: Vec::new(),
             children: Vec::new(),
+            declared: (std::sync::Arc::from(""), 0),
             created,
         }
     }

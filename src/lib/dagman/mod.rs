@@ -4,6 +4,8 @@
 //! - [`options`]: the option set condor_submit_dag and condor_dagman share (HTCondor's
 //!   `DagmanOptions` and the file-name and rescue-DAG helpers of `DagmanUtils`, from
 //!   src/condor_utils/dagman_utils.{h,cpp}).
+//! - [`check`]: what condor_submit_dag refuses before submitting, and condor_dag_checker
+//!   reports.
 //! - [`dag`]: the parsed DAG (nodes, edges, scripts, categories, the files to write).
 //! - [`parse`]: the DAG file language (src/condor_dagman/parse.cpp).
 //! - [`engine`]: the DAG while it runs, as a state machine over node events, script exits and
@@ -14,6 +16,7 @@
 //! - [`runner`]: the condor_dagman process around the engine: the nodes log, submitting node
 //!   jobs through the submit library, PRE/POST/HOLD scripts, signals, the lock file.
 
+pub mod check;
 pub mod dag;
 pub mod engine;
 pub mod files;

@@ -930,6 +930,7 @@ impl Parser {
         node.noop = noop;
         node.pre_done = done;
         node.dag_file = dag_file;
+        node.declared = (Arc::from(at.file), at.line);
         if let Some(desc) = b.descriptions.get(submit) {
             node.description = Description::Inline(desc.clone());
         }
@@ -1219,6 +1220,7 @@ impl Parser {
             let mut join = Node::new(&name, NodeKind::Job, "noop.sub", "", self.created);
             self.created += 1;
             join.noop = true;
+            join.declared = (Arc::from(at.file), at.line);
             let join = add_own(b, join);
             for &p in &parents {
                 if let Err(why) = add_edges(b, p, &[join], at) {

@@ -38,6 +38,7 @@ use crate::cli::args::{ArgSpec, Unknown};
 use crate::cli::Invocation;
 use crate::config::reader::LineReader;
 use crate::config::Config;
+use crate::dagman::check;
 use crate::dagman::options::{
     self, find_last_rescue_dag_num, max_rescue_dag_num, rename_rescue_dags_after, rescue_dag_name,
     subdag_line, tolerant_unlink, usage, DagCommandsError, DagmanOptions, Defaults, Kind,
@@ -242,6 +243,18 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
               deprecated and slated\n   for removal during the lifetime of V24 feature series \
               of HTCondor.\n\n",
         )?;
+    }
+
+    // condorlite's addition: a DAG that condor_dagman would fail on is refused here, with the
+    // file and line, rather than submitted to fail in its log.
+    let cwd = std::env::current_dir()?;
+    let parse = check::parse_options(&config, &cwd, options.use_dag_dir);
+    let checked = check::parse_dags(&options.dag_files, parse)
+        .and_then(|dag| check::missing_submit_file(&dag, &cwd).map_or(Ok(()), Err));
+    if let Err(e) = checked {
+        let mut text = e.lines.join("\n");
+        text.push('\n');
+        return Err(fail(err, &text));
     }
 
     let max_rescue = max_rescue_dag_num(&config).map_err(config_failure)?;
