@@ -197,6 +197,12 @@ const LOG_ATTRS: [&str; 6] = [
     "SubmitEventUserNotes",
 ];
 
+impl Default for EventPlan {
+    fn default() -> EventPlan {
+        EventPlan::new()
+    }
+}
+
 impl EventPlan {
     pub fn new() -> EventPlan {
         EventPlan {

@@ -216,6 +216,10 @@ pub struct Dag {
     pub reject: Option<String>,
     /// `CONFIG` (handled by condor_submit_dag; written into a full rescue DAG).
     pub config: Option<String>,
+    /// Every `CONFIG` line of the DAG's own files: the file it names, and where.
+    pub config_lines: Vec<(String, (std::sync::Arc<str>, usize))>,
+    /// How many SPLICE commands were parsed, nested ones included.
+    pub num_splices: usize,
 }
 
 impl Dag {
@@ -293,40 +297,46 @@ impl Dag {
         None
     }
 
-    /// The longest path's number of nodes and the widest level's number (as
-    /// `condor_dag_checker -statistics` reports them); `None` for an empty or cyclic DAG.
-    pub fn height_and_widths(&self) -> Option<(usize, Vec<usize>)> {
-        if self.nodes.is_empty() || self.find_cycle().is_some() {
-            return None;
-        }
-        // Depth = the first (shortest) distance at which a walk from the initial nodes meets
-        // a node, as condor_dag_checker's depth-first walk records it.
-        let mut depth: Vec<Option<usize>> = vec![None; self.nodes.len()];
-        let mut widths = vec![0usize];
-        let mut height = 1;
-        let skip = |n: &Node| matches!(n.kind, NodeKind::Final | NodeKind::Provisioner);
-        for (id, node) in self.nodes.iter().enumerate() {
-            if skip(node) || !node.parents.is_empty() || depth[id].is_some() {
+    /// The graph's height and width as 24.0's metrics file reports them (`Dag::isCycle`'s
+    /// depth-first numbering): a walk from each node without parents, in order, children in
+    /// order, meets each node once; the height is the deepest depth met (the first nodes are
+    /// at depth 0), the width twice the largest number of nodes met at one depth (HTCondor
+    /// counts each node twice there). SERVICE nodes are not walked; the FINAL node is.
+    pub fn metrics_height_and_width(&self) -> (usize, usize) {
+        let mut visited = vec![false; self.nodes.len()];
+        let mut counts: Vec<usize> = vec![0];
+        let (mut height, mut width) = (0, 0);
+        for (start, node) in self.graph_nodes() {
+            if visited[start] || !node.parents.is_empty() {
                 continue;
             }
-            let mut stack = vec![(id, 0usize)];
-            while let Some((n, d)) = stack.pop() {
-                if depth[n].is_some() {
+            // Frames: (node, depth, next child); a node is counted when first met.
+            let mut stack = vec![(start, 0usize, 0usize)];
+            visited[start] = true;
+            counts[0] += 2;
+            width = width.max(counts[0]);
+            while let Some(frame) = stack.last_mut() {
+                let (n, depth, next) = *frame;
+                let Some(&child) = self.nodes[n].children.get(next) else {
+                    stack.pop();
+                    continue;
+                };
+                frame.2 += 1;
+                if visited[child] {
                     continue;
                 }
-                depth[n] = Some(d);
-                if widths.len() <= d {
-                    widths.resize(d + 1, 0);
+                visited[child] = true;
+                let d = depth + 1;
+                if counts.len() <= d {
+                    counts.resize(d + 1, 0);
                 }
-                widths[d] += 1;
-                height = height.max(d + 1);
-                for &c in self.nodes[n].children.iter().rev() {
-                    stack.push((c, d + 1));
-                }
+                counts[d] += 2;
+                width = width.max(counts[d]);
+                height = height.max(d);
+                stack.push((child, d, 0));
             }
         }
-        widths.retain(|&w| w > 0);
-        Some((height, widths))
+        (height, width)
     }
 }
 
@@ -365,10 +375,21 @@ mod tests {
     }
 
     #[test]
-    fn height_and_width_of_a_chain() {
-        let (h, w) = chain(5, false).height_and_widths().unwrap();
-        assert_eq!(h, 5);
-        assert_eq!(w, vec![1; 5]);
-        assert!(chain(5, true).height_and_widths().is_none());
+    fn metrics_height_and_width_are_24_0s() {
+        // A chain of 5: depths 0 to 4, one node (counted twice) at each.
+        assert_eq!(chain(5, false).metrics_height_and_width(), (4, 2));
+        // A cycle through every node: nothing without parents is walked.
+        assert_eq!(chain(5, true).metrics_height_and_width(), (0, 0));
+        // A diamond: A; B and C; D.
+        let mut dag = chain(4, false);
+        for n in &mut dag.nodes {
+            n.parents.clear();
+            n.children.clear();
+        }
+        for (p, c) in [(0, 1), (0, 2), (1, 3), (2, 3)] {
+            dag.nodes[p].children.push(c);
+            dag.nodes[c].parents.push(p);
+        }
+        assert_eq!(dag.metrics_height_and_width(), (2, 4));
     }
 }

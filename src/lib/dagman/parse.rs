@@ -59,6 +59,9 @@ pub struct ParseOptions {
     pub munge: bool,
     /// The directory relative names are relative to (DAGMan's working directory).
     pub cwd: PathBuf,
+    /// Go on after an error, collecting every one in [`Parser::errors`] (condor_dag_checker);
+    /// DAGMan stops at the first.
+    pub keep_going: bool,
 }
 
 impl ParseOptions {
@@ -73,6 +76,7 @@ impl ParseOptions {
             join_nodes: true,
             munge: false,
             cwd: cwd.into(),
+            keep_going: false,
         }
     }
 }
@@ -147,6 +151,8 @@ pub struct Parser {
     open_files: Vec<PathBuf>,
     /// What was logged.
     pub log: Vec<(Level, String)>,
+    /// With [`ParseOptions::keep_going`], the errors the parse went on after, in order.
+    pub errors: Vec<ParseError>,
     main: Option<Builder>,
 }
 
@@ -317,6 +323,7 @@ impl Parser {
             created: 0,
             open_files: Vec::new(),
             log: Vec::new(),
+            errors: Vec::new(),
             main: Some(Builder {
                 directory: ".".into(),
                 ..Builder::default()
@@ -326,6 +333,18 @@ impl Parser {
 
     pub fn options(&self) -> &ParseOptions {
         &self.opts
+    }
+
+    /// A command's outcome: an error stops the parse, or with `keep_going` is kept and the
+    /// parse goes on with the next line.
+    fn recover(&mut self, result: Result<()>) -> Result<()> {
+        match result {
+            Err(e) if self.opts.keep_going => {
+                self.errors.push(e);
+                Ok(())
+            }
+            other => other,
+        }
     }
 
     fn say(&mut self, level: Level, text: impl Into<String>) {
@@ -497,7 +516,8 @@ impl Parser {
         self.open_files.pop();
         result?;
         if lift {
-            self.lift_splices(b)?;
+            let lifted = self.lift_splices(b);
+            self.recover(lifted)?;
         }
         Ok(())
     }
@@ -510,144 +530,85 @@ impl Parser {
         dir: &Path,
         node_dir: &str,
     ) -> Result<()> {
-        // Pass 1: the commands that declare nodes.
-        let mut reader = LineReader::new(text);
-        while let Some(line) = reader.next_line() {
-            let at = At {
-                file,
-                line: reader.line() as usize,
-            };
-            if line.is_empty() || line.starts_with('#') {
-                continue;
+        // Pass 1: the commands that declare nodes. Pass 2: everything else, in file order.
+        for pass in [1, 2] {
+            let mut reader = LineReader::new(text);
+            while let Some(line) = reader.next_line() {
+                let at = At {
+                    file,
+                    line: reader.line() as usize,
+                };
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let result = if pass == 1 {
+                    self.declare(b, &mut reader, at, &line, dir, node_dir)
+                } else {
+                    self.command(b, &mut reader, at, &line)
+                };
+                self.recover(result)?;
             }
-            let mut t = Tokens::new(&line);
-            let Some(keyword) = t.next() else {
-                continue;
-            };
-            let kw = keyword.to_ascii_uppercase();
-            match kw.as_str() {
-                "JOB" | "FINAL" => {
-                    let kind = if kw == "JOB" {
-                        NodeKind::Job
-                    } else {
-                        NodeKind::Final
-                    };
-                    let (name, submit) = pre_parse_node(&mut t);
-                    let inline = submit.is_some_and(|s| s.starts_with('{'));
-                    let submit = if inline { Some("submitDesc") } else { submit };
-                    self.parse_node(
-                        b,
-                        at,
-                        dir,
-                        node_dir,
-                        &kw,
-                        kind,
-                        name,
-                        submit,
-                        &mut t,
-                        "",
-                        "submitfile",
-                    )?;
-                    if inline {
-                        let name = self.munge(name.unwrap_or_default());
-                        if !self.opts.direct_submit {
-                            self.say(
-                                Level::Normal,
-                                format!(
-                                    "ERROR: To use an inline job description for node {name}, \
-                                     DAGMAN_USE_DIRECT_SUBMIT must be set to True. Aborting."
-                                ),
-                            );
-                            return Err(at.raw(vec![format!(
+        }
+        Ok(())
+    }
+
+    /// A line of the first pass: the commands that declare nodes and submit descriptions.
+    fn declare(
+        &mut self,
+        b: &mut Builder,
+        reader: &mut LineReader<'_>,
+        at: At<'_>,
+        line: &str,
+        dir: &Path,
+        node_dir: &str,
+    ) -> Result<()> {
+        let file = at.file;
+        let mut t = Tokens::new(line);
+        let Some(keyword) = t.next() else {
+            return Ok(());
+        };
+        let kw = keyword.to_ascii_uppercase();
+        match kw.as_str() {
+            "JOB" | "FINAL" => {
+                let kind = if kw == "JOB" {
+                    NodeKind::Job
+                } else {
+                    NodeKind::Final
+                };
+                let (name, submit) = pre_parse_node(&mut t);
+                let inline = submit.is_some_and(|s| s.starts_with('{'));
+                let submit = if inline { Some("submitDesc") } else { submit };
+                self.parse_node(
+                    b,
+                    at,
+                    dir,
+                    node_dir,
+                    &kw,
+                    kind,
+                    name,
+                    submit,
+                    &mut t,
+                    "",
+                    "submitfile",
+                )?;
+                if inline {
+                    let name = self.munge(name.unwrap_or_default());
+                    if !self.opts.direct_submit {
+                        self.say(
+                            Level::Normal,
+                            format!(
                                 "ERROR: To use an inline job description for node {name}, \
                                  DAGMAN_USE_DIRECT_SUBMIT must be set to True. Aborting."
-                            )]));
-                        }
-                        let desc = read_inline(&mut reader, at, &kw, &name)?;
-                        let desc: Arc<str> = match b.descriptions.entry(name.clone()) {
-                            std::collections::hash_map::Entry::Occupied(e) => {
-                                self.say(
-                                    Level::Normal,
-                                    format!(
-                                        "Warning: a submit description already exists with name \
-                                         {name}, will not be overwritten."
-                                    ),
-                                );
-                                e.get().clone()
-                            }
-                            std::collections::hash_map::Entry::Vacant(v) => v.insert(desc).clone(),
-                        };
-                        if let Some(id) = b.dag.find(&name) {
-                            b.dag.nodes[id].description = Description::Inline(desc);
-                        }
-                    }
-                }
-                "SUBDAG" => {
-                    let Some(ext) = t.next() else {
+                            ),
+                        );
                         return Err(at.raw(vec![format!(
-                            "ERROR: {file} (line {}): SUBDAG needs EXTERNAL keyword",
-                            at.line
-                        )]));
-                    };
-                    if !ext.eq_ignore_ascii_case("EXTERNAL") {
-                        return Err(at.raw(vec![format!(
-                            "ERROR: {file} (line {}): only SUBDAG EXTERNAL is supported at this time",
-                            at.line
+                            "ERROR: To use an inline job description for node {name}, \
+                             DAGMAN_USE_DIRECT_SUBMIT must be set to True. Aborting."
                         )]));
                     }
-                    let (name, submit) = pre_parse_node(&mut t);
-                    self.parse_node(
-                        b,
-                        at,
-                        dir,
-                        node_dir,
-                        "SUBDAG",
-                        NodeKind::Job,
-                        name,
-                        submit,
-                        &mut t,
-                        " EXTERNAL",
-                        "dagfile",
-                    )?;
-                }
-                "PROVISIONER" | "SERVICE" => {
-                    let kind = if kw == "SERVICE" {
-                        NodeKind::Service
-                    } else {
-                        NodeKind::Provisioner
-                    };
-                    let (name, submit) = pre_parse_node(&mut t);
-                    self.parse_node(
-                        b,
-                        at,
-                        dir,
-                        node_dir,
-                        keyword,
-                        kind,
-                        name,
-                        submit,
-                        &mut t,
-                        "",
-                        "submitfile",
-                    )?;
-                }
-                "SPLICE" => self.parse_splice(b, at, dir, &mut t)?,
-                "SUBMIT-DESCRIPTION" => {
-                    let (name, desc) = pre_parse_node(&mut t);
-                    let name = name.unwrap_or_default().to_owned();
-                    if desc.is_some_and(|d| d.starts_with('{')) {
-                        if !self.opts.direct_submit {
-                            return Err(at.raw(vec![format!(
-                                "ERROR: To use an inline job description for node {name}, \
-                                 DAGMAN_USE_DIRECT_SUBMIT must be set to True. Aborting."
-                            )]));
-                        }
-                        let text = read_inline(&mut reader, at, "SUBMIT-DESCRIPTION", &name)?;
-                        if let std::collections::hash_map::Entry::Vacant(v) =
-                            b.descriptions.entry(name.clone())
-                        {
-                            v.insert(text);
-                        } else {
+                    let desc = read_inline(reader, at, &kw, &name)?;
+                    let desc: Arc<str> = match b.descriptions.entry(name.clone()) {
+                        std::collections::hash_map::Entry::Occupied(e) => {
                             self.say(
                                 Level::Normal,
                                 format!(
@@ -655,89 +616,175 @@ impl Parser {
                                      {name}, will not be overwritten."
                                 ),
                             );
+                            e.get().clone()
                         }
-                    }
-                }
-                _ => {}
-            }
-        }
-
-        // Pass 2: everything else, in file order.
-        let mut reader = LineReader::new(text);
-        while let Some(line) = reader.next_line() {
-            let at = At {
-                file,
-                line: reader.line() as usize,
-            };
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let mut t = Tokens::new(&line);
-            let Some(keyword) = t.next() else {
-                continue;
-            };
-            let kw = keyword.to_ascii_uppercase();
-            match kw.as_str() {
-                "JOB" | "FINAL" | "SUBMIT-DESCRIPTION" => {
-                    // Declared in the first pass; an inline description's lines are skipped.
-                    let (_, submit) = pre_parse_node(&mut t);
-                    if submit.is_some_and(|s| s.starts_with('{')) {
-                        while let Some(l) = reader.next_line() {
-                            if l.starts_with('}') {
-                                break;
-                            }
-                        }
-                    }
-                }
-                "SUBDAG" | "PROVISIONER" | "SERVICE" | "SPLICE" | "CONFIG" | "SET_JOB_ATTR"
-                | "ENV" => {
-                    if kw == "CONFIG" && b.dag.config.is_none() {
-                        b.dag.config = t.next().map(str::to_owned);
-                    }
-                }
-                "SCRIPT" => self.parse_script(b, at, &mut t)?,
-                "PARENT" => self.parse_parent(b, at, &mut t)?,
-                "RETRY" => self.parse_retry(b, at, &mut t)?,
-                "ABORT-DAG-ON" => self.parse_abort(b, at, &mut t)?,
-                "DOT" => parse_dot(b, at, &mut t)?,
-                "VARS" => self.parse_vars(b, at, &mut t)?,
-                "PRIORITY" => self.parse_priority(b, at, &mut t)?,
-                "CATEGORY" => self.parse_category(b, at, &mut t)?,
-                "MAXJOBS" => self.parse_maxjobs(b, at, &mut t)?,
-                "NODE_STATUS_FILE" => self.parse_node_status_file(b, at, &mut t)?,
-                "SAVE_POINT_FILE" => self.parse_save_point_file(b, at, &mut t)?,
-                "REJECT" => self.parse_reject(b, at, &mut t)?,
-                "JOBSTATE_LOG" => self.parse_jobstate_log(b, at, &mut t)?,
-                "PRE_SKIP" => self.parse_pre_skip(b, at, &mut t)?,
-                "DONE" => self.parse_done(b, at, &mut t)?,
-                "CONNECT" => self.parse_connect(b, at, &mut t)?,
-                "PIN_IN" | "PIN_OUT" => self.parse_pin(b, at, &mut t, kw == "PIN_IN")?,
-                "INCLUDE" => {
-                    let example = "INCLUDE filename";
-                    let Some(inc) = t.next() else {
-                        return Err(at.error("Missing include file name", Some(example)));
+                        std::collections::hash_map::Entry::Vacant(v) => v.insert(desc).clone(),
                     };
-                    if let Some(extra) = t.next() {
-                        return Err(at.error(
-                            format!("Extra token ({extra}) on INCLUDE line"),
-                            Some(example),
-                        ));
+                    if let Some(id) = b.dag.find(&name) {
+                        b.dag.nodes[id].description = Description::Inline(desc);
                     }
-                    // Relative to the submit directory, always (not the including file's).
-                    let inc = inc.to_owned();
-                    let cwd = self.opts.cwd.clone();
-                    self.parse_into(b, &inc, cwd, false)?;
                 }
-                _ => {
+            }
+            "SUBDAG" => {
+                let Some(ext) = t.next() else {
                     return Err(at.raw(vec![format!(
-                        "{file} (line {}): ERROR: expected JOB, DATA, SUBDAG, FINAL, SCRIPT, \
-                         PARENT, RETRY, ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, \
-                         CONFIG, SET_JOB_ATTR, SPLICE, PROVISIONER, SERVICE, NODE_STATUS_FILE, \
-                         REJECT, JOBSTATE_LOG, PRE_SKIP, DONE, CONNECT, PIN_IN, PIN_OUT, \
-                         INCLUDE, SAVE_POINT_FILE orSUBMIT-DESCRIPTION token (found {keyword})",
+                        "ERROR: {file} (line {}): SUBDAG needs EXTERNAL keyword",
                         at.line
-                    )]))
+                    )]));
+                };
+                if !ext.eq_ignore_ascii_case("EXTERNAL") {
+                    return Err(at.raw(vec![format!(
+                        "ERROR: {file} (line {}): only SUBDAG EXTERNAL is supported at this time",
+                        at.line
+                    )]));
                 }
+                let (name, submit) = pre_parse_node(&mut t);
+                self.parse_node(
+                    b,
+                    at,
+                    dir,
+                    node_dir,
+                    "SUBDAG",
+                    NodeKind::Job,
+                    name,
+                    submit,
+                    &mut t,
+                    " EXTERNAL",
+                    "dagfile",
+                )?;
+            }
+            "PROVISIONER" | "SERVICE" => {
+                let kind = if kw == "SERVICE" {
+                    NodeKind::Service
+                } else {
+                    NodeKind::Provisioner
+                };
+                let (name, submit) = pre_parse_node(&mut t);
+                self.parse_node(
+                    b,
+                    at,
+                    dir,
+                    node_dir,
+                    keyword,
+                    kind,
+                    name,
+                    submit,
+                    &mut t,
+                    "",
+                    "submitfile",
+                )?;
+            }
+            "SPLICE" => self.parse_splice(b, at, dir, &mut t)?,
+            "SUBMIT-DESCRIPTION" => {
+                let (name, desc) = pre_parse_node(&mut t);
+                let name = name.unwrap_or_default().to_owned();
+                if desc.is_some_and(|d| d.starts_with('{')) {
+                    if !self.opts.direct_submit {
+                        return Err(at.raw(vec![format!(
+                            "ERROR: To use an inline job description for node {name}, \
+                             DAGMAN_USE_DIRECT_SUBMIT must be set to True. Aborting."
+                        )]));
+                    }
+                    let text = read_inline(reader, at, "SUBMIT-DESCRIPTION", &name)?;
+                    if let std::collections::hash_map::Entry::Vacant(v) =
+                        b.descriptions.entry(name.clone())
+                    {
+                        v.insert(text);
+                    } else {
+                        self.say(
+                            Level::Normal,
+                            format!(
+                                "Warning: a submit description already exists with name \
+                                 {name}, will not be overwritten."
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A line of the second pass: every command but those that declare nodes.
+    fn command(
+        &mut self,
+        b: &mut Builder,
+        reader: &mut LineReader<'_>,
+        at: At<'_>,
+        line: &str,
+    ) -> Result<()> {
+        let file = at.file;
+        let mut t = Tokens::new(line);
+        let Some(keyword) = t.next() else {
+            return Ok(());
+        };
+        let kw = keyword.to_ascii_uppercase();
+        match kw.as_str() {
+            "JOB" | "FINAL" | "SUBMIT-DESCRIPTION" => {
+                // Declared in the first pass; an inline description's lines are skipped.
+                let (_, submit) = pre_parse_node(&mut t);
+                if submit.is_some_and(|s| s.starts_with('{')) {
+                    while let Some(l) = reader.next_line() {
+                        if l.starts_with('}') {
+                            break;
+                        }
+                    }
+                }
+            }
+            "SUBDAG" | "PROVISIONER" | "SERVICE" | "SPLICE" | "CONFIG" | "SET_JOB_ATTR" | "ENV" => {
+                if kw == "CONFIG" {
+                    let named = t.next().map(str::to_owned);
+                    if b.dag.config.is_none() {
+                        b.dag.config.clone_from(&named);
+                    }
+                    b.dag
+                        .config_lines
+                        .push((named.unwrap_or_default(), (Arc::from(at.file), at.line)));
+                }
+            }
+            "SCRIPT" => self.parse_script(b, at, &mut t)?,
+            "PARENT" => self.parse_parent(b, at, &mut t)?,
+            "RETRY" => self.parse_retry(b, at, &mut t)?,
+            "ABORT-DAG-ON" => self.parse_abort(b, at, &mut t)?,
+            "DOT" => parse_dot(b, at, &mut t)?,
+            "VARS" => self.parse_vars(b, at, &mut t)?,
+            "PRIORITY" => self.parse_priority(b, at, &mut t)?,
+            "CATEGORY" => self.parse_category(b, at, &mut t)?,
+            "MAXJOBS" => self.parse_maxjobs(b, at, &mut t)?,
+            "NODE_STATUS_FILE" => self.parse_node_status_file(b, at, &mut t)?,
+            "SAVE_POINT_FILE" => self.parse_save_point_file(b, at, &mut t)?,
+            "REJECT" => self.parse_reject(b, at, &mut t)?,
+            "JOBSTATE_LOG" => self.parse_jobstate_log(b, at, &mut t)?,
+            "PRE_SKIP" => self.parse_pre_skip(b, at, &mut t)?,
+            "DONE" => self.parse_done(b, at, &mut t)?,
+            "CONNECT" => self.parse_connect(b, at, &mut t)?,
+            "PIN_IN" | "PIN_OUT" => self.parse_pin(b, at, &mut t, kw == "PIN_IN")?,
+            "INCLUDE" => {
+                let example = "INCLUDE filename";
+                let Some(inc) = t.next() else {
+                    return Err(at.error("Missing include file name", Some(example)));
+                };
+                if let Some(extra) = t.next() {
+                    return Err(at.error(
+                        format!("Extra token ({extra}) on INCLUDE line"),
+                        Some(example),
+                    ));
+                }
+                // Relative to the submit directory, always (not the including file's).
+                let inc = inc.to_owned();
+                let cwd = self.opts.cwd.clone();
+                self.parse_into(b, &inc, cwd, false)?;
+            }
+            _ => {
+                return Err(at.raw(vec![format!(
+                    "{file} (line {}): ERROR: expected JOB, DATA, SUBDAG, FINAL, SCRIPT, \
+                     PARENT, RETRY, ABORT-DAG-ON, DOT, VARS, PRIORITY, CATEGORY, MAXJOBS, \
+                     CONFIG, SET_JOB_ATTR, SPLICE, PROVISIONER, SERVICE, NODE_STATUS_FILE, \
+                     REJECT, JOBSTATE_LOG, PRE_SKIP, DONE, CONNECT, PIN_IN, PIN_OUT, \
+                     INCLUDE, SAVE_POINT_FILE orSUBMIT-DESCRIPTION token (found {keyword})",
+                    at.line
+                )]))
             }
         }
         Ok(())
@@ -1061,6 +1108,7 @@ impl Parser {
             ..
         } = sb;
         b.edge_lines.extend(edge_lines);
+        b.dag.num_splices += 1 + sd.num_splices;
         for (cat, max) in sd.categories {
             match b.dag.categories.get(&cat) {
                 Some(Some(mine)) if max.is_some_and(|m| m != *mine) => self.say(

@@ -2000,16 +2000,12 @@ impl Run {
     fn write_metrics(&mut self, code: i32) {
         let version = crate::version::VERSION_NUMBER;
         let graph = self.graph_metrics.then(|| {
-            let (h, w) = self
-                .engine
-                .dag
-                .height_and_widths()
-                .map_or((0, 0), |(h, w)| (h, w.into_iter().max().unwrap_or(0)));
+            let (h, w) = self.engine.dag.metrics_height_and_width();
             (
                 h,
                 w,
                 self.engine.dag.num_edges(),
-                self.engine.dag.nodes.len(),
+                self.engine.dag.graph_nodes().count(),
             )
         });
         let dagman_id = self.job_id.map_or(-1, |(c, _)| c).to_string();

@@ -9,6 +9,7 @@ pub mod argv;
 pub mod classad_eval;
 pub mod config_val;
 pub mod daemon_cmd;
+pub mod dag_checker;
 pub mod dagman;
 pub mod drain;
 pub mod history;
@@ -53,6 +54,7 @@ pub static TOOLS: &[Tool] = &[
     history::TOOL,
     submit::TOOL,
     dagman::TOOL,
+    dag_checker::TOOL,
     submit_dag::TOOL,
     userprio::TOOL,
     status::TOOL,

@@ -1,0 +1,7 @@
+complete -c condor_dag_checker -l help -d 'Print tool usage'
+complete -c condor_dag_checker -l AllowIllegalChars -d 'Allow node names to contain illegal characters [+]'
+complete -c condor_dag_checker -l json -d 'Print results in JSON format'
+complete -c condor_dag_checker -l JoinNodes -d 'Create join nodes (the default)'
+complete -c condor_dag_checker -l NoJoinNodes -d 'Do not create join nodes'
+complete -c condor_dag_checker -l Statistics -d 'Print statistics about each parsed DAG'
+complete -c condor_dag_checker -l UseDagDir -d 'Change into each DAG file\'s directory before parsing it'
