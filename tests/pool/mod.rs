@@ -539,7 +539,7 @@ fn condor_run_uses_a_running_master() {
 /// Whether HTCondor's Python bindings (the reference, `pip install htcondor==24.0.24`) can
 /// be used. `.ci/run` installs them and sets `CONDORLITE_REFERENCE=required`, so that CI
 /// never skips what needs them.
-fn reference_available() -> bool {
+pub fn reference_available() -> bool {
     let ok = std::process::Command::new("python3")
         .args(["-c", "import htcondor"])
         .env("CONDOR_CONFIG", "/dev/null")
@@ -553,7 +553,7 @@ fn reference_available() -> bool {
 
 /// HTCondor's own reader over a log the master wrote: every event, with its type, job and
 /// (for terminations) its return value, one line each.
-const READ_WITH_REFERENCE: &str = r#"
+pub const READ_WITH_REFERENCE: &str = r#"
 import sys, htcondor
 for e in htcondor.JobEventLog(sys.argv[1]).events(stop_after=0):
     rv = e["ReturnValue"] if "ReturnValue" in e else ""

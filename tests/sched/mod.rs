@@ -12,7 +12,8 @@ use condorlite::eventlog::{read_events, EventBody, Eviction, ExitStatus};
 
 use crate::common::TestEnvironment;
 use crate::pool::{
-    count, event_codes, history_attr, job_processes, script, submit, wait_for, Master,
+    count, event_codes, history_attr, job_processes, reference_available, script, submit, wait_for,
+    Master, READ_WITH_REFERENCE,
 };
 
 /// DAGMan's job, as condor_submit_dag writes it (dagman_utils.cpp), around `executable`.
@@ -472,4 +473,74 @@ fn condor_run_runs_a_scheduler_universe_job_without_a_master() {
     assert!(id.ends_with(".0") && id.len() > 2, "{out}");
     assert_eq!(lines.next(), Some(&*env.work_dir().to_string_lossy()));
     assert!(local_processes(&env).is_empty());
+}
+
+/// HTCondor's own reader takes every event the master writes for a scheduler-universe job:
+/// the schedd's execute, the requeue, the evictions, the hold, release and abort.
+#[test]
+fn the_reference_reads_the_scheduler_universe_events() {
+    if !reference_available() {
+        eprintln!("skipped: python3 with htcondor is not installed");
+        return;
+    }
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    // The first run exits 3 (requeued), the next ones wait.
+    script(
+        &env,
+        "dag.sh",
+        &WAITER.replace(
+            "touch ready\n",
+            "[ \"$(wc -l < runs)\" -eq 1 ] && exit 3\ntouch ready\n",
+        ),
+    );
+    let cluster = submit(&env, &dagman_like("dag.sh", "ref.log", ""));
+    wait_for("the second run", || work(&env, "ready").exists());
+    std::fs::remove_file(work(&env, "ready")).unwrap();
+    assert_eq!(env.run("condor_hold", [&cluster]).status, Some(0));
+    wait_for("the hold to stop it", || local_processes(&env).is_empty());
+    assert_eq!(env.run("condor_release", [&cluster]).status, Some(0));
+    wait_for("the third run", || work(&env, "ready").exists());
+    assert_eq!(env.run("condor_rm", [&cluster]).status, Some(0));
+    wait_for("the queue to empty", || count(&env, "true") == 0);
+    drop(master);
+    let log = work(&env, "ref.log");
+    let ours: Vec<String> = read_events(&log)
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let rv = match &e.body {
+                EventBody::JobEvicted(ev) => match ev.kind {
+                    Eviction::Requeued {
+                        exit: ExitStatus::Code(c),
+                        ..
+                    } => c.to_string(),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            };
+            format!("{} {} {} {rv}", e.number(), e.cluster, e.proc)
+        })
+        .collect();
+    assert_eq!(
+        ours.iter()
+            .map(|l| l.split(' ').next().unwrap())
+            .collect::<Vec<_>>(),
+        ["0", "1", "4", "1", "12", "4", "13", "1", "4", "9"]
+    );
+    let out = std::process::Command::new("python3")
+        .args(["-c", READ_WITH_REFERENCE, log.to_str().unwrap()])
+        .env("CONDOR_CONFIG", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(ours, theirs);
 }
