@@ -544,3 +544,52 @@ fn the_reference_reads_the_scheduler_universe_events() {
         .collect();
     assert_eq!(ours, theirs);
 }
+
+/// The schedd applies `OtherJobRemoveRequirements` whenever such a job leaves the queue:
+/// when it completes, and when the master itself removes it (its periodic policy).
+#[test]
+fn other_job_remove_requirements_applies_when_the_master_finishes_the_job() {
+    let mut env = TestEnvironment::new();
+    env.set_env("_CONDOR_PERIODIC_EXPR_INTERVAL", "1");
+    let master = Master::start(&env);
+    script(&env, "dag.sh", WAITER);
+    let completes = submit(&env, &dagman_like("dag.sh", "a.log", ""));
+    let removed = submit(
+        &env,
+        &dagman_like(
+            "/bin/sleep",
+            "b.log",
+            "arguments = 300\nperiodic_remove = NumJobStarts >= 1\n",
+        ),
+    );
+    let node = |dag: &str| {
+        submit(
+            &env,
+            &format!("executable = /bin/true\nhold = true\nMy.DAGManJobId = {dag}\nqueue\n"),
+        )
+    };
+    let (left_a, left_b) = (node(&completes), node(&removed));
+    wait_for("the first DAG job to run", || work(&env, "ready").exists());
+    std::fs::write(work(&env, "release"), "").unwrap();
+    wait_for("both DAG jobs and their nodes to leave the queue", || {
+        count(&env, "true") == 0
+    });
+    assert_eq!(
+        history_attr(&env, &format!("{completes}.0"), "JobStatus"),
+        "4"
+    );
+    assert!(history_attr(&env, &format!("{removed}.0"), "RemoveReason")
+        .starts_with("The job attribute PeriodicRemove expression"));
+    for (node, dag) in [(&left_a, &completes), (&left_b, &removed)] {
+        let id = format!("{node}.0");
+        assert_eq!(history_attr(&env, &id, "JobStatus"), "3");
+        assert_eq!(
+            history_attr(&env, &id, "RemoveReason"),
+            format!(
+                "removed because <OtherJobRemoveRequirements = DAGManJobId =?= {dag}> fired when job ({dag}.0) was removed"
+            )
+        );
+    }
+    drop(master);
+    assert!(local_processes(&env).is_empty());
+}
