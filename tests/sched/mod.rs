@@ -593,3 +593,37 @@ fn other_job_remove_requirements_applies_when_the_master_finishes_the_job() {
     drop(master);
     assert!(local_processes(&env).is_empty());
 }
+
+/// A job released while its process, held, is still on its way out runs again once it is
+/// gone (the schedd's `check_zombie` leaves it idle, without the run's hosts).
+#[test]
+fn a_job_released_before_its_process_is_gone_runs_again() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    script(
+        &env,
+        "slow.sh",
+        &WAITER.replace(
+            "trap 'echo TERM >> signals; exit 3' TERM",
+            "trap 'echo TERM >> signals; sleep 1; exit 3' TERM",
+        ),
+    );
+    let cluster = submit(&env, &dagman_like("slow.sh", "slow.log", ""));
+    let id = format!("{cluster}.0");
+    wait_for("the job to run", || work(&env, "ready").exists());
+    std::fs::remove_file(work(&env, "ready")).unwrap();
+    assert_eq!(env.run("condor_hold", [&id]).status, Some(0));
+    wait_for("the job to get its signal", || {
+        read(&env, "signals") == "TERM\n"
+    });
+    assert_eq!(env.run("condor_release", [&id]).status, Some(0));
+    wait_for("the job to run again", || work(&env, "ready").exists());
+    assert_eq!(
+        q_af(&env, &id, &["JobStatus", "NumJobStarts", "CurrentHosts"]),
+        "2 2 1"
+    );
+    std::fs::write(work(&env, "release"), "").unwrap();
+    wait_for("the job to leave the queue", || count(&env, "true") == 0);
+    assert_eq!(event_codes(&env, "slow.log"), [0, 1, 12, 13, 4, 1, 5]);
+    drop(master);
+}

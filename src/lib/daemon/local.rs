@@ -411,21 +411,29 @@ pub fn stopped(cfg: &RunConfig, job: &ClassAd, stop: &Stop, t: i64) -> End {
     }
 }
 
-/// A job found Running by a master that starts after another died: back to idle, as
-/// `mark_idle` and `mark_job_stopped` do for a universe that cannot reconnect (no event):
-/// `CurrentHosts` 0, `ShadowBday` and `RemotePool` deleted, `LastSuspensionTime` 0,
-/// `MaxHosts` restored from `OrigMaxHosts`.
+/// A job a master finds running (or with `CurrentHosts` left, as a job held while its
+/// process ran) when it starts after another died: as `mark_idle` and `_mark_job_stopped` do
+/// for a universe that cannot reconnect (no event), `CurrentHosts` 0 and `ShadowBday` deleted;
+/// a Running job also goes back to idle, with `LastSuspensionTime` 0, `MaxHosts` restored
+/// from `OrigMaxHosts` and `RemotePool` deleted.
 pub fn recovered(job: &ClassAd) -> Outcome {
     let mut u = AdUpdate::new();
     u.set("CurrentHosts", Expr::lit(0));
     u.delete("ShadowBday");
-    u.set("LastSuspensionTime", Expr::lit(0));
-    if let Some(orig) = lookup_int(job, "OrigMaxHosts") {
-        u.set("MaxHosts", Expr::lit(orig));
+    let status = lookup_int(job, "JobStatus").and_then(JobStatus::from_code);
+    let running = matches!(
+        status,
+        Some(JobStatus::Running | JobStatus::TransferringOutput)
+    );
+    if running {
+        u.set("LastSuspensionTime", Expr::lit(0));
+        if let Some(orig) = lookup_int(job, "OrigMaxHosts") {
+            u.set("MaxHosts", Expr::lit(orig));
+        }
+        u.delete("RemotePool");
     }
-    u.delete("RemotePool");
     Outcome {
-        status: Some(JobStatus::Idle),
+        status: running.then_some(JobStatus::Idle),
         updates: u,
     }
 }
@@ -703,8 +711,13 @@ impl Pool {
         let t = now();
         self.session.now = t;
         self.local.start_soon();
+        // A hold may have been released while the process was on its way out: the run's end
+        // then leaves the job idle, to run again (as `check_zombie` leaves it).
+        let released = l.stop == Some(Stop::Hold)
+            && self.queue.job(id).ok().flatten().and_then(|j| j.status()) == Some(JobStatus::Idle);
         let expect = match l.stop {
             Some(Stop::Remove) => JobStatus::Removed,
+            Some(Stop::Hold) if released => JobStatus::Idle,
             Some(Stop::Hold) => JobStatus::Held,
             _ => JobStatus::Running,
         };
@@ -729,10 +742,13 @@ impl Pool {
             "scheduler universe job {id} (pid {pid}) exited: {:?}",
             result.exit
         );
-        let end = match &stop {
+        let mut end = match &stop {
             Some(stop) => stopped(&self.run_config, &ad, stop, t),
             None => exited(&self.policy, &self.run_config, &ad, result.exit, t),
         };
+        if released {
+            end.updates = run::stop_updates(&self.run_config, &ad, JobStatus::Idle, t);
+        }
         let mut after = run::updated(&ad, &end.updates);
         if let Some(status) = end.status {
             after.insert("JobStatus", Expr::lit(status.code()));
@@ -753,7 +769,7 @@ impl Pool {
                 body,
             });
         }
-        if end.status == Some(JobStatus::Idle) {
+        if end.status == Some(JobStatus::Idle) || released {
             self.requeue(id, after);
         }
         true

@@ -428,9 +428,12 @@ impl Pool {
             tracing::info!("killed {killed} processes of jobs an earlier master started");
         }
         self.kill_local_orphans();
-        let constraint =
-            parse_old_expr("JobStatus == 2 || JobStatus == 3 || JobStatus == 6 || JobStatus == 7")
-                .expect("constant expression");
+        // Scheduler-universe jobs with hosts left are `mark_idle`'s too (held while running).
+        let constraint = parse_old_expr(
+            "JobStatus == 2 || JobStatus == 3 || JobStatus == 6 || JobStatus == 7 \
+             || (JobUniverse == 7 && CurrentHosts > 0)",
+        )
+        .expect("constant expression");
         let jobs: Vec<_> = self
             .queue
             .jobs(&JobQuery::all().with_constraint(constraint))?
@@ -455,12 +458,13 @@ impl Pool {
                 });
                 continue;
             }
-            tracing::info!("job {id} was running when the last master stopped: back to idle");
             if local::is_scheduler_universe(&ad) {
                 // No reconnection in the scheduler universe: idle again, no event.
+                tracing::info!("scheduler universe job {id} found running: stopped");
                 self.push_outcome(id, local::recovered(&ad));
                 continue;
             }
+            tracing::info!("job {id} was running when the last master stopped: back to idle");
             let host = lookup_str(&ad, "RemoteHost").map(|s| s.to_string());
             let outcome = run::evict_updates(
                 &self.run_config,

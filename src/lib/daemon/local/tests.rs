@@ -362,6 +362,15 @@ fn a_job_found_running_after_a_crash_goes_back_to_idle() {
     assert!(ad.lookup("ShadowBday").is_none());
     assert!(ad.lookup("RemotePool").is_none());
     assert_eq!(int(&ad, "NumJobStarts"), Some(1), "its start stays counted");
+
+    // Held while its process ran: it stays held, without the run's hosts.
+    let mut held = running("");
+    held.insert("JobStatus", Expr::lit(JobStatus::Held.code()));
+    let outcome = recovered(&held);
+    assert_eq!(outcome.status, None);
+    let ad = updated(&held, &outcome.updates);
+    assert_eq!(int(&ad, "CurrentHosts"), Some(0));
+    assert!(ad.lookup("ShadowBday").is_none());
 }
 
 #[test]
