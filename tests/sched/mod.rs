@@ -312,7 +312,7 @@ fn condor_hold_stops_the_job_and_condor_release_runs_it_again() {
 }
 
 /// A graceful stop of the master sends the KillSig and puts the job back to idle; the next
-/// master runs it again.
+/// master runs it again. A fast stop kills it, and it is idle again too.
 #[test]
 fn a_graceful_stop_requeues_the_job_for_the_next_master() {
     let env = TestEnvironment::new();
@@ -329,10 +329,23 @@ fn a_graceful_stop_requeues_the_job_for_the_next_master() {
     std::fs::remove_file(work(&env, "ready")).unwrap();
     let master = Master::start(&env);
     wait_for("the job to run again", || work(&env, "ready").exists());
+    // A fast shutdown kills it (SIGKILL: no trap runs); it is idle again all the same.
+    std::fs::remove_file(work(&env, "ready")).unwrap();
+    let out = env.run("condor_off", ["-fast", "-master"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert_eq!(master.stop(), Some(0));
+    assert!(local_processes(&env).is_empty());
+    assert_eq!(read(&env, "signals"), "TERM\n");
+    assert_eq!(q_af(&env, &id, &["JobStatus", "NumJobStarts"]), "1 2");
+    let master = Master::start(&env);
+    wait_for("the job to run a third time", || {
+        work(&env, "ready").exists()
+    });
     std::fs::write(work(&env, "release"), "").unwrap();
     wait_for("the job to leave the queue", || count(&env, "true") == 0);
-    assert_eq!(history_attr(&env, &id, "NumJobStarts"), "2");
-    assert_eq!(read(&env, "runs"), "run\nrun\n");
+    assert_eq!(history_attr(&env, &id, "NumJobStarts"), "3");
+    assert_eq!(read(&env, "runs"), "run\nrun\nrun\n");
+    assert_eq!(event_codes(&env, "stop.log"), [0, 1, 4, 1, 4, 1, 5]);
     drop(master);
 }
 
@@ -625,5 +638,30 @@ fn a_job_released_before_its_process_is_gone_runs_again() {
     std::fs::write(work(&env, "release"), "").unwrap();
     wait_for("the job to leave the queue", || count(&env, "true") == 0);
     assert_eq!(event_codes(&env, "slow.log"), [0, 1, 12, 13, 4, 1, 5]);
+    drop(master);
+}
+
+/// condor_vacate_job sends the KillSig and the job runs again; the scheduler universe is
+/// never suspended (`abort_job_myself` ignores it).
+#[test]
+fn condor_vacate_job_runs_a_scheduler_universe_job_again() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    script(&env, "dag.sh", WAITER);
+    let cluster = submit(&env, &dagman_like("dag.sh", "vacate.log", ""));
+    let id = format!("{cluster}.0");
+    wait_for("the job to run", || work(&env, "ready").exists());
+    let out = env.run("condor_suspend", [&id]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert_eq!(q_af(&env, &id, &["JobStatus"]), "2");
+    std::fs::remove_file(work(&env, "ready")).unwrap();
+    let out = env.run("condor_vacate_job", [&id]);
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the job to run again", || work(&env, "ready").exists());
+    assert_eq!(read(&env, "signals"), "TERM\n");
+    assert_eq!(q_af(&env, &id, &["JobStatus", "NumJobStarts"]), "2 2");
+    std::fs::write(work(&env, "release"), "").unwrap();
+    wait_for("the job to leave the queue", || count(&env, "true") == 0);
+    assert_eq!(event_codes(&env, "vacate.log"), [0, 1, 4, 1, 5]);
     drop(master);
 }
