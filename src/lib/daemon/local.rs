@@ -20,8 +20,8 @@
 //!   `ExitStatus`) or `ExitSignal`, `ExitBySignal`, then the job's policy at exit
 //!   (`OnExitRemove`, `OnExitHold`, the periodic expressions, through [`UserPolicy::at_exit`]):
 //!   it completes (005, then the history), goes back to idle to run again (004, "terminated
-//!   and was requeued": DAGMan exits 3 when it is held or stopped gracefully, and its
-//!   `on_exit_remove` keeps it), or is held (012).
+//!   and was requeued": DAGMan exits 3 when told to stop gracefully, and its
+//!   `on_exit_remove` keeps it to run again), or is held (012).
 //! - The schedd stops it ([`stopped`]): `condor_rm` sends its `RemoveKillSig`, `condor_hold`
 //!   its `HoldKillSig` (each defaulting to its `KillSig`, default SIGTERM), a shutdown of the
 //!   schedd or `condor_vacate_job` its `KillSig` (`-fast` and a fast shutdown: SIGKILL);
@@ -263,12 +263,12 @@ pub fn start_updates(job: &ClassAd, t: i64) -> AdUpdate {
     u
 }
 
-/// The execute event (001) of a scheduler-universe job: the schedd's own address
-/// (`WriteExecuteToUserLog` with `daemonCore->privateNetworkIpAddr()`), no slot, no resources.
-/// Like the startd's in condorlite, the address is a loopback sinful with port 0.
-pub fn execute_event(host: &str) -> EventBody {
+/// The execute event (001) of a scheduler-universe job: the schedd's own address, the one
+/// its submit event gives (`WriteExecuteToUserLog` with `daemonCore->privateNetworkIpAddr()`),
+/// no slot, no resources.
+pub fn execute_event(config: &Config) -> EventBody {
     EventBody::Execute(Execute {
-        execute_host: format!("<127.0.0.1:0?addrs=127.0.0.1-0&alias={host}&noUDP&sock=schedd>"),
+        execute_host: crate::client::schedd_sinful(config),
         slot_name: None,
         props: ClassAd::new(),
     })
@@ -677,7 +677,7 @@ impl Pool {
         self.events.push(PendingEvent {
             logs: logs.clone(),
             id,
-            body: execute_event(&self.session.full_hostname()),
+            body: execute_event(&self.config),
         });
         let owner = lookup_str(&ad, "Owner").map(|o| o.to_string());
         self.local.running.insert(

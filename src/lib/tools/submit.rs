@@ -767,15 +767,9 @@ fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
     }
 }
 
-/// The schedd's address as the submit event gives it: a personal pool's shared port on the
-/// loopback interface.
+/// The schedd's address as the submit event gives it.
 fn submit_host(config: &Config) -> String {
-    let port = config
-        .int("SHARED_PORT_PORT")
-        .ok()
-        .flatten()
-        .unwrap_or(9618);
-    format!("<127.0.0.1:{port}?addrs=127.0.0.1-{port}&noUDP&sock=schedd>")
+    crate::client::schedd_sinful(config)
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {

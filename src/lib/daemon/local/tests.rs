@@ -407,11 +407,12 @@ fn idle_jobs_start_by_priority_then_age() {
 
 #[test]
 fn the_execute_event_names_the_schedd() {
-    match execute_event("host.example.org") {
+    let (_d, c) = config("SHARED_PORT_PORT = 4080\n");
+    match execute_event(&c) {
         EventBody::Execute(e) => {
             assert_eq!(
                 e.execute_host,
-                "<127.0.0.1:0?addrs=127.0.0.1-0&alias=host.example.org&noUDP&sock=schedd>"
+                "<127.0.0.1:4080?addrs=127.0.0.1-4080&noUDP&sock=schedd>"
             );
             assert_eq!(e.slot_name, None);
             assert!(e.props.is_empty());
