@@ -98,6 +98,24 @@ fn open_std(path: &Path, input: bool) -> io::Result<Stdio> {
         .map(Stdio::from)
 }
 
+/// Spawns the command, trying again a few times, a few milliseconds apart, when the
+/// executable is busy (`ETXTBSY`): a script just written is briefly held open for writing by
+/// whatever process forked meanwhile, until that process execs. Otherwise the job would only
+/// be tried again at the schedd's next pass.
+fn spawn_retrying_busy_text(command: &mut Command) -> io::Result<std::process::Child> {
+    let mut pause = std::time::Duration::from_millis(1);
+    for _ in 0..5 {
+        match command.spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            r => return r,
+        }
+    }
+    command.spawn()
+}
+
 /// A knob's value, errors read as "not set" (the daemon checked its configuration).
 fn knob(config: &Config, name: &str) -> Option<String> {
     config.string(name).ok().flatten().filter(|v| !v.is_empty())
@@ -270,7 +288,7 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
         });
     }
     let started = Instant::now();
-    let child = command.spawn().map_err(|e| {
+    let child = spawn_retrying_busy_text(&mut command).map_err(|e| {
         let _ = std::fs::remove_dir_all(&dir);
         LocalStartError::NotStarted(format!("Create_Process problems! {}: {e}", cmd.display()))
     })?;
