@@ -21,6 +21,7 @@ mod q_analyze;
 mod qedit;
 mod queue;
 mod rm;
+mod sched;
 mod sim;
 mod status;
 mod submit;

@@ -32,6 +32,8 @@ pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
 /// dropped.
 pub struct Master {
     child: Option<Child>,
+    /// The master's log, shown when a test fails with the master running.
+    log: std::path::PathBuf,
 }
 
 impl Master {
@@ -45,7 +47,10 @@ impl Master {
             .spawn()
             .expect("condor_master starts");
         let socket = env.local_dir().join("run").join("condor_master.sock");
-        let master = Master { child: Some(child) };
+        let master = Master {
+            child: Some(child),
+            log: env.local_dir().join("log").join("MasterLog"),
+        };
         wait_for("the master's socket", || {
             std::os::unix::net::UnixStream::connect(&socket).is_ok()
         });
@@ -93,6 +98,14 @@ impl Master {
 impl Drop for Master {
     fn drop(&mut self) {
         self.terminate();
+        if std::thread::panicking() {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(60).collect();
+            eprintln!("--- the end of the MasterLog ---");
+            for line in tail.iter().rev() {
+                eprintln!("{line}");
+            }
+        }
     }
 }
 

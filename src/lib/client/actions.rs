@@ -17,6 +17,11 @@
 //! `LeaveJobInQueue` is true), and each job's event logs get the abort (009), hold (012) or
 //! release (013) event, after the transaction has committed.
 //!
+//! A job that leaves or is removed with an `OtherJobRemoveRequirements` takes other jobs with
+//! it ([`remove_other_jobs`], the schedd's `removeOtherJobs`): DAGMan's job carries
+//! `DAGManJobId =?= <its cluster>`, so removing it removes its node jobs. The same function
+//! serves the tools here and the master's own removals and completions.
+//!
 //! Vacating, suspending and continuing (`condor_vacate_job`, `condor_suspend`,
 //! `condor_continue`) change nothing in the queue here: the jobs are checked (running, or
 //! suspended to be continued) and the running master signals their processes
@@ -29,7 +34,7 @@ use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
 use crate::eventlog::{EventBody, JobAborted, JobHeld, JobReleased};
 use crate::output::render::{lookup_int, lookup_str};
-use crate::queue::{JobId, JobQuery, JobStatus, LeftQueue, Queue, QueueError, Transaction};
+use crate::queue::{JobId, JobQuery, JobStatus, Queue, QueueError, Transaction};
 
 use super::master::{JobSignal, MasterError};
 use super::userlog::JobLogs;
@@ -221,8 +226,9 @@ pub fn act_on_jobs(
             is_superuser: session.user_is_superuser(),
             ..Outcome::default()
         };
+        let mut others = Vec::new();
         for id in ids {
-            let r = act_on_job(session, tx, request, &reason, id, &mut events)?;
+            let r = act_on_job(session, tx, request, &reason, id, &mut events, &mut others)?;
             if r == ActionResult::Success {
                 outcome.success += 1;
             }
@@ -231,6 +237,21 @@ pub fn act_on_jobs(
         if outcome.success == 0 {
             events.clear();
             return Err(TxError::NothingDone(outcome));
+        }
+        // The removed jobs' `OtherJobRemoveRequirements`, once the request's own jobs are
+        // done (so that `condor_rm -all` does not remove a job twice).
+        for other in others {
+            for r in remove_other_jobs(tx, &other)? {
+                if !r.running {
+                    events.push(PendingEvent {
+                        job: r.id,
+                        logs: JobLogs::of(session, &r.ad),
+                        body: EventBody::JobAborted(JobAborted {
+                            reason: Some(r.reason),
+                        }),
+                    });
+                }
+            }
         }
         Ok(outcome)
     });
@@ -286,7 +307,8 @@ fn signal_jobs(
     Ok(())
 }
 
-/// Acts on one job inside the transaction.
+/// Acts on one job inside the transaction; a removed job with an `OtherJobRemoveRequirements`
+/// is added to `others`.
 fn act_on_job(
     session: &Session,
     tx: &mut Transaction<'_>,
@@ -294,6 +316,7 @@ fn act_on_job(
     reason: &str,
     id: JobId,
     events: &mut Vec<PendingEvent>,
+    others: &mut Vec<OtherJobRemoval>,
 ) -> Result<ActionResult, QueueError> {
     let Some(job) = tx.job(id)? else {
         return Ok(ActionResult::NotFound);
@@ -395,6 +418,7 @@ fn act_on_job(
         }),
     };
     if matches!(action, Action::Remove | Action::RemoveX) {
+        others.extend(OtherJobRemoval::of(id, &ad));
         if matches!(
             JobStatus::from_code(status),
             Some(JobStatus::Running | JobStatus::TransferringOutput | JobStatus::Suspended)
@@ -405,7 +429,7 @@ fn act_on_job(
             return Ok(ActionResult::Success);
         }
         // A removed job with no shadow leaves the queue at once (`DestroyProc`).
-        let _: LeftQueue = tx.move_to_history(id)?;
+        tx.move_to_history(id)?;
     }
     events.push(PendingEvent {
         job: id,
@@ -413,6 +437,121 @@ fn act_on_job(
         body,
     });
     Ok(ActionResult::Success)
+}
+
+/// What a job's `OtherJobRemoveRequirements` asks for when the job is removed or leaves the
+/// queue: the constraint, and whose jobs it may remove.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OtherJobRemoval {
+    /// The job whose attribute it is.
+    pub id: JobId,
+    /// Its `Owner`: only that owner's jobs are removed.
+    pub owner: Option<String>,
+    /// The constraint, as the attribute's string holds it.
+    pub requirements: String,
+}
+
+impl OtherJobRemoval {
+    /// The removal a job's ad asks for, if its `OtherJobRemoveRequirements` is a non-empty
+    /// string (`GetAttributeString`: an expression or another type asks for nothing).
+    pub fn of(id: JobId, ad: &ClassAd) -> Option<OtherJobRemoval> {
+        let requirements = match ad.lookup(ATTR_OTHER_JOB_REMOVE_REQUIREMENTS)? {
+            Expr::Lit(Value::Str(s)) if !s.is_empty() => s.to_string(),
+            _ => return None,
+        };
+        Some(OtherJobRemoval {
+            id,
+            owner: lookup_str(ad, "Owner").map(|o| o.to_string()),
+            requirements,
+        })
+    }
+
+    /// The `RemoveReason` of the jobs it removes (schedd.cpp, `removeOtherJobs`).
+    pub fn reason(&self) -> String {
+        format!(
+            "removed because <{ATTR_OTHER_JOB_REMOVE_REQUIREMENTS} = {}> fired when job ({}.{}) was removed",
+            self.requirements, self.id.cluster.0, self.id.proc
+        )
+    }
+}
+
+/// The attribute (condor_attributes.h, `ATTR_OTHER_JOB_REMOVE_REQUIREMENTS`).
+pub const ATTR_OTHER_JOB_REMOVE_REQUIREMENTS: &str = "OtherJobRemoveRequirements";
+
+/// A job that another's `OtherJobRemoveRequirements` removed.
+#[derive(Clone, Debug)]
+pub struct RemovedOther {
+    pub id: JobId,
+    /// Its ad before the removal (for its logs).
+    pub ad: ClassAd,
+    /// Its `RemoveReason`.
+    pub reason: String,
+    /// It has a running process: it stays `Removed` until the master has killed it (and
+    /// logs its abort), as a `condor_rm` leaves it. Otherwise it has left the queue for the
+    /// history (unless its `LeaveJobInQueue`), its abort to be logged now.
+    pub running: bool,
+}
+
+/// The schedd's `removeOtherJobs` and `abortJobsByConstraint` (schedd.cpp): removes every job
+/// for which `removal`'s constraint is true, with the reason [`OtherJobRemoval::reason`],
+/// inside the caller's transaction. Then the same for the removed jobs' own
+/// `OtherJobRemoveRequirements` (a DAG's sub-DAG takes its nodes with it, as the schedd does
+/// when the sub-DAG's job leaves the queue in its turn).
+///
+/// As HTCondor evaluates it, the constraint is evaluated against each job's ad alone (`MY`
+/// is the other job; the job being removed is not in scope: `GetNextJobByConstraint`).
+/// Unlike HTCondor, which removes whatever the constraint matches, only jobs of the same
+/// `Owner` are removed; and jobs already removed or completed are left as they are (the
+/// schedd would only write `Removed` and the reason over them again).
+pub fn remove_other_jobs(
+    tx: &mut Transaction<'_>,
+    removal: &OtherJobRemoval,
+) -> Result<Vec<RemovedOther>, QueueError> {
+    let mut removed = Vec::new();
+    let mut seen = std::collections::HashSet::from([removal.id]);
+    let mut work = vec![removal.clone()];
+    while let Some(removal) = work.pop() {
+        let Ok(constraint) = parse_old_expr(&removal.requirements) else {
+            tracing::warn!(
+                "job {}: {ATTR_OTHER_JOB_REMOVE_REQUIREMENTS} does not parse: {}",
+                removal.id,
+                removal.requirements
+            );
+            continue;
+        };
+        let reason = removal.reason();
+        for id in tx.job_ids(&JobQuery::all().with_constraint(constraint))? {
+            if !seen.insert(id) {
+                continue;
+            }
+            let Some(ad) = current_ad(tx, id)? else {
+                continue;
+            };
+            if lookup_str(&ad, "Owner").map(|o| o.to_string()) != removal.owner {
+                continue;
+            }
+            let status = lookup_int(&ad, "JobStatus").and_then(JobStatus::from_code);
+            let running = match status {
+                None | Some(JobStatus::Removed | JobStatus::Completed) => continue,
+                Some(s) => matches!(
+                    s,
+                    JobStatus::Running | JobStatus::TransferringOutput | JobStatus::Suspended
+                ),
+            };
+            change_status(tx, id, Action::Remove, JobStatus::Removed, &reason)?;
+            if !running {
+                tx.move_to_history(id)?;
+            }
+            work.extend(OtherJobRemoval::of(id, &ad));
+            removed.push(RemovedOther {
+                id,
+                ad,
+                reason: reason.clone(),
+                running,
+            });
+        }
+    }
+    Ok(removed)
 }
 
 fn non_empty(s: &str) -> Option<String> {

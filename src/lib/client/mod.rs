@@ -215,6 +215,18 @@ impl Session {
     }
 }
 
+/// The schedd's address as the job event log gives it (`daemonCore->privateNetworkIpAddr()`:
+/// the submit event's host, and the execute event's of a scheduler-universe job): a personal
+/// pool's shared port on the loopback interface.
+pub fn schedd_sinful(config: &Config) -> String {
+    let port = config
+        .int("SHARED_PORT_PORT")
+        .ok()
+        .flatten()
+        .unwrap_or(9618);
+    format!("<127.0.0.1:{port}?addrs=127.0.0.1-{port}&noUDP&sock=schedd>")
+}
+
 /// The name of the OS user running this process.
 pub fn os_user() -> Option<String> {
     nix::unistd::User::from_uid(nix::unistd::getuid())

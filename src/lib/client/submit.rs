@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use super::userlog::JobLogs;
 use super::Session;
 use crate::classad::{ClassAd, Expr, Value};
-use crate::config::Config;
 use crate::eventlog::{self, Event, EventBody, EventLogWriter};
 use crate::queue::{ClusterId, QueueError};
 use crate::submit::{Job, SubmitError, SubmitFile};
@@ -253,7 +252,7 @@ impl EventPlan {
         if self.procs.is_empty() {
             return;
         }
-        let host = submit_host(&session.config);
+        let host = crate::client::schedd_sinful(&session.config);
         let time = chrono::DateTime::from_timestamp(session.now, 0).unwrap_or_default();
         let mut writers: HashMap<PathBuf, Option<EventLogWriter>> = HashMap::new();
         for &(cluster, proc, index) in &self.procs {
@@ -284,13 +283,3 @@ fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
     }
 }
 
-/// The schedd's address as the submit event gives it: a personal pool's shared port on the
-/// loopback interface.
-pub fn submit_host(config: &Config) -> String {
-    let port = config
-        .int("SHARED_PORT_PORT")
-        .ok()
-        .flatten()
-        .unwrap_or(9618);
-    format!("<127.0.0.1:{port}?addrs=127.0.0.1-{port}&noUDP&sock=schedd>")
-}

@@ -386,6 +386,8 @@ static TABLE: &[Default] = &[
     d("STARTER_LOCAL", "$(SBIN)/condor_starter", Path),
     d("JOB_QUEUE_LOG", "$(SPOOL)/job_queue.log", Path),
     d("LOCAL_UNIV_EXECUTE", "$(SPOOL)/local_univ_execute", Path),
+    d("SCHEDD_ADDRESS_FILE", "$(SPOOL)/.schedd_address", Path),
+    d("SCHEDD_DAEMON_AD_FILE", "$(SPOOL)/.schedd_classad", String),
     d("SCHED_UNIV_RENICE_INCREMENT", "0", Int),
     d("SCHEDD_SEND_VACATE_VIA_TCP", "true", Bool),
     d("KEEP_OUTPUT_SANDBOX", "false", Bool),

@@ -13,10 +13,13 @@
 //! - SIGTERM and SIGINT shut down gracefully, SIGQUIT fast, SIGHUP reconfigures (through a
 //!   handler and a pipe, never a blocked mask, which jobs would inherit).
 //! - It logs to `$(LOG)/MasterLog` ([`logging`]).
+//! - It runs scheduler-universe jobs (DAGMan) itself, as the schedd does, without
+//!   negotiation or a slot (`local`).
 //! - `condor_run` starts the same pool inside its own process when no master runs
 //!   ([`EmbeddedPool`]).
 
 mod cleanup;
+mod local;
 pub mod lock;
 pub mod logging;
 mod pool;

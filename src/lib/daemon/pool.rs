@@ -43,6 +43,11 @@
 //!   background sync, about one `fsync`, instead of zero; HTCondor's schedd makes the same
 //!   trade for the shadow's updates (non-durable transactions).
 //!
+//! Scheduler-universe jobs (DAGMan) are not negotiated for: the schedd runs them itself, as
+//! soon as they are idle ([`super::local`]). Jobs that leave the queue removed or completed
+//! take the jobs their `OtherJobRemoveRequirements` match with them, in the same transaction
+//! ([`crate::client::actions::remove_other_jobs`]).
+//!
 //! A running job is a child process (see [`crate::starter`]); one thread watches them all
 //! and reports their exits ([`super::reaper`]), and another removes finished jobs' scratch
 //! directories ([`super::cleanup`]). If the master dies, the jobs' processes are found and killed at the
@@ -57,6 +62,7 @@ use std::time::{Duration, Instant};
 use crate::accountant::{resource_name, Accountant, SlotClaim};
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
+use crate::client::actions::{remove_other_jobs, OtherJobRemoval};
 use crate::client::master::{AdKind, Command, DrainArgs, JobSignal, Shutdown, Subsystem};
 use crate::client::userlog::JobLogs;
 use crate::client::Session;
@@ -76,11 +82,12 @@ use crate::startd::{
 };
 use crate::starter::{self, JobExit, RawExit, RunningJob, StartRequest};
 
+use super::local::{self, LocalConfig, LocalJobs};
 use super::{DaemonError, Msg};
 
 /// Why a running job is being stopped.
 #[derive(Clone, Debug, PartialEq)]
-enum Stop {
+pub(super) enum Stop {
     /// `condor_rm`: it leaves the queue when its process is gone.
     Remove,
     /// `condor_hold`, or a periodic hold: the hold is already recorded.
@@ -205,25 +212,28 @@ impl IdleIndex {
 
 /// What the step changes in one job, made in one read and one write of it.
 #[derive(Clone, Default)]
-struct JobChange {
+pub(super) struct JobChange {
     /// The status the job had when the step decided the change: if another process
     /// changed it meanwhile (a `condor_rm` or `condor_hold` racing the job's end), that
     /// process wins and this change is dropped.
     expect: Option<JobStatus>,
-    update: AdUpdate,
-    status: Option<JobStatus>,
-    to_history: bool,
+    pub(super) update: AdUpdate,
+    pub(super) status: Option<JobStatus>,
+    pub(super) to_history: bool,
+    /// The job is removed or completes with an `OtherJobRemoveRequirements`: the jobs it
+    /// matches are removed in the same transaction.
+    others: Option<OtherJobRemoval>,
 }
 
 /// The step's queue changes, job by job, in the order the jobs were first changed.
 #[derive(Clone, Default)]
-struct Changes {
+pub(super) struct Changes {
     order: Vec<JobId>,
     jobs: HashMap<JobId, JobChange>,
 }
 
 impl Changes {
-    fn of(&mut self, id: JobId) -> &mut JobChange {
+    pub(super) fn of(&mut self, id: JobId) -> &mut JobChange {
         let order = &mut self.order;
         self.jobs.entry(id).or_insert_with(|| {
             order.push(id);
@@ -232,7 +242,7 @@ impl Changes {
     }
 
     /// The changes of a job the step found in `status`.
-    fn expecting(&mut self, id: JobId, status: JobStatus) -> &mut JobChange {
+    pub(super) fn expecting(&mut self, id: JobId, status: JobStatus) -> &mut JobChange {
         let c = self.of(id);
         c.expect.get_or_insert(status);
         c
@@ -244,10 +254,10 @@ impl Changes {
 }
 
 /// An event to log once the step's transaction has committed.
-struct PendingEvent {
-    logs: JobLogs,
-    id: JobId,
-    body: EventBody,
+pub(super) struct PendingEvent {
+    pub(super) logs: JobLogs,
+    pub(super) id: JobId,
+    pub(super) body: EventBody,
 }
 
 /// What the pool is doing about stopping.
@@ -263,10 +273,10 @@ enum Lifecycle {
 
 /// The pool: every daemon's state, owned by the main loop.
 pub struct Pool {
-    config: Config,
-    session: Session,
+    pub(super) config: Config,
+    pub(super) session: Session,
     execute: PathBuf,
-    queue: Queue,
+    pub(super) queue: Queue,
     data_version: i64,
     startd: Startd,
     /// The defrag daemon's policy, when `DAEMON_LIST` names `DEFRAG`.
@@ -279,34 +289,36 @@ pub struct Pool {
     /// The claims the last [`Pool::check_matches`] set, and the accountant's generation
     /// after it: the same claims on an unchanged accountant need no second pass.
     checked_claims: Option<(Vec<SlotClaim>, u64)>,
-    policy: UserPolicy,
-    run_config: RunConfig,
+    pub(super) policy: UserPolicy,
+    pub(super) run_config: RunConfig,
     accounting_domain: String,
     idle: IdleIndex,
     running: HashMap<JobId, Running>,
+    /// The scheduler-universe jobs, which the schedd runs itself.
+    pub(super) local: LocalJobs,
     claims: HashMap<String, Claim>,
     /// Idle jobs that preempted running ones, with the slots they wait for: they are not
     /// negotiated for again until those claims end.
     preempting: HashMap<JobId, Vec<String>>,
-    to_main: Sender<Msg>,
+    pub(super) to_main: Sender<Msg>,
     /// Reports the running jobs' exits.
-    reaper: super::reaper::Reaper,
+    pub(super) reaper: super::reaper::Reaper,
     /// Removes finished jobs' scratch directories.
     cleaner: super::cleanup::Cleaner,
-    changes: Changes,
-    events: Vec<PendingEvent>,
+    pub(super) changes: Changes,
+    pub(super) events: Vec<PendingEvent>,
     /// A wake-up or a change asks for a cycle now.
     negotiate_now: bool,
     /// When the pool, quiet since, gives back the memory its work used
     /// ([`Pool::release_memory`]).
     trim_at: Option<Instant>,
     /// The idle jobs must be read again (a change of this pool's was dropped).
-    reload_next: bool,
+    pub(super) reload_next: bool,
     next_negotiation: Instant,
     next_periodic: Instant,
     next_update: Instant,
     lifecycle: Lifecycle,
-    schedd_off: bool,
+    pub(super) schedd_off: bool,
     startd_off: bool,
     /// The startd exited when a drain completed (`-exit-on-completion`): `condor_on` starts
     /// a new one.
@@ -380,6 +392,7 @@ impl Pool {
             accounting_domain,
             idle: IdleIndex::default(),
             running: HashMap::new(),
+            local: LocalJobs::new(LocalConfig::from_config(&config)),
             claims: HashMap::new(),
             preempting: HashMap::new(),
             reaper: super::reaper::Reaper::new(to_main.clone()),
@@ -414,9 +427,13 @@ impl Pool {
         if killed > 0 {
             tracing::info!("killed {killed} processes of jobs an earlier master started");
         }
-        let constraint =
-            parse_old_expr("JobStatus == 2 || JobStatus == 3 || JobStatus == 6 || JobStatus == 7")
-                .expect("constant expression");
+        self.kill_local_orphans();
+        // Scheduler-universe jobs with hosts left are `mark_idle`'s too (held while running).
+        let constraint = parse_old_expr(
+            "JobStatus == 2 || JobStatus == 3 || JobStatus == 6 || JobStatus == 7 \
+             || (JobUniverse == 7 && CurrentHosts > 0)",
+        )
+        .expect("constant expression");
         let jobs: Vec<_> = self
             .queue
             .jobs(&JobQuery::all().with_constraint(constraint))?
@@ -431,6 +448,7 @@ impl Pool {
             }
             if status == JobStatus::Removed.code() {
                 self.changes.of(id).to_history = true;
+                self.finishing(id, &ad);
                 self.events.push(PendingEvent {
                     logs,
                     id,
@@ -438,6 +456,12 @@ impl Pool {
                         reason: lookup_str(&ad, "RemoveReason").map(|s| s.to_string()),
                     }),
                 });
+                continue;
+            }
+            if local::is_scheduler_universe(&ad) {
+                // No reconnection in the scheduler universe: idle again, no event.
+                tracing::info!("scheduler universe job {id} found running: stopped");
+                self.push_outcome(id, local::recovered(&ad));
                 continue;
             }
             tracing::info!("job {id} was running when the last master stopped: back to idle");
@@ -481,12 +505,16 @@ impl Pool {
         for id in gone {
             self.idle.remove(id);
         }
+        self.local.retain_idle(&scanned);
         // New, changed by another process, or changed in memory by the pool: read again by
         // key (the jobs of one cluster then share its ad).
         let mut stale: BTreeMap<JobId, Stamp> = scanned
             .into_iter()
             .filter(|(id, stamp)| {
-                !self.running.contains_key(id) && self.idle.stamps.get(id) != Some(stamp)
+                !self.running.contains_key(id)
+                    && !self.local.is_running(*id)
+                    && self.idle.stamps.get(id) != Some(stamp)
+                    && !self.local.has_stamp(*id, stamp)
             })
             .collect();
         if stale.is_empty() {
@@ -505,8 +533,16 @@ impl Pool {
         // the next reload sees where it went.
         for id in stale.into_keys() {
             self.idle.remove(id);
+            self.local.forget_idle(id);
         }
         for (id, ad, stamp) in read {
+            if local::is_scheduler_universe(&ad) {
+                // Never negotiated for: the schedd starts it itself.
+                self.idle.remove(id);
+                self.local.insert_idle(id, ad, Some(stamp));
+                continue;
+            }
+            self.local.forget_idle(id);
             self.idle.insert_read(
                 id,
                 IdleJob::new(job_key(id), ad, &self.accounting_domain),
@@ -546,7 +582,7 @@ impl Pool {
                 tracing::error!("{e}");
             }
             if let Lifecycle::Stopping { restart, .. } = self.lifecycle {
-                if self.running.is_empty() {
+                if self.running.is_empty() && self.local.running.is_empty() {
                     self.release_all_claims();
                     let _ = self.commit();
                     self.cleaner.finish();
@@ -573,6 +609,9 @@ impl Pool {
                 t = t.min(k);
             }
         }
+        if let Some(k) = self.local.next_deadline() {
+            t = t.min(k);
+        }
         if let Some(trim) = self.trim_at {
             t = t.min(trim);
         }
@@ -597,8 +636,15 @@ impl Pool {
 
     fn handle(&mut self, msg: Msg) {
         match msg {
-            Msg::Wake => self.negotiate_now = true,
-            Msg::Exited { job } => self.job_exited(job),
+            Msg::Wake => {
+                self.negotiate_now = true;
+                self.local.woken();
+            }
+            Msg::Exited { job } => {
+                if !self.local_exited(job) {
+                    self.job_exited(job);
+                }
+            }
             Msg::Command(cmd, reply) => {
                 let r = self.command(cmd);
                 let _ = reply.send(r);
@@ -644,7 +690,10 @@ impl Pool {
                 self.apply_startd(now());
                 self.negotiate_now = true;
             }
-            Command::Reschedule => self.negotiate_now = true,
+            Command::Reschedule => {
+                self.negotiate_now = true;
+                self.local.woken();
+            }
             Command::Reconfig => self.reconfig().map_err(|e| e.to_string())?,
             Command::Off(Subsystem::Master, how) => self.stop(how, false),
             Command::Restart(Subsystem::Master, how) => self.stop(how, true),
@@ -656,6 +705,9 @@ impl Pool {
                 ) {
                     self.vacate_all(how, "the daemon was turned off");
                 }
+                if matches!(daemon, Subsystem::Daemons | Subsystem::Schedd) {
+                    self.vacate_local(how);
+                }
             }
             Command::Restart(daemon, how) => {
                 if matches!(
@@ -663,6 +715,9 @@ impl Pool {
                     Subsystem::Daemons | Subsystem::Schedd | Subsystem::Startd
                 ) {
                     self.vacate_all(how, "the daemon was restarted");
+                }
+                if matches!(daemon, Subsystem::Daemons | Subsystem::Schedd) {
+                    self.vacate_local(how);
                 }
                 self.reconfig().map_err(|e| e.to_string())?;
             }
@@ -673,6 +728,7 @@ impl Pool {
                     self.restart_startd();
                 }
                 self.negotiate_now = true;
+                self.local.woken();
             }
             // The socket sends queries as `Msg::Query`; one arriving here changes nothing.
             Command::Query(_) => {}
@@ -706,6 +762,8 @@ impl Pool {
             .reconfigure(neg.config().clone(), neg.accountant_config().clone());
         self.policy = UserPolicy::from_config(&config);
         self.run_config = RunConfig::from_config(&config);
+        self.local.config = LocalConfig::from_config(&config);
+        self.local.woken();
         self.accountant = Accountant::open(
             self.negotiator.accountant_config().clone(),
             self.session.spool(),
@@ -730,6 +788,8 @@ impl Pool {
         tracing::info!("shutting down ({})", how.word());
         self.lifecycle = Lifecycle::Stopping { how, restart };
         self.vacate_all(how, "the condor_master is shutting down");
+        // The schedd's shutdown: its own jobs get their KillSig and go back to idle.
+        self.vacate_local(how);
     }
 
     fn vacate_all(&mut self, how: Shutdown, why: &str) {
@@ -798,6 +858,12 @@ impl Pool {
         let t = now();
         let mut missed = Vec::new();
         for &id in ids {
+            if let Some(done) = self.signal_local(id, signal) {
+                if !done {
+                    missed.push(id.to_string());
+                }
+                continue;
+            }
             let done = match signal {
                 JobSignal::Vacate | JobSignal::VacateFast => {
                     let stoppable = self.running.get(&id).is_some_and(|r| r.stop.is_none());
@@ -912,16 +978,19 @@ impl Pool {
     /// `JobMaxVacateTime` and the machine's `MachineMaxVacateTime` (600 s by default); a
     /// removal or a hold gets at most [`REMOVE_KILL_TIME`].
     fn vacate_time(&self, id: JobId, stop: &Stop) -> Duration {
+        self.vacate_time_of(self.running.get(&id).map(|r| &r.ad), stop)
+    }
+
+    /// [`Pool::vacate_time`] of a job whose ad this is.
+    pub(super) fn vacate_time_of(&self, ad: Option<&ClassAd>, stop: &Stop) -> Duration {
         let machine = self
             .config
             .int("MachineMaxVacateTime")
             .ok()
             .flatten()
             .unwrap_or(600);
-        let job = self
-            .running
-            .get(&id)
-            .and_then(|r| lookup_int(&r.ad, "JobMaxVacateTime"))
+        let job = ad
+            .and_then(|ad| lookup_int(ad, "JobMaxVacateTime"))
             .unwrap_or(machine);
         let mut secs = job.min(machine).max(0);
         if matches!(stop, Stop::Remove | Stop::Hold) {
@@ -955,10 +1024,12 @@ impl Pool {
                 r.hard_kill_at = None;
             }
         }
+        self.local_hard_kills(instant);
         if instant >= self.next_periodic {
             self.periodic(t)?;
             self.next_periodic = instant + knob_secs(&self.config, "PERIODIC_EXPR_INTERVAL", 60);
         }
+        self.start_local_jobs(t, instant >= self.next_negotiation);
         if self.accepting() {
             self.reuse_claims(t);
             let due = self.negotiate_now || instant >= self.next_negotiation;
@@ -1157,6 +1228,11 @@ impl Pool {
         self.lifecycle == Lifecycle::Running && !self.schedd_off && !self.startd_off
     }
 
+    /// Whether the master runs on (it is not stopping).
+    pub(super) fn lifecycle_running(&self) -> bool {
+        self.lifecycle == Lifecycle::Running
+    }
+
     /// Another process changed the queue: new or released jobs, and running jobs removed or
     /// held.
     fn queue_changed(&mut self) -> Result<(), DaemonError> {
@@ -1186,6 +1262,7 @@ impl Pool {
             }
             self.stop_job(id, stop, false);
         }
+        self.local_queue_changed()?;
         self.negotiate_now = true;
         Ok(())
     }
@@ -1210,6 +1287,12 @@ impl Pool {
                 }
                 ad = r.ad.clone();
             }
+            if let Some(l) = self.local.running.get(&id) {
+                if l.stop.is_some() {
+                    continue;
+                }
+                ad = l.ad.clone();
+            }
             let firing = self.policy.periodic(&ad, status.code(), t);
             if !firing.fired() {
                 continue;
@@ -1217,11 +1300,11 @@ impl Pool {
             self.changes.expecting(id, status);
             let logs = JobLogs::of(&self.session, &ad);
             let reason = firing.reason_or_unknown().to_owned();
-            if self.running.contains_key(&id) {
+            if self.running.contains_key(&id) || self.local.is_running(id) {
                 match firing.action {
                     PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
                         self.hold(id, &ad, &reason, firing.code, firing.subcode, logs);
-                        self.stop_job(id, Stop::Hold, false);
+                        self.stop_running(id, Stop::Hold);
                     }
                     PolicyAction::RemoveFromQueue => {
                         self.changes
@@ -1231,17 +1314,20 @@ impl Pool {
                         if let Some(r) = self.running.get_mut(&id) {
                             r.ad.insert("RemoveReason", Expr::lit(reason.as_str()));
                         }
+                        if let Some(l) = self.local.running.get_mut(&id) {
+                            l.ad.insert("RemoveReason", Expr::lit(reason.as_str()));
+                        }
                         self.changes.of(id).status = Some(JobStatus::Removed);
-                        self.stop_job(id, Stop::Remove, false);
+                        self.finishing(id, &ad);
+                        self.stop_running(id, Stop::Remove);
                     }
-                    PolicyAction::VacateFromRunning => self.stop_job(
+                    PolicyAction::VacateFromRunning => self.stop_running(
                         id,
                         Stop::Vacate {
                             reason,
                             code: firing.vacate_code(),
                             subcode: firing.subcode,
                         },
-                        false,
                     ),
                     PolicyAction::StaysInQueue | PolicyAction::ReleaseFromHold => {}
                 }
@@ -1264,15 +1350,15 @@ impl Pool {
             let mut updated = ad.clone();
             outcome.updates.apply(&mut updated);
             self.idle.remove(id);
+            self.local.forget_idle(id);
             self.push_outcome(id, outcome);
             match new_status {
-                Some(JobStatus::Removed) => self.changes.of(id).to_history = true,
+                Some(JobStatus::Removed) => {
+                    self.changes.of(id).to_history = true;
+                    self.finishing(id, &updated);
+                }
                 Some(JobStatus::Idle) => {
-                    updated.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
-                    self.idle.insert(
-                        id,
-                        IdleJob::new(job_key(id), updated, &self.accounting_domain),
-                    );
+                    self.requeue(id, updated);
                     self.negotiate_now = true;
                 }
                 _ => {}
@@ -1282,8 +1368,24 @@ impl Pool {
         Ok(())
     }
 
+    /// Stops a running job, whether the startd's slot or the schedd itself runs it.
+    fn stop_running(&mut self, id: JobId, stop: Stop) {
+        if !self.stop_local(id, stop.clone(), false) {
+            self.stop_job(id, stop, false);
+        }
+    }
+
+    /// Job `id` (whose ad this is) is removed or completes in this step: its
+    /// `OtherJobRemoveRequirements`, if any, removes the jobs it matches when the step
+    /// commits (the schedd does it when such a job leaves the queue: `jobIsFinished`).
+    pub(super) fn finishing(&mut self, id: JobId, ad: &ClassAd) {
+        if let Some(others) = OtherJobRemoval::of(id, ad) {
+            self.changes.of(id).others = Some(others);
+        }
+    }
+
     /// Queues an outcome's changes: its attributes, then its status.
-    fn push_outcome(&mut self, id: JobId, outcome: Outcome) {
+    pub(super) fn push_outcome(&mut self, id: JobId, outcome: Outcome) {
         self.changes.of(id).update.extend(outcome.updates);
         if let Some(status) = outcome.status {
             self.changes.of(id).status = Some(status);
@@ -1291,7 +1393,7 @@ impl Pool {
     }
 
     /// Puts a job that is not running on hold, logging the hold.
-    fn hold(
+    pub(super) fn hold(
         &mut self,
         id: JobId,
         ad: &ClassAd,
@@ -1301,6 +1403,7 @@ impl Pool {
         logs: JobLogs,
     ) {
         self.idle.remove(id);
+        self.local.forget_idle(id);
         self.changes
             .of(id)
             .update
@@ -1729,6 +1832,7 @@ impl Pool {
                 let update = run::stop_updates(&self.run_config, &ad, JobStatus::Removed, t);
                 self.changes.of(id).update.extend(update);
                 self.changes.of(id).to_history = true;
+                self.finishing(id, &ad);
                 self.events.push(PendingEvent {
                     logs,
                     id,
@@ -1765,7 +1869,13 @@ impl Pool {
 
     /// Puts a job back among the idle ones (its status is committed in the same step). A job
     /// cooling down (`SYSTEM_ON_VACATE_COOL_DOWN`) is negotiated for again when it expires.
-    fn requeue(&mut self, id: JobId, mut ad: ClassAd) {
+    /// A scheduler-universe job goes back to the schedd's own idle jobs.
+    pub(super) fn requeue(&mut self, id: JobId, mut ad: ClassAd) {
+        if local::is_scheduler_universe(&ad) {
+            ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
+            self.local.insert_idle(id, ad, None);
+            return;
+        }
         if let Some(until) = lookup_int(&ad, "JobCoolDownExpiration") {
             let wait = Duration::from_secs((until - now()).max(0) as u64);
             self.next_negotiation = self.next_negotiation.min(Instant::now() + wait);
@@ -1839,6 +1949,7 @@ impl Pool {
                         usage: usage_from_job_ad(&ad),
                     }),
                 });
+                self.finishing(id, &ad);
                 if lookup_bool(&ad, "LeaveJobInQueue") != Some(true) {
                     self.changes.of(id).to_history = true;
                 }
@@ -1877,10 +1988,16 @@ impl Pool {
             return Ok(());
         }
         let changes = std::mem::take(&mut self.changes);
-        let running: std::collections::HashSet<JobId> = self.running.keys().copied().collect();
+        let running: std::collections::HashSet<JobId> = self
+            .running
+            .keys()
+            .chain(self.local.running.keys())
+            .copied()
+            .collect();
         let result = self.queue.transaction(|tx| {
             let mut dropped = Vec::new();
             let mut aborted = Vec::new();
+            let mut finished = Vec::new();
             for id in &changes.order {
                 let Some(c) = changes.jobs.get(id) else {
                     continue;
@@ -1913,10 +2030,11 @@ impl Pool {
                         .map(|_| ())
                 };
                 match written {
-                    Ok(()) => {}
+                    Ok(()) => finished.extend(c.others.as_ref()),
                     // The changes were written; only the move to the history was refused.
                     Err(e @ crate::queue::QueueError::NotFinished { .. }) => {
-                        tracing::warn!("job {id}: {e}")
+                        tracing::warn!("job {id}: {e}");
+                        finished.extend(c.others.as_ref());
                     }
                     Err(e) if e.is_job_rule() => {
                         tracing::warn!("job {id}: {e}");
@@ -1925,10 +2043,15 @@ impl Pool {
                     Err(e) => return Err(e),
                 }
             }
-            Ok::<_, crate::queue::QueueError>((dropped, aborted))
+            // The finished jobs' `OtherJobRemoveRequirements`, once every change is written.
+            let mut others = Vec::new();
+            for removal in finished {
+                others.extend(remove_other_jobs(tx, removal)?);
+            }
+            Ok::<_, crate::queue::QueueError>((dropped, aborted, others))
         });
         // (`data_version` does not count this connection's own commits.)
-        let (dropped, aborted) = match result {
+        let (dropped, aborted, others) = match result {
             Ok(r) => r,
             Err(e) => {
                 // Nothing was written: the changes and their events wait for the next step.
@@ -1958,7 +2081,40 @@ impl Pool {
                 );
             }
         }
+        for other in others {
+            self.removed_other(other);
+        }
         Ok(())
+    }
+
+    /// A job another's `OtherJobRemoveRequirements` removed in a commit of the pool's: its
+    /// process is killed (it leaves the queue once gone), or its abort is logged now.
+    fn removed_other(&mut self, other: crate::client::actions::RemovedOther) {
+        let id = other.id;
+        tracing::info!("job {id} {}", other.reason);
+        let reason = Expr::lit(other.reason.as_str());
+        if let Some(r) = self.running.get_mut(&id) {
+            r.ad.insert("RemoveReason", reason);
+            self.stop_job(id, Stop::Remove, false);
+        } else if let Some(l) = self.local.running.get_mut(&id) {
+            l.ad.insert("RemoveReason", reason);
+            self.stop_local(id, Stop::Remove, false);
+        } else if other.running {
+            // Running as far as the queue knows, but not here: the next recovery or reload
+            // sees to it.
+            self.reload_next = true;
+        } else {
+            self.idle.remove(id);
+            self.local.forget_idle(id);
+            JobLogs::of(&self.session, &other.ad).write(
+                id.cluster.0,
+                id.proc,
+                self.session.now,
+                EventBody::JobAborted(JobAborted {
+                    reason: Some(other.reason),
+                }),
+            );
+        }
     }
 
     /// The ads of one kind, as they are now (for `condor_status` and the other tools).
@@ -2048,8 +2204,19 @@ impl Pool {
             "ScheddIpAddr",
             Expr::lit(self.session.schedd_address().as_str()),
         );
-        schedd.insert("TotalRunningJobs", Expr::lit(totals[0]));
-        schedd.insert("TotalIdleJobs", Expr::lit(totals[1]));
+        // As `count_jobs`: the scheduler universe's jobs are counted apart.
+        let (local_running, local_idle) = (self.local.running.len(), self.local.idle_count());
+        schedd.insert(
+            "TotalRunningJobs",
+            Expr::lit((totals[0] - local_running as i64).max(0)),
+        );
+        schedd.insert(
+            "TotalIdleJobs",
+            Expr::lit((totals[1] - local_idle as i64).max(0)),
+        );
+        self.local
+            .config
+            .publish(&mut schedd, local_running, local_idle);
         schedd.insert("TotalHeldJobs", Expr::lit(totals[2]));
         schedd.insert("TotalJobAds", Expr::lit(all));
         schedd.insert("NumUsers", Expr::lit(per_user.len() as i64));
@@ -2073,7 +2240,7 @@ impl Pool {
 }
 
 /// The 012 event of a hold.
-fn held_event(reason: &str, code: i64, subcode: i64) -> EventBody {
+pub(super) fn held_event(reason: &str, code: i64, subcode: i64) -> EventBody {
     EventBody::JobHeld(JobHeld {
         reason: Some(reason.to_owned()),
         code: code as i32,

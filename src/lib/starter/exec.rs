@@ -78,7 +78,7 @@ pub fn signal_name(sig: i32) -> Option<&'static str> {
 
 /// `findSignal`: a number (`KillSig = 2`) or a name (`KillSig = "SIGINT"`); `None` when the
 /// attribute is missing or names no signal (a number that is not a signal counts as none).
-fn find_signal(job: &ClassAd, attr: &str) -> Option<i32> {
+pub(super) fn find_signal(job: &ClassAd, attr: &str) -> Option<i32> {
     if let Some(n) = lookup_int(job, attr) {
         return i32::try_from(n).ok().filter(|&s| s > 0);
     }
@@ -240,7 +240,7 @@ fn open_std(
 
 /// `ArgList::AppendArgsFromClassAd`: `Arguments` (V2 raw), else `Args` (V1 raw, split on
 /// whitespace).
-fn job_arguments(job: &ClassAd) -> Result<Vec<String>, String> {
+pub(super) fn job_arguments(job: &ClassAd) -> Result<Vec<String>, String> {
     let mut args = Vec::new();
     if let Some(v2) = lookup_str(job, "Arguments") {
         split_args(&v2, &mut args)?;

@@ -20,14 +20,21 @@
 //!    (`ExitCode`, `RemoteUserCpu`, `ImageSize`, `BytesSent`, ...), transfers the output back
 //!    to the job's `Iwd`, and removes the scratch directory.
 //!
+//! The schedd's own jobs, scheduler-universe jobs (DAGMan), start without a slot, a scratch
+//! directory or file transfer ([`start_local`], `Scheduler::start_sched_universe_job`); they
+//! are then signalled, waited for and reaped as the others are.
+//!
 //! After a crash of the daemon, [`find_orphans`] and [`kill_orphans`] find the jobs it left
-//! running (by `_CONDOR_SCRATCH_DIR` in their environment) and clean them up.
+//! running (by `_CONDOR_SCRATCH_DIR` in their environment) and clean them up;
+//! [`find_local_orphans`] and [`kill_local_orphans`] do the same for scheduler-universe jobs
+//! (by `_CONDOR_JOB_AD`).
 //!
 //! This module is the only one that forks or signals processes.
 
 pub mod env;
 mod exec;
 mod finish;
+mod local;
 mod orphans;
 mod sys;
 pub mod transfer;
@@ -44,7 +51,8 @@ use crate::config::Config;
 
 pub use exec::{signal_name, signal_number};
 pub use finish::{remove_scratch, signal_description};
-pub use orphans::{find_orphans, group_size, kill_orphans};
+pub use local::{local_env, local_job_dir, start_local, LocalStartError, LocalStartRequest};
+pub use orphans::{find_local_orphans, find_orphans, group_size, kill_local_orphans, kill_orphans};
 
 /// HTCondor's hold reason codes (src/condor_utils/condor_holdcodes.h) that the starter gives.
 /// Codes from 1000 up are vacate codes: the job goes back to idle rather than on hold.
@@ -217,8 +225,13 @@ impl RunningJob {
         self.send_signal(libc::SIGKILL)
     }
 
+    /// The signal of a graceful shutdown: `KillSig`, else `SIGTERM`.
+    pub fn kill_sig(&self) -> i32 {
+        self.kill_sig
+    }
+
     /// The signal for a removal: `RemoveKillSig`, else `SIGTERM` (HTCondor's
-    /// `findRmKillSig`).
+    /// `findRmKillSig`; a scheduler-universe job falls back on its `KillSig` first).
     pub fn remove_kill_sig(&self) -> i32 {
         self.remove_kill_sig
     }

@@ -1,10 +1,15 @@
-//! Jobs left running by a daemon that died: every job's environment names its scratch
-//! directory (`_CONDOR_SCRATCH_DIR`), so the processes of this user whose environment points
-//! into `$(EXECUTE)` are the leftovers of earlier runs, and so are the `dir_*` directories
-//! there. (HTCondor's procd tracks job families by ancestry variables in their environment in
-//! the same spirit, and its startd empties the execute directory when it starts.)
+//! Jobs left running by a daemon that died: every job's environment names a path of the
+//! daemon's, so the processes of this user whose environment points there are the leftovers of
+//! earlier runs, and so are the job directories there. (HTCondor's procd tracks job families by
+//! ancestry variables in their environment in the same spirit, and its startd empties the
+//! execute directory when it starts.) Two marks:
 //!
-//! Call these at startup, before any job is started: every job under `execute_dir` is taken
+//! - a job run on a slot has `_CONDOR_SCRATCH_DIR` under `$(EXECUTE)` ([`kill_orphans`]);
+//! - a scheduler-universe job, which the schedd runs itself, has `_CONDOR_JOB_AD` under
+//!   `$(LOCAL_UNIV_EXECUTE)` ([`kill_local_orphans`]): the `.job.ad` the schedd writes for it
+//!   there.
+//!
+//! Call these at startup, before any job is started: every job under the directory is taken
 //! for an orphan.
 
 use std::fs;
@@ -15,7 +20,10 @@ use nix::errno::Errno;
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::{getpgid, Pid};
 
-const SCRATCH_VAR: &[u8] = b"_CONDOR_SCRATCH_DIR=";
+/// The mark of a job run on a slot: its scratch directory.
+const SCRATCH_VAR: &str = "_CONDOR_SCRATCH_DIR";
+/// The mark of a scheduler-universe job: its job ad, in its directory.
+const LOCAL_JOB_AD_VAR: &str = "_CONDOR_JOB_AD";
 
 /// `execute_dir` as given and as it resolves (symlinks), for comparing paths.
 fn execute_dir_forms(execute_dir: &Path) -> Vec<PathBuf> {
@@ -28,19 +36,35 @@ fn execute_dir_forms(execute_dir: &Path) -> Vec<PathBuf> {
     forms
 }
 
-/// The `_CONDOR_SCRATCH_DIR` of a process, if it can be read and has one.
-fn scratch_dir_of(pid: i32) -> Option<PathBuf> {
+/// The value of the environment variable `var` of a process, if it can be read and has it.
+fn env_path_of(pid: i32, var: &str) -> Option<PathBuf> {
     let environ = fs::read(format!("/proc/{pid}/environ")).ok()?;
     environ
         .split(|&b| b == 0)
-        .find_map(|entry| entry.strip_prefix(SCRATCH_VAR))
+        .find_map(|entry| {
+            entry
+                .strip_prefix(var.as_bytes())
+                .and_then(|rest| rest.strip_prefix(b"="))
+        })
         .map(|v| PathBuf::from(String::from_utf8_lossy(v).into_owned()))
 }
 
 /// The processes of this user (other than this one) whose `_CONDOR_SCRATCH_DIR` lies under
 /// `execute_dir`.
 pub fn find_orphans(execute_dir: &Path) -> Vec<i32> {
-    let forms = execute_dir_forms(execute_dir);
+    find_marked(SCRATCH_VAR, execute_dir)
+}
+
+/// The processes of this user (other than this one) whose `_CONDOR_JOB_AD` lies under
+/// `local_dir` (`$(LOCAL_UNIV_EXECUTE)`): scheduler-universe jobs and what they started.
+pub fn find_local_orphans(local_dir: &Path) -> Vec<i32> {
+    find_marked(LOCAL_JOB_AD_VAR, local_dir)
+}
+
+/// The processes of this user (other than this one) whose variable `var` names a path
+/// under `dir`.
+fn find_marked(var: &str, dir: &Path) -> Vec<i32> {
+    let forms = execute_dir_forms(dir);
     let me = std::process::id() as i32;
     let uid = nix::unistd::geteuid().as_raw();
     let mut found = Vec::new();
@@ -63,13 +87,10 @@ pub fn find_orphans(execute_dir: &Path) -> Vec<i32> {
             Ok(m) if m.uid() == uid => {}
             _ => continue,
         }
-        let Some(scratch) = scratch_dir_of(pid) else {
+        let Some(marked) = env_path_of(pid, var) else {
             continue;
         };
-        if forms
-            .iter()
-            .any(|f| scratch.starts_with(f) && scratch != *f)
-        {
+        if forms.iter().any(|f| marked.starts_with(f) && marked != *f) {
             found.push(pid);
         }
     }
@@ -93,9 +114,26 @@ pub fn group_size(pgid: i32) -> usize {
 /// SIGKILLs the orphans under `execute_dir` and their process groups, then removes the
 /// `dir_*` scratch directories there; the number of processes killed.
 pub fn kill_orphans(execute_dir: &Path) -> usize {
+    let killed = kill_all(find_orphans(execute_dir));
+    remove_job_dirs(execute_dir);
+    killed
+}
+
+/// SIGKILLs the scheduler-universe orphans under `local_dir` (`$(LOCAL_UNIV_EXECUTE)`) and
+/// their process groups, then removes the `dir_*` job directories there; the number of
+/// processes killed.
+pub fn kill_local_orphans(local_dir: &Path) -> usize {
+    let killed = kill_all(find_local_orphans(local_dir));
+    remove_job_dirs(local_dir);
+    killed
+}
+
+/// SIGKILLs processes and their process groups (never this process's own group); the number
+/// killed.
+fn kill_all(pids: Vec<i32>) -> usize {
     let own_group = nix::unistd::getpgrp();
     let mut killed = 0;
-    for pid in find_orphans(execute_dir) {
+    for pid in pids {
         let pid = Pid::from_raw(pid);
         if let Ok(group) = getpgid(Some(pid)) {
             if group != own_group && group.as_raw() > 1 {
@@ -111,7 +149,12 @@ pub fn kill_orphans(execute_dir: &Path) -> usize {
             Err(e) => tracing::warn!("cannot kill orphaned job process {pid}: {e}"),
         }
     }
-    if let Ok(entries) = fs::read_dir(execute_dir) {
+    killed
+}
+
+/// Removes the `dir_*` job directories in `dir`.
+fn remove_job_dirs(dir: &Path) {
+    if let Ok(entries) = fs::read_dir(dir) {
         for entry in entries.flatten() {
             let is_scratch = entry
                 .file_name()
@@ -120,12 +163,11 @@ pub fn kill_orphans(execute_dir: &Path) -> usize {
             if is_scratch && entry.file_type().is_ok_and(|t| t.is_dir()) {
                 if let Err(e) = fs::remove_dir_all(entry.path()) {
                     tracing::warn!(
-                        "cannot remove stale scratch directory {}: {e}",
+                        "cannot remove stale job directory {}: {e}",
                         entry.path().display()
                     );
                 }
             }
         }
     }
-    killed
 }

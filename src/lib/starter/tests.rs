@@ -1018,3 +1018,205 @@ fn throughput() {
     let secs = began.elapsed().as_secs_f64();
     println!("{:.0} jobs/s", (2 * per_slot) as f64 / secs);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Scheduler-universe jobs (`start_local`)
+
+impl Pool {
+    /// `$(LOCAL_UNIV_EXECUTE)` of this test (next to its execute directory).
+    fn local_dir(&self) -> PathBuf {
+        self.execute.with_file_name("local_univ_execute")
+    }
+
+    /// A scheduler-universe job: `job` with `JobUniverse` 7 and no standard files.
+    fn local_job(&self, cmd: &str, attrs: &[(&str, Expr)]) -> ClassAd {
+        let mut ad = self.job(cmd, attrs);
+        ad.insert("JobUniverse", Expr::lit(7));
+        for (name, e) in attrs {
+            ad.insert(name, e.clone());
+        }
+        ad
+    }
+
+    fn start_local(&self, job: &ClassAd) -> Result<RunningJob, LocalStartError> {
+        start_local(&LocalStartRequest {
+            job,
+            local_dir: &self.local_dir(),
+            config: &self.config,
+        })
+    }
+
+    /// Starts a scheduler-universe job and waits for it.
+    fn run_local(&self, job: &ClassAd) -> JobResult {
+        let running = self.start_local(job).unwrap_or_else(|f| panic!("{f:?}"));
+        let exit = wait_with_deadline(&running, Duration::from_secs(20));
+        running.finish(exit)
+    }
+}
+
+#[test]
+fn a_scheduler_universe_job_runs_in_its_iwd_with_the_schedds_environment() {
+    let pool = Pool::new();
+    pool.write(
+        "dag.sh",
+        "#!/bin/sh\necho \"$0 $*\"\npwd\necho \"$CONDOR_ID\" >&2\nenv | sort > env.out\n\
+         cat\nexit 3\n",
+    );
+    std::fs::set_permissions(
+        pool.iwd.join("dag.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    pool.write("in.txt", "from stdin\n");
+    let job = pool.local_job(
+        "dag.sh",
+        &[
+            ("Arguments", v2_args(&["-p", "0", "two words"])),
+            ("In", s("in.txt")),
+            ("Out", s("out.txt")),
+            ("Err", s("err.txt")),
+            ("Environment", s("FROM_JOB=yes")),
+            ("X509UserProxy", s("/tmp/x509up")),
+        ],
+    );
+    let running = pool.start_local(&job).unwrap();
+    // The job's ad is there while it runs, where `_CONDOR_JOB_AD` says.
+    let dir = pool.local_dir().join("dir_7_0");
+    assert_eq!(running.scratch_dir, dir);
+    let exit = wait_with_deadline(&running, Duration::from_secs(20));
+    let ad_text = std::fs::read_to_string(dir.join(".job.ad")).unwrap();
+    assert!(ad_text.contains("JobUniverse = 7"), "{ad_text}");
+    let r = running.finish(exit);
+    assert_eq!(r.exit, JobExit::Code(3));
+    assert!(!dir.exists(), "the job's directory goes with it");
+    let script = pool.iwd.join("dag.sh");
+    assert_eq!(
+        pool.read("out.txt"),
+        format!(
+            "{} -p 0 two words\n{}\nfrom stdin\n",
+            script.display(),
+            pool.iwd.display()
+        )
+    );
+    assert_eq!(pool.read("err.txt"), "7.0\n");
+    let env = pool.read("env.out");
+    let vars: Vec<&str> = env_lines(&env)
+        .into_iter()
+        .filter(|l| !l.starts_with("PWD=") && !l.starts_with("SHLVL=") && !l.starts_with("_="))
+        .collect();
+    let job_ad = format!("_CONDOR_JOB_AD={}", dir.join(".job.ad").display());
+    let spool = pool.config.string("SPOOL").unwrap().unwrap();
+    let daemon_ad = format!("_condor_SCHEDD_DAEMON_AD_FILE={spool}/.schedd_classad");
+    let address = format!("_condor_SCHEDD_ADDRESS_FILE={spool}/.schedd_address");
+    assert_eq!(
+        vars,
+        [
+            "CONDOR_ID=7.0",
+            "FROM_JOB=yes",
+            "X509_USER_PROXY=/tmp/x509up",
+            job_ad.as_str(),
+            address.as_str(),
+            daemon_ad.as_str(),
+        ],
+        "nothing of the daemon's environment, no scratch directory: {env}"
+    );
+}
+
+#[test]
+fn a_scheduler_universe_job_sees_condor_scheduniv_exec_as_its_name() {
+    let pool = Pool::new();
+    let job = pool.local_job(
+        "/bin/sh",
+        &[
+            ("Arguments", sh("echo $0 > name.out")),
+            ("JobUniverse", Expr::lit(7)),
+        ],
+    );
+    let r = pool.run_local(&job);
+    assert_eq!(r.exit, JobExit::Code(0));
+    // `sh -c` names itself after argv[0].
+    assert_eq!(pool.read("name.out"), "condor_scheduniv_exec.7.0\n");
+}
+
+#[test]
+fn a_scheduler_universe_job_without_an_executable_is_held() {
+    let pool = Pool::new();
+    let mut job = pool.local_job("x", &[]);
+    job.insert("Cmd", s(""));
+    assert_eq!(
+        pool.start_local(&job).unwrap_err(),
+        LocalStartError::Hold(StartFailure::new(
+            "Executable unknown - not specified in job ad!",
+            hold_codes::FAILED_TO_CREATE_PROCESS,
+            libc::ENOENT as i64
+        ))
+    );
+    pool.write("plain.txt", "not a program\n");
+    let job = pool.local_job("plain.txt", &[]);
+    assert_eq!(
+        pool.start_local(&job).unwrap_err(),
+        LocalStartError::Hold(StartFailure::new(
+            format!(
+                "File '{}/plain.txt' is missing or not executable",
+                pool.iwd.display()
+            ),
+            hold_codes::FAILED_TO_CREATE_PROCESS,
+            libc::EACCES as i64
+        ))
+    );
+    let job = pool.local_job("/no/such/program", &[]);
+    assert!(matches!(
+        pool.start_local(&job),
+        Err(LocalStartError::Hold(f)) if f.reason == "File '/no/such/program' is missing or not executable"
+    ));
+}
+
+#[test]
+fn a_scheduler_universe_job_whose_output_does_not_open_stays_idle() {
+    let pool = Pool::new();
+    let job = pool.local_job("/bin/true", &[("Out", s("no/such/dir/out.txt"))]);
+    match pool.start_local(&job) {
+        Err(LocalStartError::NotStarted(why)) => {
+            assert!(
+                why.starts_with(&format!(
+                    "Open of {}/no/such/dir/out.txt failed, errno 2",
+                    pool.iwd.display()
+                )),
+                "{why}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let job = pool.local_job("/bin/true", &[("Environment", s("'unclosed"))]);
+    assert!(matches!(
+        pool.start_local(&job),
+        Err(LocalStartError::NotStarted(why)) if why.starts_with("Failed to read job environment")
+    ));
+}
+
+#[test]
+fn a_scheduler_universe_jobs_kill_signals_fall_back_on_its_kill_sig() {
+    let pool = Pool::new();
+    let job = pool.local_job(
+        "/bin/sleep",
+        &[
+            ("Arguments", s("30")),
+            ("KillSig", s("SIGINT")),
+            ("RemoveKillSig", s("SIGUSR1")),
+        ],
+    );
+    let running = pool.start_local(&job).unwrap();
+    assert_eq!(running.kill_sig(), libc::SIGINT);
+    assert_eq!(running.remove_kill_sig(), libc::SIGUSR1);
+    assert_eq!(running.hold_kill_sig(), libc::SIGINT, "HoldKillSig unset");
+    running.send_signal(running.remove_kill_sig()).unwrap();
+    let exit = wait_with_deadline(&running, Duration::from_secs(20));
+    let r = running.finish(exit);
+    assert_eq!(
+        r.exit,
+        JobExit::Signal {
+            signal: libc::SIGUSR1,
+            core: false
+        }
+    );
+}
