@@ -23,7 +23,9 @@ fn every_tool_answers_help() {
     for tool in TOOLS {
         for flag in ["-help", "--help"] {
             let output = env.run(tool.name, [flag]);
-            assert_eq!(output.status, Some(0), "{} {flag}:\n{output}", tool.name);
+            // condor_dagman prints its usage and exits 1, as HTCondor's does.
+            let status = if tool.name == "condor_dagman" { 1 } else { 0 };
+            assert_eq!(output.status, Some(status), "{} {flag}:\n{output}", tool.name);
             assert!(
                 output.stdout.contains(tool.name),
                 "{} {flag}:\n{output}",

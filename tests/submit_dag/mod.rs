@@ -114,6 +114,11 @@ fn submit_files_are_htcondors() {
         for (name, text) in &case.files {
             write(&env, name, text);
         }
+        // HTCondor's bindings wrote the fixtures with no configuration, where the schedd's
+        // address and ad files have no value (a pool's do: condor_submit_dag then passes them
+        // on in DAGMan's environment).
+        env.set_env("_CONDOR_SCHEDD_ADDRESS_FILE", "");
+        env.set_env("_CONDOR_SCHEDD_DAEMON_AD_FILE", "");
         for (name, value) in &case.env {
             env.set_env(name, value);
         }
@@ -766,7 +771,9 @@ fn submits_the_dagman_job() {
     // The submit file's environment, and what getenv took from condor_submit_dag's.
     for entry in [
         "_CONDOR_DAGMAN_LOG=x.dag.dagman.out ",
-        "_CONDOR_MAX_DAGMAN_LOG=0\"",
+        "_CONDOR_MAX_DAGMAN_LOG=0 ",
+        "_CONDOR_SCHEDD_ADDRESS_FILE=",
+        "_CONDOR_SCHEDD_DAEMON_AD_FILE=",
         "PATH=",
         "CONDOR_CONFIG=",
     ] {
