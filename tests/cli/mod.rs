@@ -25,7 +25,12 @@ fn every_tool_answers_help() {
             let output = env.run(tool.name, [flag]);
             // condor_dagman prints its usage and exits 1, as HTCondor's does.
             let status = if tool.name == "condor_dagman" { 1 } else { 0 };
-            assert_eq!(output.status, Some(status), "{} {flag}:\n{output}", tool.name);
+            assert_eq!(
+                output.status,
+                Some(status),
+                "{} {flag}:\n{output}",
+                tool.name
+            );
             assert!(
                 output.stdout.contains(tool.name),
                 "{} {flag}:\n{output}",

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use crate::common::TestEnvironment;
 
+mod pooled;
+
 /// How long a DAG may take before the test gives up (the DAGs here take well under a second).
 const DEADLINE: Duration = Duration::from_secs(60);
 

@@ -17,8 +17,8 @@
 //! `LeaveJobInQueue` is true), and each job's event logs get the abort (009), hold (012) or
 //! release (013) event, after the transaction has committed.
 //!
-//! A job that leaves or is removed with an `OtherJobRemoveRequirements` takes other jobs with
-//! it ([`remove_other_jobs`], the schedd's `removeOtherJobs`): DAGMan's job carries
+//! A job with an `OtherJobRemoveRequirements` that leaves the queue removed or completed takes
+//! other jobs with it ([`remove_other_jobs`], the schedd's `removeOtherJobs`): DAGMan's job carries
 //! `DAGManJobId =?= <its cluster>`, so removing it removes its node jobs. The same function
 //! serves the tools here and the master's own removals and completions.
 //!
@@ -418,17 +418,20 @@ fn act_on_job(
         }),
     };
     if matches!(action, Action::Remove | Action::RemoveX) {
-        others.extend(OtherJobRemoval::of(id, &ad));
         if matches!(
             JobStatus::from_code(status),
             Some(JobStatus::Running | JobStatus::TransferringOutput | JobStatus::Suspended)
         ) && action == Action::Remove
         {
             // A job with a running process stays in the queue, `Removed`, until the
-            // master has killed it; the master then logs the abort and retires the job.
+            // master has killed it; the master then logs the abort and retires the job, and
+            // applies its `OtherJobRemoveRequirements` (as the schedd does when the job
+            // leaves the queue: DAGMan, signalled first, removes its nodes itself, and must
+            // not see them aborted before it knows it is being removed).
             return Ok(ActionResult::Success);
         }
         // A removed job with no shadow leaves the queue at once (`DestroyProc`).
+        others.extend(OtherJobRemoval::of(id, &ad));
         tx.move_to_history(id)?;
     }
     events.push(PendingEvent {

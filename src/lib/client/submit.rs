@@ -282,4 +282,3 @@ fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
         _ => None,
     }
 }
-
