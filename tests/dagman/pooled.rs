@@ -74,6 +74,10 @@ fn condor_submit_dag_runs_the_dag_under_the_master() {
         count(&env, "DAGNodeName == \"B\" && JobStatus == 2") == 1
             && count(&env, "DAGNodeName == \"C\"") == 0
     });
+    // (DAGMan updates its ad once a second at most.)
+    wait_for("DAGMan's ad to count A and C", || {
+        count(&env, &format!("ClusterId == {dag} && DAG_NodesDone == 2")) == 1
+    });
     let out = env.run("condor_q", ["-batch"]);
     let line = out
         .stdout

@@ -10,7 +10,7 @@ use super::userlog::JobLogs;
 use super::Session;
 use crate::classad::{ClassAd, Expr, Value};
 use crate::eventlog::{self, Event, EventBody, EventLogWriter};
-use crate::queue::{ClusterId, QueueError};
+use crate::queue::{ClusterId, Queue, QueueError};
 use crate::submit::{Job, SubmitError, SubmitFile};
 
 fn literal(ad: &ClassAd, name: &str) -> Option<Value> {
@@ -66,6 +66,19 @@ pub fn queue_jobs(
     on_job: &mut dyn FnMut(usize, &Job) -> Result<(), SubmitFailure>,
 ) -> Result<(Vec<Clusters>, EventPlan), (usize, SubmitFailure)> {
     let mut queue = session.open_queue().map_err(|e| (0, e.into()))?;
+    let (made, mut events) = queue_jobs_in(&mut queue, session, files, remote, on_job)?;
+    events.queue = Some(queue);
+    Ok((made, events))
+}
+
+/// As [`queue_jobs`], in a queue the caller keeps open (DAGMan submits batch after batch).
+pub fn queue_jobs_in(
+    queue: &mut Queue,
+    session: &Session,
+    files: &[&SubmitFile],
+    remote: bool,
+    on_job: &mut dyn FnMut(usize, &Job) -> Result<(), SubmitFailure>,
+) -> Result<(Vec<Clusters>, EventPlan), (usize, SubmitFailure)> {
     let owner = session.user.clone();
     let user = format!(
         "{owner}@{}",
@@ -130,10 +143,7 @@ pub fn queue_jobs(
         Ok(())
     });
     match result {
-        Ok(()) => {
-            events.queue = Some(queue);
-            Ok((made, events))
-        }
+        Ok(()) => Ok((made, events)),
         Err(e) => Err((at, e)),
     }
 }

@@ -395,6 +395,10 @@ struct NodeState {
 }
 
 /// The running DAG.
+/// How many node jobs go into the queue in one transaction at most: the pool starts the first
+/// ones while the next are submitted.
+const SUBMIT_CHUNK: usize = 16;
+
 pub struct Engine {
     pub dag: Dag,
     pub opts: Options,
@@ -1770,6 +1774,13 @@ impl Engine {
                 retry: self.st[id].retries,
                 priority: self.st[id].effective_priority,
             });
+            // The first jobs of a long batch start while the rest are submitted.
+            if batch.len() >= SUBMIT_CHUNK {
+                submitted += self.flush_batch(&mut batch, &mut failed, host);
+                if failed {
+                    break;
+                }
+            }
         }
         submitted += self.flush_batch(&mut batch, &mut failed, host);
         if submitted > 0 {
@@ -3347,6 +3358,9 @@ impl Engine {
         condor_id: &str,
         host: &mut dyn Host,
     ) {
+        if self.dag.jobstate_log.is_none() {
+            return;
+        }
         let tag = self.job_tag(id, host);
         let seq = self.jobstate_seq(id);
         let info = format!("{} {event} {condor_id} {tag} - {seq}", self.name(id));

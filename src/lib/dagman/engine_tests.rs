@@ -650,7 +650,10 @@ fn held_jobs_run_the_hold_script() {
 
 #[test]
 fn defer_runs_the_script_again_later() {
-    let mut e = engine("JOB B b\nSCRIPT DEFER 4 0 PRE B pre.sh\n", options());
+    let mut e = engine(
+        "JOB B b\nSCRIPT DEFER 4 0 PRE B pre.sh\nJOBSTATE_LOG js.log\n",
+        options(),
+    );
     let mut sim = Sim::default();
     sim.script_exits
         .insert(("B".into(), ScriptKind::Pre), vec![4, 4, 0]);

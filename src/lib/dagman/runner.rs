@@ -40,12 +40,12 @@ use super::Level;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::Expr;
 use crate::client::actions::{act_on_jobs, Action, Request, Target};
-use crate::client::submit::queue_jobs;
+use crate::client::submit::{queue_jobs_in, SubmitFailure};
 use crate::client::{os_user, Session};
 use crate::config::{Config, Environment, LoadOptions};
 use crate::eventlog::{append_event, Event, LogFollower, LogFormat};
 use crate::output::render::{lookup_int, lookup_str};
-use crate::queue::{JobId, JobQuery};
+use crate::queue::{JobId, JobQuery, Queue};
 use crate::submit::{CommandLine, SubmitContext, SubmitFile};
 
 /// What condor_dagman was asked to do (its command line, resolved).
@@ -98,6 +98,8 @@ struct Out {
     level: Level,
     /// A line written through [`Write`] and not yet ended.
     partial: String,
+    /// The last second stamped, and its stamp.
+    stamp: (i64, String),
 }
 
 /// Lines written to dagman.out through `Write` are dprintf's `D_ALWAYS` lines.
@@ -122,7 +124,11 @@ impl Out {
         if level > self.level {
             return;
         }
-        let stamp = files::local_time(crate::daemon::now());
+        let now = crate::daemon::now();
+        if self.stamp.0 != now || self.stamp.1.is_empty() {
+            self.stamp = (now, files::local_time(now));
+        }
+        let stamp = &self.stamp.1;
         for line in text.split('\n') {
             match &mut self.file {
                 Some(f) => {
@@ -171,6 +177,19 @@ struct PoolHost {
     wake: bool,
     /// The nodes log grew since the last verification of the queue.
     log_grew: bool,
+    /// The queue, kept open from one use to the next.
+    queue: Option<Queue>,
+}
+
+/// The queue kept in `slot` (opened when it is not), its clock at the session's time.
+fn open_queue<'q>(slot: &'q mut Option<Queue>, session: &Session) -> Result<&'q mut Queue, String> {
+    let queue = match slot {
+        Some(q) => q,
+        None => slot.insert(session.open_queue().map_err(|e| e.to_string())?),
+    };
+    let now = session.now;
+    queue.set_clock(move || now);
+    Ok(queue)
 }
 
 fn cmd_line(argv: &[String]) -> String {
@@ -328,7 +347,15 @@ impl Host for PoolHost {
         let mut count = files.len();
         while count > 0 {
             let refs: Vec<&SubmitFile> = files[..count].iter().collect();
-            match queue_jobs(&self.session, &refs, false, &mut |_, _| Ok(())) {
+            let queued = match open_queue(&mut self.queue, &self.session) {
+                Ok(queue) => queue_jobs_in(queue, &self.session, &refs, false, &mut |_, _| Ok(())),
+                Err(e) => Err((0, SubmitFailure::Text(e))),
+            };
+            if queued.is_err() {
+                // Opened again for the next try.
+                self.queue = None;
+            }
+            match queued {
                 Ok((made, events)) => {
                     events.write(&self.session);
                     for clusters in made {
@@ -336,7 +363,8 @@ impl Host for PoolHost {
                             clusters.first().map_or((-1, 0), |(c, p)| (c.0, *p as i32));
                         results.push(Ok(Submitted { cluster, procs }));
                     }
-                    self.wake = true;
+                    // At once: the pool starts these while DAGMan goes on.
+                    crate::client::master::wake(&self.session.config);
                     break;
                 }
                 Err((at, e)) => {
@@ -467,13 +495,9 @@ impl Host for PoolHost {
             reason: reason.to_owned(),
             subcode: 0,
         };
-        let done = self
-            .session
-            .open_queue()
-            .map_err(|e| e.to_string())
-            .and_then(|mut q| {
-                act_on_jobs(&self.session, &mut q, &request).map_err(|e| e.to_string())
-            });
+        self.session.now = crate::daemon::now();
+        let done = open_queue(&mut self.queue, &self.session)
+            .and_then(|q| act_on_jobs(&self.session, q, &request).map_err(|e| e.to_string()));
         match done {
             Ok(_) => self.wake = true,
             Err(_) => self.out.line(Level::Normal, "Error removing DAGMan jobs"),
@@ -527,7 +551,7 @@ impl Host for PoolHost {
     }
 
     fn queued_jobs(&mut self) -> Option<HashMap<i32, Vec<i32>>> {
-        let queue = self.session.open_queue().ok()?;
+        let queue = open_queue(&mut self.queue, &self.session).ok()?;
         let constraint = parse_old_expr(&format!("DAGManJobId == {}", self.dagman_id)).ok()?;
         let mut out: HashMap<i32, Vec<i32>> = HashMap::new();
         for job in queue
@@ -541,7 +565,7 @@ impl Host for PoolHost {
     }
 
     fn provisioner_state(&mut self, cluster: i32, proc: i32) -> Option<i64> {
-        let queue = self.session.open_queue().ok()?;
+        let queue = open_queue(&mut self.queue, &self.session).ok()?;
         let job = queue.job(JobId::new(cluster, proc)).ok()??;
         lookup_int(&job.into_ad().ok()?, "ProvisionerState")
     }
@@ -686,6 +710,7 @@ pub fn run(args: RunArgs) -> i32 {
         file,
         level: Level::Verbose,
         partial: String::new(),
+        stamp: (0, String::new()),
     };
     let job_id = dagman_job_id();
     let exec_name = match job_id {
@@ -821,6 +846,8 @@ struct Run {
     job_id: Option<(i32, i32)>,
     ad_update_interval: i64,
     last_ad_update: i64,
+    /// The DAG changed since the job ad was last updated.
+    ad_outdated: bool,
     last_pending_report: i64,
     scan_interval: i64,
     graph_metrics: bool,
@@ -1197,6 +1224,7 @@ impl Run {
             },
             deep_args: args.deep_args.clone(),
             force: args.force,
+            queue: None,
             wake: false,
             log_grew: false,
         };
@@ -1453,6 +1481,7 @@ impl Run {
             job_id,
             ad_update_interval,
             last_ad_update: 0,
+            ad_outdated: false,
             last_pending_report: crate::daemon::now(),
             scan_interval,
             graph_metrics,
@@ -1777,8 +1806,13 @@ impl Run {
             if self.dot.as_ref().is_some_and(|d| d.update) {
                 self.dump_dot();
             }
-            self.update_job_ad(now);
-        } else if now >= self.last_ad_update + self.ad_update_interval {
+            self.ad_outdated = true;
+        }
+        // The job ad follows the DAG's progress (condor_q's batch view counts from it), once a
+        // second at most; HTCondor's only every DAGMAN_QUEUE_UPDATE_INTERVAL.
+        if self.ad_outdated && now > self.last_ad_update
+            || now >= self.last_ad_update + self.ad_update_interval
+        {
             self.update_job_ad(now);
         }
         let mut last = self.last_pending_report;
@@ -1804,6 +1838,7 @@ impl Run {
     /// limits a user may have changed with condor_qedit read back.
     fn update_job_ad(&mut self, now: i64) {
         self.last_ad_update = now;
+        self.ad_outdated = false;
         let Some((c, p)) = self.job_id else {
             return;
         };
@@ -1836,8 +1871,16 @@ impl Run {
             "DAG_InRecovery".into(),
             Expr::lit(i64::from(e.in_recovery())),
         ));
-        update_job_ad(&self.host.session, c, p, &set);
-        if let Some(ad) = job_ad(&self.host.session, c, p) {
+        let host = &mut self.host;
+        host.session.now = now;
+        let ad = open_queue(&mut host.queue, &host.session)
+            .ok()
+            .and_then(|q| {
+                let id = JobId::new(c, p);
+                let _ = q.transaction(|tx| tx.update_job(id, &set, &[], None));
+                q.job(id).ok()??.into_ad().ok()
+            });
+        if let Some(ad) = ad {
             let o = &mut self.engine.opts;
             let read = |name: &str, v: &mut i32| {
                 if let Some(n) = lookup_int(&ad, name) {

@@ -46,8 +46,10 @@ pub struct LogFollower {
     path: PathBuf,
     /// Where `pending` starts.
     pos: Position,
-    /// Bytes read from the file but not yet part of a returned event.
+    /// Bytes read from the file: from `head` on, those not yet part of a returned event
+    /// (what comes before is dropped now and then, not at every event).
     pending: Vec<u8>,
+    head: usize,
     syntax: Option<LogSyntax>,
     options: ReadOptions,
     /// An error met after events that were returned first; the next call reports it.
@@ -76,6 +78,7 @@ impl LogFollower {
             path: path.into(),
             pos,
             pending: Vec::new(),
+            head: 0,
             syntax: None,
             options,
             deferred: None,
@@ -104,7 +107,12 @@ impl LogFollower {
     /// Bytes read past the last complete event: a partly written event (or, at the end of a
     /// finished log, a truncated one).
     pub fn pending_bytes(&self) -> usize {
-        self.pending.len()
+        self.buf().len()
+    }
+
+    /// The bytes read and not yet part of a returned event.
+    fn buf(&self) -> &[u8] {
+        &self.pending[self.head..]
     }
 
     /// The next complete event, reading what was appended to the file when the events already
@@ -148,7 +156,7 @@ impl LogFollower {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
             Err(e) => return Err(io(e)),
         };
-        let end = self.pos.offset + self.pending.len() as u64;
+        let end = self.pos.offset + self.buf().len() as u64;
         let len = file.metadata().map_err(io)?.len();
         if len < end {
             return Err(EventLogError::Truncated {
@@ -190,8 +198,16 @@ impl LogFollower {
     }
 
     fn consume(&mut self, len: usize) {
-        let lines = self.pending[..len].iter().filter(|&&c| c == b'\n').count();
-        self.pending.drain(..len);
+        let lines = self.buf()[..len].iter().filter(|&&c| c == b'\n').count();
+        self.head += len;
+        // Dropping the front costs a copy of what is left: done once it is most of the buffer.
+        if self.head == self.pending.len() {
+            self.pending.clear();
+            self.head = 0;
+        } else if self.head >= 64 * 1024 && self.head * 2 >= self.pending.len() {
+            self.pending.drain(..self.head);
+            self.head = 0;
+        }
         self.pos.offset += len as u64;
         self.pos.line += lines as u64;
     }
@@ -206,7 +222,7 @@ impl LogFollower {
 
     /// A text event: the lines up to a `...` line.
     fn next_text(&self) -> Next {
-        let buf = &self.pending;
+        let buf = self.buf();
         let mut start = 0; // of the line being looked at
         let mut first = None; // the event's first non-blank line: (offset, line number)
         let mut line = self.pos.line;
@@ -239,10 +255,11 @@ impl LogFollower {
     /// The longest prefix of the pending bytes that is whole UTF-8 (the rest may be a
     /// character cut short, or bytes that are not UTF-8 at all).
     fn pending_text(&self) -> &str {
-        match std::str::from_utf8(&self.pending) {
+        let buf = self.buf();
+        match std::str::from_utf8(buf) {
             Ok(s) => s,
             // Valid up to there by construction.
-            Err(e) => std::str::from_utf8(&self.pending[..e.valid_up_to()]).unwrap_or(""),
+            Err(e) => std::str::from_utf8(&buf[..e.valid_up_to()]).unwrap_or(""),
         }
     }
 
@@ -250,11 +267,11 @@ impl LogFollower {
     /// holding them is reported and skipped (an XML or JSON log is text).
     fn not_utf8(&self, text: &str) -> Next {
         let at = text.len();
-        let bad = std::str::from_utf8(&self.pending[at..]).err();
+        let bad = std::str::from_utf8(&self.buf()[at..]).err();
         if bad.and_then(|e| e.error_len()).is_none() {
             return Next::Incomplete;
         }
-        let Some(nl) = self.pending[at..].iter().position(|&c| c == b'\n') else {
+        let Some(nl) = self.buf()[at..].iter().position(|&c| c == b'\n') else {
             return Next::Incomplete;
         };
         let line = self.line_at(text, at);

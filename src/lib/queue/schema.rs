@@ -262,15 +262,14 @@ pub fn next_cluster_id_needed(conn: &Connection) -> rusqlite::Result<i64> {
 /// Takes the next cluster id (the stored counter, moved past any id already in the queue or
 /// the history) and moves the counter past it, in one statement.
 pub fn take_next_cluster_id(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.query_row(
+    conn.prepare_cached(
         "UPDATE meta SET value = max(value,
                 coalesce((SELECT max(cluster_id) FROM clusters), 0) + 1,
                 coalesce((SELECT max(cluster_id) FROM history), 0) + 1) + 1
          WHERE name = 'next_cluster_id'
          RETURNING value - 1",
-        [],
-        |r| r.get(0),
-    )
+    )?
+    .query_row([], |r| r.get(0))
 }
 
 pub fn set_next_cluster_id(conn: &Connection, next: i64) -> rusqlite::Result<()> {
