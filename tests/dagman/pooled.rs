@@ -121,7 +121,7 @@ fn condor_submit_dag_runs_the_dag_under_the_master() {
     }
     let out = read(&env, "diamond.dag.dagman.out");
     assert!(out.contains("All jobs Completed!"), "{out}");
-    assert!(out.contains(&format!("(condor_DAGMAN) pid ")));
+    assert!(out.contains("(condor_DAGMAN) pid "));
     assert!(
         out.contains(&format!("condor_scheduniv_exec.{dag}.0")),
         "{out}"
