@@ -286,3 +286,41 @@ fn a_subdag_runs_as_a_nested_dagman_job() {
     assert!(exists(&env, "sub/inner.dag.condor.sub"));
     assert!(read(&env, "sub/inner.dag.dagman.out").contains("All jobs Completed!"));
 }
+
+/// The code block of the README that follows the line naming `file`.
+fn readme_block(readme: &str, file: &str) -> String {
+    let at = readme
+        .find(&format!("`{file}`"))
+        .unwrap_or_else(|| panic!("the README names no {file}"));
+    let rest = &readme[at..];
+    let start = rest.find("```\n").expect("a code block") + 4;
+    let end = rest[start..].find("```").expect("the block's end");
+    rest[start..start + end].to_owned()
+}
+
+#[test]
+fn the_readme_dag_runs_as_shown() {
+    let env = TestEnvironment::new();
+    let _master = Master::start(&env);
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    write(&env, "hello.sub", &readme_block(&readme, "hello.sub"));
+    write(&env, "three.dag", &readme_block(&readme, "three.dag"));
+    let out = env.run("condor_submit_dag", ["three.dag"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let out = env.run("condor_wait", ["-wait", "60", "three.dag.dagman.log"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    for node in ["A", "B", "C"] {
+        assert_eq!(read(&env, &format!("{node}.out")), format!("node {node} ran\n"));
+    }
+    let log = read(&env, "three.dag.dagman.out");
+    // The last status table's counts (what the README's grep shows).
+    let lines: Vec<&str> = log.lines().collect();
+    let at = lines
+        .iter()
+        .rposition(|l| l.ends_with("Of 3 nodes total:"))
+        .expect("a status table");
+    let table = lines[at + 3];
+    let counts: Vec<&str> = table.split_whitespace().skip(2).collect();
+    assert_eq!(counts, ["3", "0", "0", "0", "0", "0", "0", "0"], "{table}");
+}
