@@ -8,7 +8,7 @@
 
 use super::{exists, read, sh_job, write};
 use crate::common::TestEnvironment;
-use crate::pool::{count, history_attr, wait_for, Master};
+use crate::pool::{assert_events, count, history_attr, wait_for, Master};
 
 /// Submits `dag` with condor_submit_dag; returns DAGMan's cluster.
 fn submit_dag(env: &TestEnvironment, args: &[&str]) -> String {
@@ -44,15 +44,6 @@ fn lines_of(env: &TestEnvironment, name: &str) -> usize {
     } else {
         0
     }
-}
-
-/// The event numbers of DAGMan's own log.
-fn dagman_events(env: &TestEnvironment, dag: &str) -> Vec<u32> {
-    condorlite::eventlog::read_events(env.work_dir().join(format!("{dag}.dagman.log")))
-        .unwrap()
-        .iter()
-        .map(|e| e.number())
-        .collect()
 }
 
 #[test]
@@ -126,7 +117,7 @@ fn condor_submit_dag_runs_the_dag_under_the_master() {
         out.contains(&format!("condor_scheduniv_exec.{dag}.0")),
         "{out}"
     );
-    assert_eq!(dagman_events(&env, "diamond.dag"), [0, 1, 5]);
+    assert_events(&env, "diamond.dag.dagman.log", &[0, 1, 5]);
 
     // condor_wait on the nodes log says the DAG's jobs are all done.
     let out = env.run("condor_wait", ["-wait", "30", "diamond.dag.nodes.log"]);
@@ -208,7 +199,7 @@ fn a_held_dagman_stops_and_recovers_when_released() {
     // A is not run again; B runs once.
     assert_eq!(lines_of(&env, "A.runs"), 1);
     assert_eq!(read(&env, "B.out"), "B ran\n");
-    assert_eq!(dagman_events(&env, "h.dag"), [0, 1, 12, 4, 13, 1, 5]);
+    assert_events(&env, "h.dag.dagman.log", &[0, 1, 12, 4, 13, 1, 5]);
 }
 
 #[test]
@@ -311,7 +302,10 @@ fn the_readme_dag_runs_as_shown() {
     let out = env.run("condor_wait", ["-wait", "60", "three.dag.dagman.log"]);
     assert_eq!(out.status, Some(0), "{out}");
     for node in ["A", "B", "C"] {
-        assert_eq!(read(&env, &format!("{node}.out")), format!("node {node} ran\n"));
+        assert_eq!(
+            read(&env, &format!("{node}.out")),
+            format!("node {node} ran\n")
+        );
     }
     let log = read(&env, "three.dag.dagman.out");
     // The last status table's counts (what the README's grep shows).

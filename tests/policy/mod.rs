@@ -6,7 +6,7 @@
 //! jobs) when it ends.
 
 use crate::common::TestEnvironment;
-use crate::pool::{a_running_sleeper, count, event_codes, job_processes, wait_for, Master};
+use crate::pool::{a_running_sleeper, assert_events, count, job_processes, wait_for, Master};
 
 /// The one-letter state (`R`, `S`, `T`, ...) of each of the pool's job processes.
 fn process_states(env: &TestEnvironment) -> Vec<char> {
@@ -47,7 +47,7 @@ fn condor_vacate_job_sends_a_running_job_back_to_be_matched_again() {
         ),
         "1 1"
     );
-    assert_eq!(event_codes(&env, "vacate.log"), [0, 1, 4, 1]);
+    assert_events(&env, "vacate.log", &[0, 1, 4, 1]);
     let events = condorlite::eventlog::read_events(env.work_dir().join("vacate.log")).unwrap();
     match &events[2].body {
         condorlite::eventlog::EventBody::JobEvicted(e) => {
@@ -139,7 +139,7 @@ fn a_suspended_job_stops_until_continued() {
         "0 1",
         "the same run goes on"
     );
-    assert_eq!(event_codes(&env, "suspend.log"), [0, 1, 10, 11]);
+    assert_events(&env, "suspend.log", &[0, 1, 10, 11]);
 
     // A suspended job is still removed promptly: its kill signal is delivered.
     let out = env.run("condor_suspend", [&id]);
@@ -151,7 +151,7 @@ fn a_suspended_job_stops_until_continued() {
     assert_eq!(out.status, Some(0), "{out}");
     wait_for("the job's process to go", || job_processes(&env).is_empty());
     wait_for("the job to leave the queue", || count(&env, "true") == 0);
-    assert_eq!(event_codes(&env, "suspend.log"), [0, 1, 10, 11, 10, 9]);
+    assert_events(&env, "suspend.log", &[0, 1, 10, 11, 10, 9]);
     drop(master);
 }
 
@@ -375,7 +375,7 @@ fn the_desktop_policy_suspends_and_continues_on_the_keyboard() {
     wait_for("the slot to be busy", || {
         slot_states(&env).contains("Claimed Busy")
     });
-    assert_eq!(event_codes(&env, "desk.log"), [0, 1, 10, 11]);
+    assert_events(&env, "desk.log", &[0, 1, 10, 11]);
     assert_eq!(
         q_af(&env, &cluster, &["TotalSuspensions", "NumJobStarts"]),
         "1 1"
@@ -422,8 +422,7 @@ fn preempt_vacates_after_retirement_and_kills_after_the_vacate_time() {
         "evicted {took:.1} s after it started, expected about 5 s"
     );
     assert!(job_processes(&env).is_empty());
-    let codes = event_codes(&env, "preempt.log");
-    assert_eq!(codes, [0, 1, 4], "{codes:?}");
+    assert_events(&env, "preempt.log", &[0, 1, 4]);
     let out = env.run(
         "condor_q",
         ["-af", "NumVacatesByReason.StartdPreemptExpression"],

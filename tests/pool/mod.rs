@@ -185,6 +185,16 @@ pub fn event_codes(env: &TestEnvironment, log: &str) -> Vec<i32> {
         .collect()
 }
 
+/// Waits until the log holds as many events as `expected`, then checks they are those: the
+/// master writes a step's events just after the step commits, so a job can be gone from the
+/// queue a moment before its last event is in its log.
+pub fn assert_events(env: &TestEnvironment, log: &str, expected: &[i32]) {
+    wait_for(&format!("{} events in {log}", expected.len()), || {
+        env.work_dir().join(log).exists() && event_codes(env, log).len() >= expected.len()
+    });
+    assert_eq!(event_codes(env, log), expected, "{log}");
+}
+
 pub fn script(env: &TestEnvironment, name: &str, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     let path = env.write_file(name, body);
@@ -220,6 +230,14 @@ fn a_hundred_jobs_complete_with_their_exit_codes_outputs_and_logs() {
         assert_eq!(read(&format!("err.{p}")), format!("err {p}\n"));
         assert_eq!(read(&format!("made.{p}")), format!("{p}\n"));
     }
+    wait_for("every job's terminate event", || {
+        read_events(work.join("jobs.log"))
+            .unwrap()
+            .iter()
+            .filter(|e| e.number() == 5)
+            .count()
+            == 100
+    });
     let events = read_events(work.join("jobs.log")).unwrap();
     for p in 0..100 {
         let mine: Vec<_> = events.iter().filter(|e| e.proc == p).collect();
@@ -262,6 +280,9 @@ fn condor_rm_kills_a_running_job() {
         history_attr(&env, &format!("{cluster}.0"), "JobStatus"),
         "3"
     );
+    wait_for("the abort event", || {
+        event_codes(&env, "rm.log").last() == Some(&9)
+    });
     let codes = event_codes(&env, "rm.log");
     assert_eq!(codes.first(), Some(&0));
     assert_eq!(codes.last(), Some(&9), "{codes:?}");
@@ -283,6 +304,9 @@ fn the_abort_of_a_running_job_gives_the_remove_reason() {
     wait_for("the job to leave the queue", || count(&env, "true") == 0);
     let reason = history_attr(&env, &format!("{cluster}.0"), "RemoveReason");
     assert!(reason.starts_with("not needed"), "{reason}");
+    wait_for("the abort event", || {
+        event_codes(&env, "rm.log").last() == Some(&9)
+    });
     let events = read_events(env.work_dir().join("rm.log")).unwrap();
     match &events.last().expect("events").body {
         EventBody::JobAborted(abort) => assert_eq!(abort.reason.as_deref(), Some(&*reason)),

@@ -12,8 +12,8 @@ use condorlite::eventlog::{read_events, EventBody, Eviction, ExitStatus};
 
 use crate::common::TestEnvironment;
 use crate::pool::{
-    count, event_codes, history_attr, job_processes, reference_available, script, submit, wait_for,
-    Master, READ_WITH_REFERENCE,
+    assert_events, count, history_attr, job_processes, reference_available, script, submit,
+    wait_for, Master, READ_WITH_REFERENCE,
 };
 
 /// DAGMan's job, as condor_submit_dag writes it (dagman_utils.cpp), around `executable`.
@@ -173,7 +173,7 @@ fn a_scheduler_universe_job_runs_while_the_only_slot_is_busy() {
     ] {
         assert_eq!(history_attr(&env, &id, attr), value, "{attr}");
     }
-    assert_eq!(event_codes(&env, "dag.log"), [0, 1, 5]);
+    assert_events(&env, "dag.log", &[0, 1, 5]);
     let events = read_events(work(&env, "dag.log")).unwrap();
     // The schedd's own address, as its submit event gives it.
     match (&events[0].body, &events[1].body) {
@@ -211,7 +211,7 @@ fn an_exit_the_policy_keeps_runs_the_job_again() {
     let id = format!("{cluster}.0");
     assert_eq!(history_attr(&env, &id, "NumJobStarts"), "2");
     assert_eq!(history_attr(&env, &id, "ExitCode"), "0");
-    assert_eq!(event_codes(&env, "twice.log"), [0, 1, 4, 1, 5]);
+    assert_events(&env, "twice.log", &[0, 1, 4, 1, 5]);
     let events = read_events(work(&env, "twice.log")).unwrap();
     match &events[2].body {
         EventBody::JobEvicted(e) => {
@@ -249,7 +249,7 @@ fn condor_rm_sends_the_remove_kill_sig() {
     assert_eq!(history_attr(&env, &id, "JobStatus"), "3");
     // Evicted, then aborted with the reason (schedd.cpp: scheduler_univ_job_exit, then
     // check_zombie).
-    assert_eq!(event_codes(&env, "rm.log"), [0, 1, 4, 9]);
+    assert_events(&env, "rm.log", &[0, 1, 4, 9]);
     let events = read_events(work(&env, "rm.log")).unwrap();
     match &events[3].body {
         EventBody::JobAborted(a) => assert!(
@@ -309,7 +309,7 @@ fn condor_hold_stops_the_job_and_condor_release_runs_it_again() {
     std::fs::write(work(&env, "release"), "").unwrap();
     wait_for("the job to leave the queue", || count(&env, "true") == 0);
     assert_eq!(read(&env, "runs"), "run\nrun\n");
-    assert_eq!(event_codes(&env, "hold.log"), [0, 1, 12, 4, 13, 1, 5]);
+    assert_events(&env, "hold.log", &[0, 1, 12, 4, 13, 1, 5]);
     drop(master);
 }
 
@@ -327,7 +327,7 @@ fn a_graceful_stop_requeues_the_job_for_the_next_master() {
     assert!(local_processes(&env).is_empty());
     assert_eq!(read(&env, "signals"), "TERM\n");
     assert_eq!(q_af(&env, &id, &["JobStatus", "NumJobStarts"]), "1 1");
-    assert_eq!(event_codes(&env, "stop.log"), [0, 1, 4]);
+    assert_events(&env, "stop.log", &[0, 1, 4]);
     std::fs::remove_file(work(&env, "ready")).unwrap();
     let master = Master::start(&env);
     wait_for("the job to run again", || work(&env, "ready").exists());
@@ -347,7 +347,7 @@ fn a_graceful_stop_requeues_the_job_for_the_next_master() {
     wait_for("the job to leave the queue", || count(&env, "true") == 0);
     assert_eq!(history_attr(&env, &id, "NumJobStarts"), "3");
     assert_eq!(read(&env, "runs"), "run\nrun\nrun\n");
-    assert_eq!(event_codes(&env, "stop.log"), [0, 1, 4, 1, 4, 1, 5]);
+    assert_events(&env, "stop.log", &[0, 1, 4, 1, 4, 1, 5]);
     drop(master);
 }
 
@@ -382,7 +382,7 @@ fn a_master_killed_under_a_scheduler_universe_job_loses_nothing() {
     assert_eq!(history_attr(&env, &id, "JobStatus"), "4");
     // The orphan was killed by SIGKILL: it never saw a signal it traps.
     assert_eq!(read(&env, "signals"), "");
-    assert_eq!(event_codes(&env, "kill.log"), [0, 1, 1, 5]);
+    assert_events(&env, "kill.log", &[0, 1, 1, 5]);
     drop(master);
     assert!(local_processes(&env).is_empty());
 }
@@ -639,7 +639,7 @@ fn a_job_released_before_its_process_is_gone_runs_again() {
     );
     std::fs::write(work(&env, "release"), "").unwrap();
     wait_for("the job to leave the queue", || count(&env, "true") == 0);
-    assert_eq!(event_codes(&env, "slow.log"), [0, 1, 12, 13, 4, 1, 5]);
+    assert_events(&env, "slow.log", &[0, 1, 12, 13, 4, 1, 5]);
     drop(master);
 }
 
@@ -664,6 +664,6 @@ fn condor_vacate_job_runs_a_scheduler_universe_job_again() {
     assert_eq!(q_af(&env, &id, &["JobStatus", "NumJobStarts"]), "2 2");
     std::fs::write(work(&env, "release"), "").unwrap();
     wait_for("the job to leave the queue", || count(&env, "true") == 0);
-    assert_eq!(event_codes(&env, "vacate.log"), [0, 1, 4, 1, 5]);
+    assert_events(&env, "vacate.log", &[0, 1, 4, 1, 5]);
     drop(master);
 }
