@@ -19,7 +19,6 @@
 //!   ([`EmbeddedPool`]).
 
 mod cleanup;
-mod local;
 pub mod lock;
 pub mod logging;
 mod pool;

@@ -214,7 +214,7 @@ impl Queue {
     /// (`synchronous = NORMAL`): then a commit survives the process's crash but not the
     /// system's until the log is synced (by any later durable commit, by a checkpoint, or by
     /// an `fsync` of [`Queue::wal_path`]). Only the daemon, whose own changes can be
-    /// recovered, turns it off (the reasoning is in the master's main loop, `daemon/pool.rs`).
+    /// recovered, turns it off (the reasoning is in the master's pool, `daemon/pool/mod.rs`).
     pub fn set_durable_commits(&mut self, durable: bool) -> Result<(), QueueError> {
         let mode = if durable { "FULL" } else { "NORMAL" };
         self.conn

@@ -55,8 +55,8 @@ use crate::schedd::exit::{self as run, AdUpdate, Outcome, RunConfig};
 use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
 use crate::starter::{self, JobExit, LocalStartError, LocalStartRequest, RawExit, RunningJob};
 
-use super::pool::{held_event, now, PendingEvent, Pool, Stop};
-use super::{DaemonError, Msg};
+use super::{held_event, now, PendingEvent, Pool, Stop};
+use crate::daemon::{DaemonError, Msg};
 
 /// `CONDOR_UNIVERSE_SCHEDULER`.
 pub const SCHEDULER_UNIVERSE: i64 = 7;

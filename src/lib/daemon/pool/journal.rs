@@ -1,0 +1,208 @@
+//! The journal: the step's queue changes and pending events, and the one commit per step
+//! that writes them (then the events, then the jobs their `OtherJobRemoveRequirements` take).
+
+use super::*;
+
+/// What the step changes in one job, made in one read and one write of it.
+#[derive(Clone, Default)]
+pub(super) struct JobChange {
+    /// The status the job had when the step decided the change: if another process
+    /// changed it meanwhile (a `condor_rm` or `condor_hold` racing the job's end), that
+    /// process wins and this change is dropped.
+    pub(super) expect: Option<JobStatus>,
+    pub(super) update: AdUpdate,
+    pub(super) status: Option<JobStatus>,
+    pub(super) to_history: bool,
+    /// The job is removed or completes with an `OtherJobRemoveRequirements`: the jobs it
+    /// matches are removed in the same transaction.
+    pub(super) others: Option<OtherJobRemoval>,
+}
+
+/// The step's queue changes, job by job, in the order the jobs were first changed.
+#[derive(Clone, Default)]
+pub(super) struct Changes {
+    pub(super) order: Vec<JobId>,
+    pub(super) jobs: HashMap<JobId, JobChange>,
+}
+
+impl Changes {
+    pub(super) fn of(&mut self, id: JobId) -> &mut JobChange {
+        let order = &mut self.order;
+        self.jobs.entry(id).or_insert_with(|| {
+            order.push(id);
+            JobChange::default()
+        })
+    }
+
+    /// The changes of a job the step found in `status`.
+    pub(super) fn expecting(&mut self, id: JobId, status: JobStatus) -> &mut JobChange {
+        let c = self.of(id);
+        c.expect.get_or_insert(status);
+        c
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+}
+
+/// An event to log once the step's transaction has committed.
+pub(super) struct PendingEvent {
+    pub(super) logs: JobLogs,
+    pub(super) id: JobId,
+    pub(super) body: EventBody,
+}
+
+impl Pool {
+    /// Commits the step's queue changes in one transaction, then logs its events.
+    pub(super) fn commit(&mut self) -> Result<(), DaemonError> {
+        if self.changes.is_empty() && self.events.is_empty() {
+            return Ok(());
+        }
+        let changes = std::mem::take(&mut self.changes);
+        let running: std::collections::HashSet<JobId> = self
+            .running
+            .keys()
+            .chain(self.local.running.keys())
+            .copied()
+            .collect();
+        let result = self.queue.transaction(|tx| {
+            let mut dropped = Vec::new();
+            let mut aborted = Vec::new();
+            let mut finished = Vec::new();
+            for id in &changes.order {
+                let Some(c) = changes.jobs.get(id) else {
+                    continue;
+                };
+                let current = tx.job_status(*id)?;
+                if let (Some(expect), Some(now)) = (c.expect, current) {
+                    if now != expect.code() {
+                        // Another process got there first; its change stands.
+                        dropped.push(*id);
+                        if now == JobStatus::Removed.code() && !running.contains(id) {
+                            let reason =
+                                tx.job(*id)?.and_then(|j| j.into_ad().ok()).and_then(|ad| {
+                                    lookup_str(&ad, "RemoveReason").map(|s| s.to_string())
+                                });
+                            tx.move_to_history(*id)?;
+                            aborted.push((*id, reason));
+                        }
+                        continue;
+                    }
+                }
+                if current.is_none() {
+                    dropped.push(*id);
+                    continue;
+                }
+                let written = if c.to_history {
+                    tx.finish_job(*id, &c.update.set, &c.update.delete, c.status)
+                        .map(|_| ())
+                } else {
+                    tx.update_job(*id, &c.update.set, &c.update.delete, c.status)
+                        .map(|_| ())
+                };
+                match written {
+                    Ok(()) => finished.extend(c.others.as_ref()),
+                    // The changes were written; only the move to the history was refused.
+                    Err(e @ crate::queue::QueueError::NotFinished { .. }) => {
+                        tracing::warn!("job {id}: {e}");
+                        finished.extend(c.others.as_ref());
+                    }
+                    Err(e) if e.is_job_rule() => {
+                        tracing::warn!("job {id}: {e}");
+                        dropped.push(*id);
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            // The finished jobs' `OtherJobRemoveRequirements`, once every change is written.
+            let mut others = Vec::new();
+            for removal in finished {
+                others.extend(remove_other_jobs(tx, removal)?);
+            }
+            Ok::<_, crate::queue::QueueError>((dropped, aborted, others))
+        });
+        // (`data_version` does not count this connection's own commits.)
+        let (dropped, aborted, others) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                // Nothing was written: the changes and their events wait for the next step.
+                self.changes = changes;
+                return Err(e.into());
+            }
+        };
+        if !dropped.is_empty() {
+            self.reload_next = true;
+        }
+        self.cleaner.sync(self.queue.wal_path());
+        let events = std::mem::take(&mut self.events);
+        let logs: HashMap<JobId, JobLogs> = events.iter().map(|e| (e.id, e.logs.clone())).collect();
+        for e in events {
+            if !dropped.contains(&e.id) {
+                e.logs
+                    .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
+            }
+        }
+        for (id, reason) in aborted {
+            if let Some(l) = logs.get(&id) {
+                l.write(
+                    id.cluster.0,
+                    id.proc,
+                    self.session.now,
+                    EventBody::JobAborted(JobAborted { reason }),
+                );
+            }
+        }
+        for other in others {
+            self.removed_other(other);
+        }
+        Ok(())
+    }
+
+    /// A job another's `OtherJobRemoveRequirements` removed in a commit of the pool's: its
+    /// process is killed (it leaves the queue once gone), or its abort is logged now.
+    pub(super) fn removed_other(&mut self, other: crate::client::actions::RemovedOther) {
+        let id = other.id;
+        tracing::info!("job {id} {}", other.reason);
+        let reason = Expr::lit(other.reason.as_str());
+        if let Some(r) = self.running.get_mut(&id) {
+            r.ad.insert("RemoveReason", reason);
+            self.stop_job(id, Stop::Remove, false);
+        } else if let Some(l) = self.local.running.get_mut(&id) {
+            l.ad.insert("RemoveReason", reason);
+            self.stop_local(id, Stop::Remove, false);
+        } else if other.running {
+            // Running as far as the queue knows, but not here: the next recovery or reload
+            // sees to it.
+            self.reload_next = true;
+        } else {
+            self.idle.remove(id);
+            self.local.forget_idle(id);
+            JobLogs::of(&self.session, &other.ad).write(
+                id.cluster.0,
+                id.proc,
+                self.session.now,
+                EventBody::JobAborted(JobAborted {
+                    reason: Some(other.reason),
+                }),
+            );
+        }
+    }
+
+    /// Job `id` (whose ad this is) is removed or completes in this step: its
+    /// `OtherJobRemoveRequirements`, if any, removes the jobs it matches when the step
+    /// commits (the schedd does it when such a job leaves the queue: `jobIsFinished`).
+    pub(super) fn finishing(&mut self, id: JobId, ad: &ClassAd) {
+        if let Some(others) = OtherJobRemoval::of(id, ad) {
+            self.changes.of(id).others = Some(others);
+        }
+    }
+
+    /// Queues an outcome's changes: its attributes, then its status.
+    pub(super) fn push_outcome(&mut self, id: JobId, outcome: Outcome) {
+        self.changes.of(id).update.extend(outcome.updates);
+        if let Some(status) = outcome.status {
+            self.changes.of(id).status = Some(status);
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! The pool's state and its main loop: the schedd's job lifecycle, the negotiator's cycles and
+//! the startd's slots, in one thread that owns them all.
+//!
+//! Everything that happens arrives as a [`Msg`] on one channel: a tool's wake-up or command
+//! from the socket thread, a job's exit from its waiter thread, a signal from the signal
+//! thread. The loop takes every message waiting, acts on them, and then does one step:
+//!
+//! 1. If another process changed the queue (SQLite's `data_version`), re-read the idle jobs
+//!    and look at the running ones (a `condor_rm` or `condor_hold` of a running job kills
+//!    it).
+//! 2. Claims whose job ended run the same submitter's next job that fits (HTCondor's claim
+//!    reuse, no negotiation needed); others are released.
+//! 3. With idle jobs and free slots, a negotiation cycle, at once after a wake-up, else every
+//!    `NEGOTIATOR_INTERVAL`; matches claim slots and start jobs.
+//! 4. Every queue change of the step is one transaction; the events are logged after it
+//!    commits, so a log never shows what the queue does not hold.
+//! 5. Every `UPDATE_INTERVAL` (at most 5 s), the startd re-evaluates its slots' policy.
+//!
+//! Queries for ads (`condor_status`) are answered between steps, from the state as it is.
+//!
+//! # Durability
+//!
+//! The tools' commits are durable before they are acknowledged (`synchronous = FULL`: a
+//! submitted job survives even a power loss the moment `condor_submit` says so). The master's
+//! own commits (a job started, ended, went back to idle) use `synchronous = NORMAL`: each is
+//! written to the queue's write-ahead log before the step goes on, and the log is synced
+//! right after, by the background thread ([`super::cleanup`]), rather than in the main loop,
+//! where an `fsync` per step held up every job start behind the disk. Why this loses and
+//! duplicates nothing:
+//!
+//! - A crash of the master (SIGKILL, a panic) loses nothing: a commit in the log is in the
+//!   operating system's hands, and the next open of the store recovers it.
+//! - A crash of the whole system can lose only a suffix of the log that was not synced yet,
+//!   and only the master's own commits can be in it: every tool's commit syncs the log up to
+//!   and including itself, so an acknowledged submit (or `condor_rm`, `condor_hold`, ...)
+//!   is never behind an unsynced frame. SQLite applies the log only up to the last intact
+//!   commit, so the store is as it was at one of the master's commits: never half a step.
+//! - What such a loss undoes is a step's bookkeeping, exactly what a master crash just before
+//!   that step's commit undoes with full syncs: a started job is found idle (or running, and
+//!   recovered to idle: [`Pool::recover`]) and runs again; an ended job is found running and
+//!   runs again. A job is never lost, and never in the queue twice (each commit moves a job
+//!   between the queue and the history in one transaction). The window is the time until the
+//!   background sync, about one `fsync`, instead of zero; HTCondor's schedd makes the same
+//!   trade for the shadow's updates (non-durable transactions).
+//!
+//! Scheduler-universe jobs (DAGMan) are not negotiated for: the schedd runs them itself, as
+//! soon as they are idle ([`local`]). Jobs that leave the queue removed or completed
+//! take the jobs their `OtherJobRemoveRequirements` match with them, in the same transaction
+//! ([`crate::client::actions::remove_other_jobs`]).
+//!
+//! A running job is a child process (see [`crate::starter`]); one thread watches them all
+//! and reports their exits ([`super::reaper`]), and another removes finished jobs' scratch
+//! directories ([`super::cleanup`]). If the master dies, the jobs' processes are found and killed at the
+//! next start, and their jobs go back to idle ([`Pool::recover`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::accountant::{resource_name, Accountant, SlotClaim};
+use crate::classad::parser::parse_old_expr;
+use crate::classad::{ClassAd, Expr, Value};
+use crate::client::actions::{remove_other_jobs, OtherJobRemoval};
+use crate::client::master::{AdKind, Command, DrainArgs, JobSignal, Shutdown, Subsystem};
+use crate::client::userlog::JobLogs;
+use crate::client::Session;
+use crate::config::Config;
+use crate::defrag::{Defrag, DefragAction, DefragConfig};
+use crate::eventlog::{
+    usage_from_job_ad, EventBody, Eviction, Execute, ExitStatus, ImageSize, JobAborted, JobEvicted,
+    JobHeld, JobReconnectFailed, JobSuspended, JobTerminated, Rusage,
+};
+use crate::negotiator::{self, CycleInput, IdleJob, Negotiator};
+use crate::output::render::{lookup_bool, lookup_int, lookup_str};
+use crate::queue::{JobId, JobQuery, JobStatus, Queue, Stamp};
+use crate::schedd::exit::{self as run, AdUpdate, ExitInfo, Outcome, RunConfig};
+use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
+use crate::startd::{
+    Activity, Decision, DrainRequest, DrainSchedule, JobAction, OnCompletion, Startd, State,
+};
+use crate::starter::{self, JobExit, RawExit, RunningJob, StartRequest};
+
+use super::{DaemonError, Msg};
+
+mod control;
+mod event_loop;
+mod journal;
+mod local;
+mod matchmaker;
+mod read;
+mod schedd;
+mod shadow;
+mod startd;
+
+use journal::{Changes, PendingEvent};
+use local::{LocalConfig, LocalJobs};
+use matchmaker::{defrag_of, job_key, Claim};
+use schedd::{held_event, IdleIndex};
+use shadow::{Running, Suspender};
+use startd::{cooling_down, resume_updates};
+
+/// Why a running job is being stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Stop {
+    /// `condor_rm`: it leaves the queue when its process is gone.
+    Remove,
+    /// `condor_hold`, or a periodic hold: the hold is already recorded.
+    Hold,
+    /// Vacated (shutdown, periodic vacate): back to idle.
+    Vacate {
+        reason: String,
+        code: i64,
+        subcode: i64,
+    },
+}
+
+/// How long the pool is quiet before it gives back the memory its work used.
+const IDLE_TRIM_DELAY: Duration = Duration::from_secs(1);
+
+/// What the pool is doing about stopping.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Lifecycle {
+    Running,
+    /// Stopping (the master exits, or restarts, when no job runs any more).
+    Stopping {
+        how: Shutdown,
+        restart: bool,
+    },
+}
+
+/// The pool: every daemon's state, owned by the main loop.
+pub struct Pool {
+    config: Config,
+    session: Session,
+    execute: PathBuf,
+    queue: Queue,
+    data_version: i64,
+    startd: Startd,
+    /// The defrag daemon's policy, when `DAEMON_LIST` names `DEFRAG`.
+    defrag: Option<Defrag>,
+    next_defrag: Instant,
+    negotiator: Negotiator,
+    accountant: Accountant,
+    /// A negotiation cycle's accounting, not yet written (see [`Pool::flush_accountant`]).
+    pending_accountant: Option<crate::accountant::AccountantState>,
+    /// The claims the last [`Pool::check_matches`] set, and the accountant's generation
+    /// after it: the same claims on an unchanged accountant need no second pass.
+    checked_claims: Option<(Vec<SlotClaim>, u64)>,
+    policy: UserPolicy,
+    run_config: RunConfig,
+    accounting_domain: String,
+    idle: IdleIndex,
+    running: HashMap<JobId, Running>,
+    /// The scheduler-universe jobs, which the schedd runs itself.
+    local: LocalJobs,
+    claims: HashMap<String, Claim>,
+    /// Idle jobs that preempted running ones, with the slots they wait for: they are not
+    /// negotiated for again until those claims end.
+    preempting: HashMap<JobId, Vec<String>>,
+    to_main: Sender<Msg>,
+    /// Reports the running jobs' exits.
+    reaper: super::reaper::Reaper,
+    /// Removes finished jobs' scratch directories.
+    cleaner: super::cleanup::Cleaner,
+    changes: Changes,
+    events: Vec<PendingEvent>,
+    /// A wake-up or a change asks for a cycle now.
+    negotiate_now: bool,
+    /// When the pool, quiet since, gives back the memory its work used
+    /// ([`Pool::release_memory`]).
+    trim_at: Option<Instant>,
+    /// The idle jobs must be read again (a change of this pool's was dropped).
+    reload_next: bool,
+    next_negotiation: Instant,
+    next_periodic: Instant,
+    next_update: Instant,
+    lifecycle: Lifecycle,
+    schedd_off: bool,
+    startd_off: bool,
+    /// The startd exited when a drain completed (`-exit-on-completion`): `condor_on` starts
+    /// a new one.
+    startd_exited: bool,
+    negotiator_off: bool,
+    started_at: i64,
+    cycles: u64,
+}
+
+/// The clock, in seconds since the epoch.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn knob_secs(config: &Config, name: &str, default: i64) -> Duration {
+    let v = config.int(name).ok().flatten().unwrap_or(default).max(1);
+    Duration::from_secs(v as u64)
+}
+
+/// The `Instant` at which the clock reads `epoch_secs`.
+fn instant_at(epoch_secs: i64) -> Instant {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    Instant::now() + Duration::from_secs_f64((epoch_secs as f64 - now).max(0.0))
+}
+
+impl Pool {
+    /// Opens the pool's state, recovers from an earlier master's death, and reads the queue.
+    pub fn open(config: Config, to_main: Sender<Msg>) -> Result<Pool, DaemonError> {
+        let t = now();
+        let user = crate::client::os_user().unwrap_or_else(|| "condor".to_owned());
+        let session = Session::new(config.clone(), user, t)?;
+        let execute = PathBuf::from(
+            config
+                .string("EXECUTE")?
+                .ok_or_else(|| DaemonError::Config("EXECUTE is not defined".into()))?,
+        );
+        std::fs::create_dir_all(&execute).map_err(|e| DaemonError::io(&execute, e))?;
+        let mut queue = Queue::open(session.spool())?;
+        // The master's own commits do not wait for the disk (see the module documentation).
+        queue.set_durable_commits(false)?;
+        let report = queue.repair()?;
+        tracing::info!("job queue opened: {report:?}");
+        let startd = Startd::from_config(&config, t)?;
+        let defrag = defrag_of(&config, startd.name())?;
+        let negotiator = Negotiator::from_config(&config)?;
+        let accountant = Accountant::open(negotiator.accountant_config().clone(), session.spool())?;
+        let policy = UserPolicy::from_config(&config);
+        let accounting_domain = config
+            .string("ACCOUNTING_DOMAIN")?
+            .or(config.string("UID_DOMAIN")?)
+            .unwrap_or_default();
+        let instant = Instant::now();
+        let mut pool = Pool {
+            data_version: queue.data_version()?,
+            session,
+            execute,
+            queue,
+            startd,
+            defrag,
+            next_defrag: instant,
+            negotiator,
+            accountant,
+            pending_accountant: None,
+            checked_claims: None,
+            policy,
+            run_config: RunConfig::from_config(&config),
+            accounting_domain,
+            idle: IdleIndex::default(),
+            running: HashMap::new(),
+            local: LocalJobs::new(LocalConfig::from_config(&config)),
+            claims: HashMap::new(),
+            preempting: HashMap::new(),
+            reaper: super::reaper::Reaper::new(to_main.clone()),
+            cleaner: super::cleanup::Cleaner::new(),
+            to_main,
+            changes: Changes::default(),
+            events: Vec::new(),
+            negotiate_now: true,
+            trim_at: Some(instant + IDLE_TRIM_DELAY),
+            reload_next: false,
+            next_negotiation: instant,
+            next_periodic: instant + knob_secs(&config, "PERIODIC_EXPR_INTERVAL", 60),
+            next_update: instant,
+            lifecycle: Lifecycle::Running,
+            schedd_off: false,
+            startd_off: false,
+            startd_exited: false,
+            negotiator_off: false,
+            started_at: t,
+            cycles: 0,
+            config,
+        };
+        pool.recover(t)?;
+        pool.reload_idle()?;
+        Ok(pool)
+    }
+}

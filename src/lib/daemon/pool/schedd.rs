@@ -1,0 +1,383 @@
+//! The schedd: the idle jobs, recovery at start, the queue changed by other processes, the
+//! periodic user policy, holds and requeues.
+
+use super::*;
+
+/// Where a job stands in its submitter's order: higher priorities first, then older ids.
+pub(super) type SubmitterOrder = (std::cmp::Reverse<[i64; 5]>, JobId);
+
+/// The idle jobs, by id and in each submitter's order.
+#[derive(Default)]
+pub(super) struct IdleIndex {
+    pub(super) jobs: BTreeMap<JobId, IdleJob>,
+    pub(super) by_submitter: HashMap<Arc<str>, BTreeSet<SubmitterOrder>>,
+    /// The store's change stamps of the jobs as read from it; a job the pool changed in
+    /// memory has none (it is read again at the next reload).
+    pub(super) stamps: HashMap<JobId, Stamp>,
+}
+
+impl IdleIndex {
+    pub(super) fn insert(&mut self, id: JobId, job: IdleJob) {
+        if let Some(old) = self.jobs.remove(&id) {
+            self.unlink(id, &old);
+        }
+        self.stamps.remove(&id);
+        let key = (std::cmp::Reverse(job.prio.0), id);
+        self.by_submitter
+            .entry(job.submitter.clone())
+            .or_default()
+            .insert(key);
+        self.jobs.insert(id, job);
+    }
+
+    pub(super) fn unlink(&mut self, id: JobId, job: &IdleJob) {
+        if let Some(set) = self.by_submitter.get_mut(&job.submitter) {
+            set.remove(&(std::cmp::Reverse(job.prio.0), id));
+            if set.is_empty() {
+                self.by_submitter.remove(&job.submitter);
+            }
+        }
+    }
+
+    pub(super) fn remove(&mut self, id: JobId) -> Option<IdleJob> {
+        let job = self.jobs.remove(&id)?;
+        self.unlink(id, &job);
+        self.stamps.remove(&id);
+        Some(job)
+    }
+
+    /// Inserts a job read from the store with its stamps.
+    pub(super) fn insert_read(&mut self, id: JobId, job: IdleJob, stamp: Stamp) {
+        self.insert(id, job);
+        self.stamps.insert(id, stamp);
+    }
+
+    /// The submitter's idle jobs, best first.
+    pub(super) fn of(&self, submitter: &str) -> impl Iterator<Item = &IdleJob> + '_ {
+        self.by_submitter
+            .get(submitter)
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, id)| self.jobs.get(id))
+    }
+}
+
+/// The 012 event of a hold.
+pub(super) fn held_event(reason: &str, code: i64, subcode: i64) -> EventBody {
+    EventBody::JobHeld(JobHeld {
+        reason: Some(reason.to_owned()),
+        code: code as i32,
+        subcode: subcode as i32,
+    })
+}
+
+impl Pool {
+    /// Puts right what a master that died left: its jobs' processes are killed, running
+    /// jobs go back to idle (their start counts kept), removed jobs leave the queue.
+    pub(super) fn recover(&mut self, now: i64) -> Result<(), DaemonError> {
+        let killed = starter::kill_orphans(&self.execute);
+        if killed > 0 {
+            tracing::info!("killed {killed} processes of jobs an earlier master started");
+        }
+        self.kill_local_orphans();
+        // Scheduler-universe jobs with hosts left are `mark_idle`'s too (held while running).
+        let constraint = parse_old_expr(
+            "JobStatus == 2 || JobStatus == 3 || JobStatus == 6 || JobStatus == 7 \
+             || (JobUniverse == 7 && CurrentHosts > 0)",
+        )
+        .expect("constant expression");
+        let jobs: Vec<_> = self
+            .queue
+            .jobs(&JobQuery::all().with_constraint(constraint))?
+            .collect::<Result<Vec<_>, _>>()?;
+        for job in jobs {
+            let id = job.id();
+            let status = job.status_code();
+            let ad = job.into_ad()?;
+            let logs = JobLogs::of(&self.session, &ad);
+            if let Some(st) = JobStatus::from_code(status) {
+                self.changes.expecting(id, st);
+            }
+            if status == JobStatus::Removed.code() {
+                self.changes.of(id).to_history = true;
+                self.finishing(id, &ad);
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobAborted(JobAborted {
+                        reason: lookup_str(&ad, "RemoveReason").map(|s| s.to_string()),
+                    }),
+                });
+                continue;
+            }
+            if local::is_scheduler_universe(&ad) {
+                // No reconnection in the scheduler universe: idle again, no event.
+                tracing::info!("scheduler universe job {id} found running: stopped");
+                self.push_outcome(id, local::recovered(&ad));
+                continue;
+            }
+            tracing::info!("job {id} was running when the last master stopped: back to idle");
+            let host = lookup_str(&ad, "RemoteHost").map(|s| s.to_string());
+            let outcome = run::evict_updates(
+                &self.run_config,
+                &ad,
+                "Job not found at execution machine",
+                hold_codes::RECONNECT_FAILED,
+                0,
+                now,
+            );
+            self.push_outcome(id, outcome);
+            self.events.push(PendingEvent {
+                logs,
+                id,
+                body: EventBody::JobReconnectFailed(JobReconnectFailed {
+                    reason: "Job not found at execution machine".to_owned(),
+                    startd_name: host.unwrap_or_default(),
+                }),
+            });
+        }
+        self.commit()?;
+        Ok(())
+    }
+
+    /// Reads the idle jobs again after another process changed the queue: only the ads of
+    /// jobs that are new or whose change stamps moved (a 10,000-job idle queue costs a scan
+    /// of its status index, not 10,000 ads decoded).
+    pub(super) fn reload_idle(&mut self) -> Result<(), DaemonError> {
+        let scanned = self.queue.stamps(JobStatus::Idle)?;
+        // Jobs no longer idle (or gone) leave the index: a walk of both sorted lists.
+        let mut gone = Vec::new();
+        let mut next = scanned.iter().map(|(id, _)| *id).peekable();
+        for &id in self.idle.jobs.keys() {
+            while next.next_if(|s| *s < id).is_some() {}
+            if next.peek() != Some(&id) || self.running.contains_key(&id) {
+                gone.push(id);
+            }
+        }
+        for id in gone {
+            self.idle.remove(id);
+        }
+        self.local.retain_idle(&scanned);
+        // New, changed by another process, or changed in memory by the pool: read again by
+        // key (the jobs of one cluster then share its ad).
+        let mut stale: BTreeMap<JobId, Stamp> = scanned
+            .into_iter()
+            .filter(|(id, stamp)| {
+                !self.running.contains_key(id)
+                    && !self.local.is_running(*id)
+                    && self.idle.stamps.get(id) != Some(stamp)
+                    && !self.local.has_stamp(*id, stamp)
+            })
+            .collect();
+        if stale.is_empty() {
+            return Ok(());
+        }
+        let mut read = Vec::new();
+        for job in self.queue.jobs_by_id(stale.keys().copied())? {
+            if job.status_code() != JobStatus::Idle.code() {
+                continue;
+            }
+            if let Some(stamp) = stale.remove(&job.id()) {
+                read.push((job.id(), job.into_ad()?, stamp));
+            }
+        }
+        // What is left was gone or no longer idle by the read (a commit after the scan):
+        // the next reload sees where it went.
+        for id in stale.into_keys() {
+            self.idle.remove(id);
+            self.local.forget_idle(id);
+        }
+        for (id, ad, stamp) in read {
+            if local::is_scheduler_universe(&ad) {
+                // Never negotiated for: the schedd starts it itself.
+                self.idle.remove(id);
+                self.local.insert_idle(id, ad, Some(stamp));
+                continue;
+            }
+            self.local.forget_idle(id);
+            self.idle.insert_read(
+                id,
+                IdleJob::new(job_key(id), ad, &self.accounting_domain),
+                stamp,
+            );
+        }
+        Ok(())
+    }
+
+    /// Another process changed the queue: new or released jobs, and running jobs removed or
+    /// held.
+    pub(super) fn queue_changed(&mut self) -> Result<(), DaemonError> {
+        self.reload_idle()?;
+        let running: Vec<JobId> = self.running.keys().copied().collect();
+        for id in running {
+            let job = self.queue.job(id)?;
+            let status = job.as_ref().map(|j| j.status_code());
+            let stop = match status.and_then(JobStatus::from_code) {
+                None | Some(JobStatus::Removed) => Stop::Remove,
+                Some(JobStatus::Held) => Stop::Hold,
+                _ => continue,
+            };
+            // The tool's reasons, for the events and the history.
+            if let (Some(job), Some(r)) = (job, self.running.get_mut(&id)) {
+                let ad = job.into_ad()?;
+                for attr in [
+                    "RemoveReason",
+                    "HoldReason",
+                    "HoldReasonCode",
+                    "HoldReasonSubCode",
+                ] {
+                    if let Some(e) = ad.lookup(attr) {
+                        r.ad.insert(attr, e.clone());
+                    }
+                }
+            }
+            self.stop_job(id, stop, false);
+        }
+        self.local_queue_changed()?;
+        self.negotiate_now = true;
+        Ok(())
+    }
+
+    /// The periodic policy pass over every job (`PERIODIC_EXPR_INTERVAL`).
+    pub(super) fn periodic(&mut self, t: i64) -> Result<(), DaemonError> {
+        // The pass reads the queue: what this step changed is committed first.
+        self.commit()?;
+        let jobs: Vec<_> = self
+            .queue
+            .jobs(&JobQuery::all())?
+            .collect::<Result<Vec<_>, _>>()?;
+        for job in jobs {
+            let id = job.id();
+            let Some(status) = job.status() else {
+                continue;
+            };
+            let mut ad = job.into_ad()?;
+            if let Some(r) = self.running.get(&id) {
+                if r.stop.is_some() {
+                    continue;
+                }
+                ad = r.ad.clone();
+            }
+            if let Some(l) = self.local.running.get(&id) {
+                if l.stop.is_some() {
+                    continue;
+                }
+                ad = l.ad.clone();
+            }
+            let firing = self.policy.periodic(&ad, status.code(), t);
+            if !firing.fired() {
+                continue;
+            }
+            self.changes.expecting(id, status);
+            let logs = JobLogs::of(&self.session, &ad);
+            let reason = firing.reason_or_unknown().to_owned();
+            if self.running.contains_key(&id) || self.local.is_running(id) {
+                match firing.action {
+                    PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
+                        self.hold(id, &ad, &reason, firing.code, firing.subcode, logs);
+                        self.stop_running(id, Stop::Hold);
+                    }
+                    PolicyAction::RemoveFromQueue => {
+                        self.changes
+                            .of(id)
+                            .update
+                            .set("RemoveReason", Expr::lit(reason.as_str()));
+                        if let Some(r) = self.running.get_mut(&id) {
+                            r.ad.insert("RemoveReason", Expr::lit(reason.as_str()));
+                        }
+                        if let Some(l) = self.local.running.get_mut(&id) {
+                            l.ad.insert("RemoveReason", Expr::lit(reason.as_str()));
+                        }
+                        self.changes.of(id).status = Some(JobStatus::Removed);
+                        self.finishing(id, &ad);
+                        self.stop_running(id, Stop::Remove);
+                    }
+                    PolicyAction::VacateFromRunning => self.stop_running(
+                        id,
+                        Stop::Vacate {
+                            reason,
+                            code: firing.vacate_code(),
+                            subcode: firing.subcode,
+                        },
+                    ),
+                    PolicyAction::StaysInQueue | PolicyAction::ReleaseFromHold => {}
+                }
+                continue;
+            }
+            let Some(outcome) = run::periodic_outcome(&self.run_config, &ad, status, &firing, t)
+            else {
+                continue;
+            };
+            let body = match outcome.status {
+                Some(JobStatus::Held) => held_event(&reason, firing.code, firing.subcode),
+                Some(JobStatus::Removed) => EventBody::JobAborted(JobAborted {
+                    reason: Some(reason.clone()),
+                }),
+                _ => EventBody::JobReleased(crate::eventlog::JobReleased {
+                    reason: Some(reason.clone()),
+                }),
+            };
+            let new_status = outcome.status;
+            let mut updated = ad.clone();
+            outcome.updates.apply(&mut updated);
+            self.idle.remove(id);
+            self.local.forget_idle(id);
+            self.push_outcome(id, outcome);
+            match new_status {
+                Some(JobStatus::Removed) => {
+                    self.changes.of(id).to_history = true;
+                    self.finishing(id, &updated);
+                }
+                Some(JobStatus::Idle) => {
+                    self.requeue(id, updated);
+                    self.negotiate_now = true;
+                }
+                _ => {}
+            }
+            self.events.push(PendingEvent { logs, id, body });
+        }
+        Ok(())
+    }
+
+    /// Puts a job that is not running on hold, logging the hold.
+    pub(super) fn hold(
+        &mut self,
+        id: JobId,
+        ad: &ClassAd,
+        reason: &str,
+        code: i64,
+        subcode: i64,
+        logs: JobLogs,
+    ) {
+        self.idle.remove(id);
+        self.local.forget_idle(id);
+        self.changes
+            .of(id)
+            .update
+            .extend(run::hold_updates(ad, reason, code, subcode));
+        self.changes.of(id).status = Some(JobStatus::Held);
+        self.events.push(PendingEvent {
+            logs,
+            id,
+            body: held_event(reason, code, subcode),
+        });
+    }
+
+    /// Puts a job back among the idle ones (its status is committed in the same step). A job
+    /// cooling down (`SYSTEM_ON_VACATE_COOL_DOWN`) is negotiated for again when it expires.
+    /// A scheduler-universe job goes back to the schedd's own idle jobs.
+    pub(super) fn requeue(&mut self, id: JobId, mut ad: ClassAd) {
+        if local::is_scheduler_universe(&ad) {
+            ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
+            self.local.insert_idle(id, ad, None);
+            return;
+        }
+        if let Some(until) = lookup_int(&ad, "JobCoolDownExpiration") {
+            let wait = Duration::from_secs((until - now()).max(0) as u64);
+            self.next_negotiation = self.next_negotiation.min(Instant::now() + wait);
+        }
+        ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
+        self.idle
+            .insert(id, IdleJob::new(job_key(id), ad, &self.accounting_domain));
+    }
+}

@@ -1,0 +1,594 @@
+//! The shadow: starting a job on a slot, its exit and completion, stopping, suspending,
+//! continuing and signalling it.
+
+use super::*;
+
+/// The most a removed or held job's process gets between its kill signal and SIGKILL
+/// (condorlite's bound: a removal is meant to be prompt).
+pub(super) const REMOVE_KILL_TIME: i64 = 10;
+
+/// A job whose process runs.
+pub(super) struct Running {
+    pub(super) job: RunningJob,
+    pub(super) slot: String,
+    /// The job's ad as it started (with the start attributes).
+    pub(super) ad: ClassAd,
+    pub(super) logs: JobLogs,
+    pub(super) submitter: Arc<str>,
+    pub(super) stop: Option<Stop>,
+    /// When the soft kill turns into a hard one.
+    pub(super) hard_kill_at: Option<Instant>,
+    /// The job's processes are stopped (`condor_suspend`, or the startd's SUSPEND).
+    pub(super) suspended: Option<Suspender>,
+}
+
+/// Who suspended a job: only the same side continues it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Suspender {
+    /// `condor_suspend`: `condor_continue` continues it.
+    User,
+    /// The startd's policy (`SUSPEND`): its `CONTINUE` does.
+    Startd,
+}
+
+impl Running {
+    /// The status the queue holds for the job while it runs.
+    pub(super) fn status(&self) -> JobStatus {
+        if self.suspended.is_some() {
+            JobStatus::Suspended
+        } else {
+            JobStatus::Running
+        }
+    }
+}
+
+/// The 004 event of a run that ended without the job leaving the queue.
+pub(super) fn evicted_event(
+    kind: Eviction,
+    usage: Rusage,
+    reason: String,
+    ad: &ClassAd,
+) -> EventBody {
+    EventBody::JobEvicted(JobEvicted {
+        kind,
+        run_remote_usage: usage,
+        run_local_usage: Rusage::default(),
+        sent_bytes: 0.0,
+        received_bytes: 0.0,
+        reason: Some(reason),
+        reason_code: 0,
+        reason_subcode: 0,
+        usage: usage_from_job_ad(ad),
+    })
+}
+
+pub(super) fn run_usage(result: &starter::JobResult) -> Rusage {
+    Rusage {
+        user_secs: result.usage.user_cpu as i64,
+        sys_secs: result.usage.sys_cpu as i64,
+    }
+}
+
+/// The execute event: the startd's address, the slot, the scratch directory and the slot's
+/// resources.
+pub(super) fn execute_event(slot_ad: &ClassAd, slot: &str, job: &RunningJob) -> Execute {
+    let mut props = ClassAd::new();
+    props.insert(
+        "CondorScratchDir",
+        Expr::lit(job.scratch_dir.to_string_lossy().as_ref()),
+    );
+    for attr in ["Cpus", "Disk", "Memory", "GPUs"] {
+        if let Some(e) = slot_ad.lookup(attr) {
+            if !matches!(slot_ad.eval_attr(attr), Value::Undefined) {
+                props.insert(attr, e.clone());
+            }
+        }
+    }
+    let host = lookup_str(slot_ad, "Machine")
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    Execute {
+        execute_host: format!("<127.0.0.1:0?addrs=127.0.0.1-0&alias={host}&noUDP&sock=startd>"),
+        slot_name: Some(slot.to_owned()),
+        props,
+    }
+}
+
+impl Pool {
+    /// Kills a running job: its KillSig now and SIGKILL after the vacate time, or SIGKILL
+    /// at once.
+    pub(super) fn stop_job(&mut self, id: JobId, stop: Stop, fast: bool) {
+        let vacate = self.vacate_time(id, &stop);
+        let t = now();
+        // A stopped process takes its signal once it runs again: the job is continued first
+        // (the starter continues a suspended job it kills), its suspension ended.
+        if let Some(by) = self.running.get(&id).and_then(|r| r.suspended) {
+            let slot = self.running.get(&id).map(|r| r.slot.clone());
+            self.continue_job(id, None, t);
+            if let (Suspender::User, Some(slot)) = (by, slot) {
+                if let Err(e) = self.startd.continue_claim(&slot, t) {
+                    tracing::warn!("continuing the claim on {slot}: {e}");
+                }
+            }
+        }
+        let Some(r) = self.running.get_mut(&id) else {
+            return;
+        };
+        if r.stop.is_none() || stop == Stop::Remove {
+            r.stop = Some(stop);
+        }
+        let deadline = Instant::now() + vacate;
+        if fast {
+            let _ = r.job.hard_kill();
+            r.hard_kill_at = None;
+        } else if r.hard_kill_at.is_none() {
+            // condor_rm and condor_hold send the job's RemoveKillSig and HoldKillSig (each
+            // KillSig's default when unset), a vacate its KillSig.
+            let _ = match r.stop {
+                Some(Stop::Remove) => r.job.send_signal(r.job.remove_kill_sig()),
+                Some(Stop::Hold) => r.job.send_signal(r.job.hold_kill_sig()),
+                _ => r.job.soft_kill(),
+            };
+            r.hard_kill_at = Some(deadline);
+        } else if matches!(r.stop, Some(Stop::Remove | Stop::Hold)) {
+            // A removal or hold after a vacate: its shorter bound holds.
+            r.hard_kill_at = r.hard_kill_at.map(|k| k.min(deadline));
+        }
+    }
+
+    /// `condor_vacate_job`, `condor_suspend` and `condor_continue` on running jobs; the ids
+    /// not acted on (not running here, already stopping, or not in the state the signal
+    /// needs), as a space-separated list.
+    pub(super) fn signal_jobs(&mut self, signal: JobSignal, ids: &[JobId]) -> String {
+        let t = now();
+        let mut missed = Vec::new();
+        for &id in ids {
+            if let Some(done) = self.signal_local(id, signal) {
+                if !done {
+                    missed.push(id.to_string());
+                }
+                continue;
+            }
+            let done = match signal {
+                JobSignal::Vacate | JobSignal::VacateFast => {
+                    let stoppable = self.running.get(&id).is_some_and(|r| r.stop.is_none());
+                    if stoppable {
+                        self.stop_job(
+                            id,
+                            Stop::Vacate {
+                                reason: "Job vacated by schedd".to_owned(),
+                                code: hold_codes::SCHEDD_VACATE,
+                                subcode: 0,
+                            },
+                            signal == JobSignal::VacateFast,
+                        );
+                    }
+                    stoppable
+                }
+                JobSignal::Suspend => {
+                    // The startd first: a claim it cannot suspend (retiring to be vacated,
+                    // ...) leaves the job running.
+                    let slot = self
+                        .running
+                        .get(&id)
+                        .filter(|r| r.stop.is_none() && r.suspended.is_none())
+                        .map(|r| r.slot.clone());
+                    match slot {
+                        Some(slot) => match self.startd.suspend_claim(&slot, t) {
+                            Ok(()) => self.suspend_job(id, Suspender::User, t),
+                            Err(e) => {
+                                tracing::warn!("suspending the claim on {slot}: {e}");
+                                false
+                            }
+                        },
+                        None => false,
+                    }
+                }
+                JobSignal::Continue => {
+                    let done = self.continue_job(id, Some(Suspender::User), t);
+                    if let Some(slot) = self.running.get(&id).map(|r| r.slot.clone()) {
+                        if done {
+                            if let Err(e) = self.startd.continue_claim(&slot, t) {
+                                tracing::warn!("continuing the claim on {slot}: {e}");
+                            }
+                        }
+                    }
+                    done
+                }
+            };
+            if !done {
+                missed.push(id.to_string());
+            }
+        }
+        missed.join(" ")
+    }
+
+    /// Stops a running job's processes: the job is `Suspended` (7), its suspension counted
+    /// (`TotalSuspensions`, `LastSuspensionTime`) and logged (010), as the shadow's
+    /// `recordSuspendEvent` has it.
+    pub(super) fn suspend_job(&mut self, id: JobId, by: Suspender, t: i64) -> bool {
+        let Some(r) = self.running.get_mut(&id) else {
+            return false;
+        };
+        if r.stop.is_some() || r.suspended.is_some() || r.job.suspend().is_err() {
+            return false;
+        }
+        let expect = r.status();
+        r.suspended = Some(by);
+        let mut update = AdUpdate::default();
+        let total = lookup_int(&r.ad, "TotalSuspensions").unwrap_or(0) + 1;
+        update.set("TotalSuspensions", Expr::lit(total));
+        update.set("LastSuspensionTime", Expr::lit(t));
+        update.apply(&mut r.ad);
+        r.ad.insert("JobStatus", Expr::lit(JobStatus::Suspended.code()));
+        let body = EventBody::JobSuspended(JobSuspended {
+            num_pids: starter::group_size(r.job.pid) as i32,
+        });
+        let logs = r.logs.clone();
+        let change = self.changes.expecting(id, expect);
+        change.update.extend(update);
+        change.status = Some(JobStatus::Suspended);
+        self.events.push(PendingEvent { logs, id, body });
+        true
+    }
+
+    /// Continues a suspended job (one `by` suspended, or any for `None`): `Running` again,
+    /// the time it spent suspended added to `CumulativeSuspensionTime` (the shadow's
+    /// `recordResumeEvent`), event 011.
+    pub(super) fn continue_job(&mut self, id: JobId, by: Option<Suspender>, t: i64) -> bool {
+        let Some(r) = self.running.get_mut(&id) else {
+            return false;
+        };
+        let matches = r.suspended.is_some() && (by.is_none() || r.suspended == by);
+        if !matches || r.job.resume().is_err() {
+            return false;
+        }
+        r.suspended = None;
+        let update = resume_updates(&r.ad, t);
+        update.apply(&mut r.ad);
+        r.ad.insert("JobStatus", Expr::lit(JobStatus::Running.code()));
+        let logs = r.logs.clone();
+        let change = self.changes.expecting(id, JobStatus::Suspended);
+        change.update.extend(update);
+        change.status = Some(JobStatus::Running);
+        self.events.push(PendingEvent {
+            logs,
+            id,
+            body: EventBody::JobUnsuspended,
+        });
+        true
+    }
+
+    /// How long a job gets between its soft and hard kill: the smaller of the job's
+    /// `JobMaxVacateTime` and the machine's `MachineMaxVacateTime` (600 s by default); a
+    /// removal or a hold gets at most [`REMOVE_KILL_TIME`].
+    pub(super) fn vacate_time(&self, id: JobId, stop: &Stop) -> Duration {
+        self.vacate_time_of(self.running.get(&id).map(|r| &r.ad), stop)
+    }
+
+    /// [`Pool::vacate_time`] of a job whose ad this is.
+    pub(super) fn vacate_time_of(&self, ad: Option<&ClassAd>, stop: &Stop) -> Duration {
+        let machine = self
+            .config
+            .int("MachineMaxVacateTime")
+            .ok()
+            .flatten()
+            .unwrap_or(600);
+        let job = ad
+            .and_then(|ad| lookup_int(ad, "JobMaxVacateTime"))
+            .unwrap_or(machine);
+        let mut secs = job.min(machine).max(0);
+        if matches!(stop, Stop::Remove | Stop::Hold) {
+            secs = secs.min(REMOVE_KILL_TIME);
+        }
+        Duration::from_secs(secs as u64)
+    }
+
+    /// Stops a running job, whether the startd's slot or the schedd itself runs it.
+    pub(super) fn stop_running(&mut self, id: JobId, stop: Stop) {
+        if !self.stop_local(id, stop.clone(), false) {
+            self.stop_job(id, stop, false);
+        }
+    }
+
+    /// Starts idle job `id` on the claimed slot `slot`.
+    pub(super) fn start_job(&mut self, id: JobId, slot: &str, t: i64) {
+        let Some(idle) = self.idle.remove(id) else {
+            return;
+        };
+        self.changes.expecting(id, JobStatus::Idle);
+        let mut ad = idle.ad.clone();
+        let logs = JobLogs::of(&self.session, &ad);
+        let env = match self.startd.activate(slot, &ad, t) {
+            Ok(env) => env,
+            Err(e) => {
+                tracing::warn!("activating {slot} for job {id}: {e}");
+                self.idle.insert(id, idle);
+                self.release_claim(slot, t);
+                return;
+            }
+        };
+        let slot_ad = self.startd.slot_ad(slot).unwrap_or_default();
+        let updates = run::start_updates_with(&self.run_config, &ad, &slot_ad, slot, t);
+        updates.apply(&mut ad);
+        ad.insert("JobStatus", Expr::lit(JobStatus::Running.code()));
+        let request = StartRequest {
+            job: &ad,
+            slot: &slot_ad,
+            slot_env: &env,
+            execute_dir: &self.execute,
+            config: &self.config,
+        };
+        match starter::start(&request) {
+            Err(failure) => {
+                tracing::info!("job {id} failed to start: {}", failure.reason);
+                self.startd.deactivate(slot, t);
+                if failure.is_vacate() {
+                    // Not the job's fault (HTCondor's codes from 1000): back to idle, tried
+                    // again at the next negotiation cycle rather than at once.
+                    let outcome = run::evict_updates(
+                        &self.run_config,
+                        &ad,
+                        &failure.reason,
+                        failure.code,
+                        failure.subcode,
+                        t,
+                    );
+                    let requeued = outcome.status.is_none_or(|s| s == JobStatus::Idle);
+                    self.push_outcome(id, outcome);
+                    if requeued {
+                        self.requeue(id, idle.ad.clone());
+                    }
+                } else {
+                    self.hold(
+                        id,
+                        &ad,
+                        &failure.reason,
+                        failure.code,
+                        failure.subcode,
+                        logs,
+                    );
+                }
+                self.release_claim(slot, t);
+                self.negotiate_now = false;
+            }
+            Ok(job) => {
+                tracing::info!("job {id} started on {slot} (pid {})", job.pid);
+                let pid = job.pid;
+                if let Err(e) = self.reaper.watch(id, pid) {
+                    // Without a waiter the job's end would go unseen: stop it now, and let
+                    // the exit path put it back.
+                    tracing::error!("job {id}: nothing can wait for it ({e}); killing it");
+                    let _ = job.hard_kill();
+                    let _ = starter::wait_exited(pid);
+                    let _ = self.to_main.send(Msg::Exited { job: id });
+                }
+                self.changes.of(id).update.extend(updates);
+                self.changes.of(id).status = Some(JobStatus::Running);
+                self.events.push(PendingEvent {
+                    logs: logs.clone(),
+                    id,
+                    body: EventBody::Execute(execute_event(&slot_ad, slot, &job)),
+                });
+                if let Some(c) = self.claims.get_mut(slot) {
+                    c.job = Some(id);
+                }
+                self.running.insert(
+                    id,
+                    Running {
+                        job,
+                        slot: slot.to_owned(),
+                        ad,
+                        logs,
+                        submitter: idle.submitter.clone(),
+                        stop: None,
+                        hard_kill_at: None,
+                        suspended: None,
+                    },
+                );
+            }
+        }
+    }
+
+    /// A job's process ended: what comes next depends on why it ended (a stop the pool
+    /// asked for) or, when it ended by itself, on its exit policy.
+    pub(super) fn job_exited(&mut self, id: JobId) {
+        let Some(r) = self.running.remove(&id) else {
+            return;
+        };
+        // Forgotten first, reaped second: nothing signals the pid once it can be reused.
+        let exit = starter::reap(r.job.pid).unwrap_or_else(|e| {
+            tracing::error!("collecting job {id} (pid {}): {e}", r.job.pid);
+            // Lost: reported as killed (a raw wait status of SIGKILL).
+            RawExit {
+                status: libc::SIGKILL,
+                user_cpu: 0.0,
+                sys_cpu: 0.0,
+                max_rss_kib: 0,
+            }
+        });
+        let t = now();
+        self.session.now = t;
+        let expect = match r.stop {
+            Some(Stop::Remove) => JobStatus::Removed,
+            Some(Stop::Hold) => JobStatus::Held,
+            _ => r.status(),
+        };
+        self.changes.expecting(id, expect);
+        if matches!(r.stop, Some(Stop::Hold | Stop::Remove)) {
+            // A release or a new status may have come meanwhile: read the idle jobs again.
+            self.reload_next = true;
+        }
+        let Running {
+            job,
+            slot,
+            mut ad,
+            logs,
+            stop,
+            suspended,
+            ..
+        } = r;
+        if suspended.is_some() {
+            // It ended while suspended: the suspension ends with it.
+            let update = resume_updates(&ad, t);
+            update.apply(&mut ad);
+            self.changes.of(id).update.extend(update);
+        }
+        let (result, scratch) = job.finish_deferred(exit);
+        if let Some(dir) = scratch {
+            self.cleaner.remove(dir);
+        }
+        let kept = self.startd.job_ended(&slot, t);
+        if let Some(c) = self.claims.get_mut(&slot) {
+            c.job = None;
+        }
+        if !kept {
+            // The startd ended the claim with the job (preempted, draining, its policy).
+            self.forget_claim(&slot, t);
+        } else if stop.is_some() || !self.accepting() {
+            self.release_claim(&slot, t);
+        }
+        let starter_updates = AdUpdate {
+            set: result.updates.clone(),
+            delete: Vec::new(),
+        };
+        starter_updates.apply(&mut ad);
+        self.changes.of(id).update.extend(starter_updates);
+        let usage = run_usage(&result);
+        match stop {
+            Some(Stop::Remove) => {
+                let update = run::stop_updates(&self.run_config, &ad, JobStatus::Removed, t);
+                self.changes.of(id).update.extend(update);
+                self.changes.of(id).to_history = true;
+                self.finishing(id, &ad);
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobAborted(JobAborted {
+                        reason: lookup_str(&ad, "RemoveReason").map(|s| s.to_string()),
+                    }),
+                });
+            }
+            Some(Stop::Hold) => {
+                let update = run::stop_updates(&self.run_config, &ad, JobStatus::Held, t);
+                self.changes.of(id).update.extend(update);
+            }
+            Some(Stop::Vacate {
+                reason,
+                code,
+                subcode,
+            }) => {
+                let outcome = run::evict_updates(&self.run_config, &ad, &reason, code, subcode, t);
+                outcome.updates.apply(&mut ad);
+                let status = outcome.status;
+                self.push_outcome(id, outcome);
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: evicted_event(Eviction::Vacated, usage, reason, &ad),
+                });
+                if status == Some(JobStatus::Idle) {
+                    self.requeue(id, ad);
+                }
+            }
+            None => self.job_completed(id, ad, &result, logs, t),
+        }
+    }
+
+    /// A job's process exited by itself: its exit policy decides what comes next.
+    pub(super) fn job_completed(
+        &mut self,
+        id: JobId,
+        mut ad: ClassAd,
+        result: &starter::JobResult,
+        logs: JobLogs,
+        t: i64,
+    ) {
+        let usage = run_usage(result);
+        if let Some(size) = lookup_int(&ad, "ImageSize") {
+            self.events.push(PendingEvent {
+                logs: logs.clone(),
+                id,
+                body: EventBody::ImageSize(ImageSize {
+                    image_size_kb: size,
+                    memory_usage_mb: lookup_int(&ad, "MemoryUsage"),
+                    resident_set_size_kb: lookup_int(&ad, "ResidentSetSize").or(Some(0)),
+                    proportional_set_size_kb: None,
+                }),
+            });
+        }
+        let (exit, info) = match result.exit {
+            JobExit::Code(c) => (ExitStatus::Code(c), ExitInfo::code(c as i64)),
+            JobExit::Signal { signal, core } => (
+                ExitStatus::Signal(signal),
+                ExitInfo::signal(signal as i64, core),
+            ),
+        };
+        let info = info.with_usage(result.usage.user_cpu, result.usage.sys_cpu);
+        if let Some(hold) = &result.hold {
+            let mut update = run::exit_updates(&ad, &info, t);
+            update.apply(&mut ad);
+            update.extend(run::stop_updates(&self.run_config, &ad, JobStatus::Held, t));
+            self.changes.of(id).update.extend(update);
+            self.hold(id, &ad, &hold.reason, hold.code, hold.subcode, logs);
+            return;
+        }
+        let (firing, outcome) = run::job_exited(&self.policy, &self.run_config, &ad, &info, t);
+        outcome.updates.apply(&mut ad);
+        let status = outcome.status;
+        self.push_outcome(id, outcome);
+        match firing.action {
+            PolicyAction::RemoveFromQueue | PolicyAction::ReleaseFromHold => {
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: EventBody::JobTerminated(JobTerminated {
+                        exit,
+                        core_file: None,
+                        run_remote_usage: usage,
+                        run_local_usage: Rusage::default(),
+                        total_remote_usage: Rusage {
+                            user_secs: lookup_int(&ad, "RemoteUserCpu").unwrap_or(0),
+                            sys_secs: lookup_int(&ad, "RemoteSysCpu").unwrap_or(0),
+                        },
+                        total_local_usage: Rusage::default(),
+                        sent_bytes: 0.0,
+                        received_bytes: 0.0,
+                        total_sent_bytes: 0.0,
+                        total_received_bytes: 0.0,
+                        usage: usage_from_job_ad(&ad),
+                    }),
+                });
+                self.finishing(id, &ad);
+                if lookup_bool(&ad, "LeaveJobInQueue") != Some(true) {
+                    self.changes.of(id).to_history = true;
+                }
+            }
+            PolicyAction::StaysInQueue | PolicyAction::VacateFromRunning => {
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: evicted_event(
+                        Eviction::Requeued {
+                            exit,
+                            core_file: None,
+                        },
+                        usage,
+                        firing.reason_or_unknown().to_owned(),
+                        &ad,
+                    ),
+                });
+                if status == Some(JobStatus::Idle) {
+                    self.requeue(id, ad);
+                }
+            }
+            PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
+                self.events.push(PendingEvent {
+                    logs,
+                    id,
+                    body: held_event(firing.reason_or_unknown(), firing.code, firing.subcode),
+                });
+            }
+        }
+    }
+}
