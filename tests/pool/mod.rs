@@ -777,3 +777,41 @@ fn a_reconfig_renames_the_idle_jobs_submitters() {
     });
     drop(master);
 }
+
+/// A job the master cannot read (its row garbled behind the master's back) is reported with
+/// its id and left out; the pool goes on negotiating and running the other jobs.
+#[test]
+fn a_job_that_cannot_be_read_does_not_stop_the_pool() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let bad = submit(
+        &env,
+        "executable = /bin/true\nrequirements = false\nqueue\n",
+    );
+    wait_for("the job to be idle", || count(&env, "JobStatus == 1") == 1);
+    let db = env.local_dir().join("spool").join("job_queue.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.busy_timeout(Duration::from_secs(10)).unwrap();
+    let garbled = conn
+        .execute(
+            "UPDATE procs SET ad = 'not an ad [', changed = changed + 1000000 \
+             WHERE cluster_id = ?1",
+            [bad.parse::<i64>().unwrap()],
+        )
+        .unwrap();
+    assert_eq!(garbled, 1);
+    drop(conn);
+    let good = submit(&env, "executable = /bin/true\nqueue\n");
+    wait_for("the other job to complete", || {
+        env.run("condor_history", [good.as_str(), "-af", "JobStatus"])
+            .stdout
+            .trim()
+            == "4"
+    });
+    let log = std::fs::read_to_string(env.local_dir().join("log").join("MasterLog")).unwrap();
+    assert!(
+        log.contains(&format!("job {bad}.0 cannot be read")),
+        "{log}"
+    );
+    drop(master);
+}

@@ -116,8 +116,13 @@ impl Pool {
             // What the messages changed is committed before the queue is read again.
             self.commit()?;
             self.reload_next = false;
-            self.queue_changed()?;
             self.data_version = version;
+            // A failed read is tried again at the next step; this one goes on (a step never
+            // stops halfway: the pool would wedge on one bad job).
+            if let Err(e) = self.queue_changed() {
+                tracing::error!("reading the queue's changes: {e}");
+                self.reload_next = true;
+            }
         }
         let instant = Instant::now();
         let kills: Vec<JobId> = self
@@ -134,15 +139,19 @@ impl Pool {
         }
         self.local_hard_kills(instant);
         if instant >= self.next_periodic {
-            self.periodic(t)?;
             self.next_periodic = instant + knob_secs(&self.config, "PERIODIC_EXPR_INTERVAL", 60);
+            if let Err(e) = self.periodic(t) {
+                tracing::error!("the periodic policy pass: {e}");
+            }
         }
         self.start_local_jobs(t, instant >= self.next_negotiation);
         if self.accepting() {
             self.reuse_claims(t);
             let due = self.negotiate_now || instant >= self.next_negotiation;
             if due && !self.negotiator_off {
-                self.negotiate(t)?;
+                if let Err(e) = self.negotiate(t) {
+                    tracing::error!("a negotiation cycle: {e}");
+                }
             }
         } else {
             self.release_idle_claims(t);

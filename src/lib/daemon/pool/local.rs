@@ -871,16 +871,8 @@ impl Pool {
                 _ => continue,
             };
             if let (Some(job), Some(l)) = (job, self.local.running.get_mut(&id)) {
-                let ad = job.into_ad()?;
-                for attr in [
-                    "RemoveReason",
-                    "HoldReason",
-                    "HoldReasonCode",
-                    "HoldReasonSubCode",
-                ] {
-                    if let Some(e) = ad.lookup(attr) {
-                        l.ad.insert(attr, e.clone());
-                    }
+                for (attr, e) in super::schedd::stop_reasons(job) {
+                    l.ad.insert(attr, e);
                 }
             }
             self.stop_local(id, stop, false);

@@ -86,14 +86,8 @@ impl Pool {
              || (JobUniverse == 7 && CurrentHosts > 0)",
         )
         .expect("constant expression");
-        let jobs: Vec<_> = self
-            .queue
-            .jobs(&JobQuery::all().with_constraint(constraint))?
-            .collect::<Result<Vec<_>, _>>()?;
-        for job in jobs {
-            let id = job.id();
-            let status = job.status_code();
-            let ad = job.into_ad()?;
+        let query = JobQuery::all().with_constraint(constraint);
+        for (id, status, ad) in self.readable_jobs(&query, "recovery")? {
             let logs = JobLogs::of(&self.session, &ad);
             if let Some(st) = JobStatus::from_code(status) {
                 self.changes.expecting(id, st);
@@ -177,8 +171,18 @@ impl Pool {
             if job.status_code() != JobStatus::Idle.code() {
                 continue;
             }
-            if let Some(stamp) = stale.remove(&job.id()) {
-                read.push((job.id(), job.into_ad()?, stamp));
+            let id = job.id();
+            if let Some(stamp) = stale.remove(&id) {
+                match job.into_ad() {
+                    Ok(ad) => read.push((id, ad, stamp)),
+                    // One job that cannot be read must not stop the others: it is left out
+                    // of the idle jobs until it changes.
+                    Err(e) => {
+                        tracing::warn!("job {id} cannot be read, so it is not run: {e}");
+                        self.idle.remove(id);
+                        self.local.forget_idle(id);
+                    }
+                }
             }
         }
         // What is left was gone or no longer idle by the read (a commit after the scan):
@@ -219,16 +223,8 @@ impl Pool {
             };
             // The tool's reasons, for the events and the history.
             if let (Some(job), Some(r)) = (job, self.running.get_mut(&id)) {
-                let ad = job.into_ad()?;
-                for attr in [
-                    "RemoveReason",
-                    "HoldReason",
-                    "HoldReasonCode",
-                    "HoldReasonSubCode",
-                ] {
-                    if let Some(e) = ad.lookup(attr) {
-                        r.ad.insert(attr, e.clone());
-                    }
+                for (attr, e) in stop_reasons(job) {
+                    r.ad.insert(attr, e);
                 }
             }
             self.stop_job(id, stop, false);
@@ -242,16 +238,10 @@ impl Pool {
     pub(super) fn periodic(&mut self, t: i64) -> Result<(), DaemonError> {
         // The pass reads the queue: what this step changed is committed first.
         self.commit()?;
-        let jobs: Vec<_> = self
-            .queue
-            .jobs(&JobQuery::all())?
-            .collect::<Result<Vec<_>, _>>()?;
-        for job in jobs {
-            let id = job.id();
-            let Some(status) = job.status() else {
+        for (id, status, mut ad) in self.readable_jobs(&JobQuery::all(), "the periodic policy")? {
+            let Some(status) = JobStatus::from_code(status) else {
                 continue;
             };
-            let mut ad = job.into_ad()?;
             if let Some(r) = self.running.get(&id) {
                 if r.stop.is_some() {
                     continue;
@@ -380,4 +370,55 @@ impl Pool {
         self.idle
             .insert(id, IdleJob::new(job_key(id), ad, &self.accounting_domain));
     }
+}
+
+impl Pool {
+    /// The jobs a query selects, each with its status and ad; a job that cannot be read is
+    /// reported (with `what` the pass was for) and left out, so that one bad row does not
+    /// stop the pass over the others.
+    pub(super) fn readable_jobs(
+        &self,
+        query: &JobQuery,
+        what: &str,
+    ) -> Result<Vec<(JobId, i64, ClassAd)>, DaemonError> {
+        let mut jobs = Vec::new();
+        for job in self.queue.jobs(query)? {
+            let job = match job {
+                Ok(job) => job,
+                Err(e) => {
+                    tracing::warn!("a job cannot be read for {what}: {e}");
+                    continue;
+                }
+            };
+            let (id, status) = (job.id(), job.status_code());
+            match job.into_ad() {
+                Ok(ad) => jobs.push((id, status, ad)),
+                Err(e) => tracing::warn!("job {id} cannot be read for {what}: {e}"),
+            }
+        }
+        Ok(jobs)
+    }
+}
+
+/// The reasons a tool recorded in a job it removed or held (`RemoveReason`, `HoldReason`,
+/// `HoldReasonCode`, `HoldReasonSubCode`), for the events and the history of the run it
+/// stops; none when the job cannot be read.
+pub(super) fn stop_reasons(job: crate::queue::Job) -> Vec<(&'static str, Expr)> {
+    let id = job.id();
+    let ad = match job.into_ad() {
+        Ok(ad) => ad,
+        Err(e) => {
+            tracing::warn!("job {id} cannot be read for its stop reasons: {e}");
+            return Vec::new();
+        }
+    };
+    [
+        "RemoveReason",
+        "HoldReason",
+        "HoldReasonCode",
+        "HoldReasonSubCode",
+    ]
+    .into_iter()
+    .filter_map(|attr| ad.lookup(attr).map(|e| (attr, e.clone())))
+    .collect()
 }
