@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
 
+use crate::classad::ClassAd;
 use crate::client::master::{socket_path, Command, Shutdown, Subsystem};
 use crate::config::{Config, ConfigError};
 use crate::queue::JobId;
@@ -44,16 +45,37 @@ pub use pool::now;
 pub enum Msg {
     /// The queue changed: negotiate now.
     Wake,
-    /// A request from a tool, and where its answer goes (what the command returns, or why
-    /// it failed).
-    Command(Command, Sender<Result<String, String>>),
+    /// A request from a tool (who sent it), and where its answer goes (what the command
+    /// returns, or why it failed).
+    Command(Command, Peer, Sender<Result<String, String>>),
     /// A job's process ended (not yet reaped: the main loop reaps it once it has forgotten
     /// the job, so that no signal meant for the job can reach a process reusing its pid).
     Exited { job: JobId },
     /// A signal the master handles (SIGTERM, SIGINT, SIGQUIT, SIGHUP).
     Signal(i32),
-    /// A query for ads, answered with them in the long form.
-    Query(crate::client::master::AdKind, Sender<String>),
+    /// A query for ads (who sent it), answered with the ads: the socket's thread renders
+    /// them, not the pool's.
+    Query(crate::client::master::AdKind, Peer, Sender<Vec<ClassAd>>),
+}
+
+/// Who sent a request: the process at the other end of its connection, as the kernel
+/// vouches for it (`SO_PEERCRED`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Peer {
+    pub uid: u32,
+    pub gid: u32,
+    pub pid: i32,
+}
+
+impl Peer {
+    /// This process (a request made in-process, by the embedded pool's owner).
+    pub fn this_process() -> Peer {
+        Peer {
+            uid: nix::unistd::getuid().as_raw(),
+            gid: nix::unistd::getgid().as_raw(),
+            pid: std::process::id() as i32,
+        }
+    }
 }
 
 /// Why the master could not run.
@@ -128,7 +150,9 @@ fn start(config: &Config) -> Result<Started, DaemonError> {
     let pool = pool::Pool::open(config.clone(), tx.clone())?;
     let path = socket_path(config).map_err(|e| DaemonError::Config(e.to_string()))?;
     let socket = Socket::bind(&path).map_err(|e| DaemonError::io(&path, e))?;
-    socket.serve(tx.clone());
+    socket
+        .serve(tx.clone())
+        .map_err(|e| DaemonError::io(&path, e))?;
     Ok(Started { lock, tx, rx, pool })
 }
 
@@ -340,6 +364,7 @@ impl EmbeddedPool {
         let (reply, _answer) = mpsc::channel();
         let _ = self.tx.send(Msg::Command(
             Command::Off(Subsystem::Master, Shutdown::Graceful),
+            Peer::this_process(),
             reply,
         ));
         if let Some(t) = self.thread.take() {

@@ -1,18 +1,21 @@
 //! The master's command socket (see [`crate::client::master`] for the protocol): one thread
-//! accepts connections and passes each request to the main loop, whose answer it sends back
-//! (a wake-up is answered at once). Queries are answered from the pool's state as it is,
-//! never from a stale copy.
+//! accepts connections, and a thread per connection passes its request to the main loop with
+//! the caller's identity ([`Peer`], from `SO_PEERCRED`) and sends the answer back (a wake-up
+//! is answered at once). Queries are answered with the pool's ads as they are, never from a
+//! stale copy, and rendered here rather than on the pool's thread.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::classad::ClassAd;
 use crate::client::master::Command;
 
-use super::Msg;
+use super::{Msg, Peer};
 
 /// Renders ads in the long form, each followed by a blank line (the answer to a query).
 pub fn render(ads: &[ClassAd]) -> String {
@@ -44,33 +47,73 @@ impl Socket {
         })
     }
 
-    /// Serves requests on a thread of its own until the process ends.
-    pub fn serve(self, to_main: Sender<Msg>) {
-        let listener = match self.listener.try_clone() {
-            Ok(l) => l,
-            Err(e) => {
-                tracing::error!("cannot serve the command socket: {e}");
-                return;
-            }
-        };
+    /// Serves requests until the process ends: one thread accepts connections, and each
+    /// connection is answered on a thread of its own (a slow or silent client holds up no
+    /// other), at most [`MAX_CONNECTIONS`] at once.
+    pub fn serve(self, to_main: Sender<Msg>) -> std::io::Result<()> {
+        let listener = self.listener.try_clone()?;
+        let active = Arc::new(AtomicUsize::new(0));
         // The socket file is removed when `self` drops; the thread owns it.
         std::thread::Builder::new()
             .name("command socket".into())
             .spawn(move || {
                 let _keep = self;
                 for stream in listener.incoming() {
-                    match stream {
-                        Ok(s) => {
-                            if !handle(s, &to_main) {
-                                return;
-                            }
+                    let stream = match stream {
+                        Ok(s) => s,
+                        Err(e) => {
+                            tracing::warn!("command socket: {e}");
+                            continue;
                         }
-                        Err(e) => tracing::warn!("command socket: {e}"),
+                    };
+                    let peer = match peer_of(&stream) {
+                        Ok(p) => p,
+                        Err(e) => {
+                            tracing::warn!("command socket: the peer's credentials: {e}");
+                            continue;
+                        }
+                    };
+                    if active.load(Ordering::Acquire) >= MAX_CONNECTIONS {
+                        let mut out = &stream;
+                        let _ = out.write_all(b"ERROR the master is busy\n");
+                        continue;
+                    }
+                    active.fetch_add(1, Ordering::AcqRel);
+                    let (to_main, done) = (to_main.clone(), active.clone());
+                    let spawned = std::thread::Builder::new()
+                        .name("command".into())
+                        .stack_size(256 * 1024)
+                        .spawn(move || {
+                            handle(stream, peer, &to_main);
+                            done.fetch_sub(1, Ordering::AcqRel);
+                        });
+                    if let Err(e) = spawned {
+                        active.fetch_sub(1, Ordering::AcqRel);
+                        tracing::warn!("command socket: no thread for a connection: {e}");
                     }
                 }
-            })
-            .expect("spawn the command socket thread");
+            })?;
+        Ok(())
     }
+}
+
+/// The most connections answered at once; more are told the master is busy.
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// How long a connection may take to send its request, and to take its answer.
+const IO_DEADLINE: Duration = Duration::from_secs(5);
+
+/// How long a request waits for the main loop's answer.
+const ANSWER_DEADLINE: Duration = Duration::from_secs(15);
+
+/// The process at the other end of a connection.
+fn peer_of(stream: &UnixStream) -> nix::Result<Peer> {
+    let cred = nix::sys::socket::getsockopt(stream, nix::sys::socket::sockopt::PeerCredentials)?;
+    Ok(Peer {
+        uid: cred.uid(),
+        gid: cred.gid(),
+        pid: cred.pid(),
+    })
 }
 
 impl Drop for Socket {
@@ -79,49 +122,104 @@ impl Drop for Socket {
     }
 }
 
-/// Answers one connection; false when the main loop is gone.
-fn handle(stream: UnixStream, to_main: &Sender<Msg>) -> bool {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+/// Answers one connection.
+fn handle(stream: UnixStream, peer: Peer, to_main: &Sender<Msg>) {
+    let _ = stream.set_read_timeout(Some(IO_DEADLINE));
+    let _ = stream.set_write_timeout(Some(IO_DEADLINE));
     let mut line = String::new();
-    let mut reader = BufReader::new(&stream);
+    // A request is one short line: a client cannot make the thread read without end.
+    let mut reader = BufReader::new((&stream).take(MAX_REQUEST_BYTES));
     if reader.read_line(&mut line).is_err() {
-        return true;
+        return;
     }
     let mut out = &stream;
+    let gone = "ERROR the master is stopping\n".to_owned();
     let answer = match Command::parse(&line) {
         None => format!("ERROR unknown request {:?}\n", line.trim()),
         Some(Command::Query(kind)) => {
             let (tx, rx) = mpsc::channel();
-            if to_main.send(Msg::Query(kind, tx)).is_err() {
-                return false;
-            }
-            match rx.recv_timeout(Duration::from_secs(15)) {
-                Ok(text) => {
-                    let _ = out.write_all(text.as_bytes());
-                    return true;
+            if to_main.send(Msg::Query(kind, peer, tx)).is_err() {
+                gone
+            } else {
+                match rx.recv_timeout(ANSWER_DEADLINE) {
+                    Ok(ads) => render(&ads),
+                    Err(_) => "ERROR the master did not answer\n".to_owned(),
                 }
-                Err(_) => "ERROR the master did not answer\n".to_owned(),
             }
         }
         Some(Command::Reschedule) => {
             if to_main.send(Msg::Wake).is_err() {
-                return false;
+                gone
+            } else {
+                "OK\n".to_owned()
             }
-            "OK\n".to_owned()
         }
         Some(cmd) => {
             let (tx, rx) = mpsc::channel();
-            if to_main.send(Msg::Command(cmd, tx)).is_err() {
-                return false;
-            }
-            match rx.recv_timeout(Duration::from_secs(15)) {
-                Ok(Ok(text)) if text.is_empty() => "OK\n".to_owned(),
-                Ok(Ok(text)) => format!("OK {text}\n"),
-                Ok(Err(e)) => format!("ERROR {e}\n"),
-                Err(_) => "ERROR the master did not answer\n".to_owned(),
+            if to_main.send(Msg::Command(cmd, peer, tx)).is_err() {
+                gone
+            } else {
+                match rx.recv_timeout(ANSWER_DEADLINE) {
+                    Ok(Ok(text)) if text.is_empty() => "OK\n".to_owned(),
+                    Ok(Ok(text)) => format!("OK {text}\n"),
+                    Ok(Err(e)) => format!("ERROR {e}\n"),
+                    Err(_) => "ERROR the master did not answer\n".to_owned(),
+                }
             }
         }
     };
     let _ = out.write_all(answer.as_bytes());
-    true
+}
+
+/// The longest request line read.
+const MAX_REQUEST_BYTES: u64 = 64 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A socket served by this test, its main loop a thread that answers every command with
+    /// the caller's identity.
+    fn served() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("master.sock");
+        let (tx, rx) = mpsc::channel::<Msg>();
+        Socket::bind(&path).unwrap().serve(tx).unwrap();
+        std::thread::spawn(move || {
+            for msg in rx {
+                if let Msg::Command(_, peer, reply) = msg {
+                    let _ = reply.send(Ok(format!("{} {}", peer.uid, peer.pid)));
+                }
+            }
+        });
+        (dir, path)
+    }
+
+    fn ask(stream: &mut UnixStream, request: &str) -> String {
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        BufReader::new(stream).read_line(&mut answer).unwrap();
+        answer
+    }
+
+    #[test]
+    fn a_request_carries_its_callers_identity() {
+        let (_dir, path) = served();
+        let mut s = UnixStream::connect(&path).unwrap();
+        let me = Peer::this_process();
+        assert_eq!(
+            ask(&mut s, "RECONFIG\n"),
+            format!("OK {} {}\n", me.uid, me.pid)
+        );
+    }
+
+    #[test]
+    fn a_silent_client_holds_up_no_other() {
+        let (_dir, path) = served();
+        // Connected and silent: its request comes after another client's answer.
+        let mut silent = UnixStream::connect(&path).unwrap();
+        let mut other = UnixStream::connect(&path).unwrap();
+        assert_eq!(ask(&mut other, "RESCHEDULE\n"), "OK\n");
+        assert_eq!(ask(&mut silent, "RESCHEDULE\n"), "OK\n");
+    }
 }

@@ -32,6 +32,7 @@ use super::workload::{ActionKind, Submission, Workload};
 use super::{Kind, Report, Row, Sample, Series, SimError, SimOptions, SummaryRow, TracePoint};
 use crate::accountant::groups::ROOT_GROUP;
 use crate::accountant::{resource_name, slot_weight, AccountantConfig, AccountantState};
+use crate::classad::ast::BinOp;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
 use crate::negotiator::{submitter_name, CycleInput, IdleJob, JobId, Negotiator};
@@ -965,10 +966,16 @@ fn cluster_ad(s: &Submission, cluster: i32, qdate: i64, domain: &str) -> ClassAd
         ad.insert(&format!("Request{res}"), number(*amount));
         req.push_str(&format!(" && (TARGET.{res} >= Request{res})"));
     }
-    if let Some(extra) = &s.requirements {
-        req.push_str(&format!(" && ({extra})"));
+    let mut expr = parse_old_expr(&req).expect("built from names checked when read");
+    // The workload's own requirements (parsed when read) join as a tree, not as text: a
+    // trailing `//` comment in them would swallow a closing parenthesis.
+    if let Some(extra) = s
+        .requirements
+        .as_deref()
+        .and_then(|e| parse_old_expr(e).ok())
+    {
+        expr = Expr::binary(BinOp::And, expr, Expr::Paren(Box::new(extra)));
     }
-    let expr = parse_old_expr(&req).expect("the requirements were checked when read");
     ad.insert("Requirements", expr);
     ad
 }

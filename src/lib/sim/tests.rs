@@ -269,6 +269,15 @@ fn jobs_run_their_duration_and_claims_are_reused() {
 }
 
 #[test]
+fn requirements_ending_in_a_comment_do_not_swallow_the_jobs_own() {
+    // The job's requirements join the ad as a tree: the comment ends with them.
+    let r = simulate(&format!(
+        "{FOUR_CPUS}[timeline]\n0 submit alice 2 7m requirements=\"TARGET.Cpus > 0 // any\"\n"
+    ));
+    assert_eq!(summary(&r, "alice@sim").completed, 2);
+}
+
+#[test]
 fn a_simulation_without_until_runs_until_the_last_job_is_done() {
     // A first cycle that can match nothing does not end it: the job submitted at 30 s starts
     // at the next cycle and ends a minute later; the job that fits no slot is reported.

@@ -96,13 +96,20 @@ impl Pool {
                     self.job_exited(job);
                 }
             }
-            Msg::Command(cmd, reply) => {
+            Msg::Command(cmd, peer, reply) => {
+                tracing::debug!(
+                    "request {cmd:?} from uid {} gid {} pid {}",
+                    peer.uid,
+                    peer.gid,
+                    peer.pid
+                );
                 let r = self.command(cmd);
                 let _ = reply.send(r);
             }
             Msg::Signal(sig) => self.signal(sig),
-            Msg::Query(kind, reply) => {
-                let _ = reply.send(crate::daemon::server::render(&self.ads(kind)));
+            Msg::Query(kind, peer, reply) => {
+                tracing::debug!("query {kind:?} from uid {} pid {}", peer.uid, peer.pid);
+                let _ = reply.send(self.ads(kind));
             }
         }
     }
