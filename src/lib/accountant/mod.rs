@@ -687,7 +687,7 @@ fn claimed_or_matched(cfg: &AccountantConfig, slot: &SlotClaim, customer: &str) 
 /// dot (`license.matlab`).
 pub fn parse_concurrency_limit(item: &str) -> Option<(String, f64)> {
     let (name, amount) = match item.split_once(':') {
-        Some((n, a)) => (n, strtod_prefix(a)),
+        Some((n, a)) => (n, crate::classad::cnum::atof(a)),
         None => (item, 1.0),
     };
     let amount = if amount > 0.0 { amount } else { 1.0 };
@@ -701,19 +701,6 @@ pub fn parse_concurrency_limit(item: &str) -> Option<(String, f64)> {
         None => valid(name),
     };
     ok.then(|| (name.to_ascii_lowercase(), amount))
-}
-
-/// C's `strtod`: the longest numeric prefix, 0 when there is none.
-fn strtod_prefix(s: &str) -> f64 {
-    let s = s.trim_start();
-    let mut end = 0;
-    for i in (1..=s.len()).rev() {
-        if s.is_char_boundary(i) && s[..i].parse::<f64>().is_ok() {
-            end = i;
-            break;
-        }
-    }
-    s[..end].parse().unwrap_or(0.0)
 }
 
 /// The accountant with its records kept in a store: every change is one transaction.

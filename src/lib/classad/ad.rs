@@ -84,6 +84,12 @@ impl From<&str> for CiKey {
     }
 }
 
+impl From<Arc<str>> for CiKey {
+    fn from(s: Arc<str>) -> CiKey {
+        CiKey(s)
+    }
+}
+
 impl Borrow<CiStr> for CiKey {
     fn borrow(&self) -> &CiStr {
         CiStr::new(&self.0)
@@ -125,7 +131,7 @@ impl Hasher for PassThrough {
     }
 }
 
-type Index = HashMap<CiKey, usize, BuildHasherDefault<PassThrough>>;
+type Index = HashMap<CiKey, usize, CiHasher>;
 
 #[derive(Clone, Default)]
 struct Body {

@@ -9,6 +9,7 @@
 
 pub mod ad;
 pub mod ast;
+pub mod cnum;
 pub mod eval;
 pub mod eval_tool;
 pub mod functions;

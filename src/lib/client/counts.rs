@@ -8,10 +8,8 @@ use std::sync::Arc;
 
 use crate::classad::{ClassAd, Expr};
 use crate::output::render::{lookup_int, lookup_str};
+use crate::queue::universe;
 use crate::queue::{ClusterId, JobIdSpec, JobQuery, Queue, QueueError};
-
-/// The scheduler universe.
-pub const SCHEDULER_UNIVERSE: i64 = 7;
 
 /// Counts of jobs in each state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,7 +44,7 @@ impl JobCounters {
             8 => 4,
             s => s,
         };
-        if universe == SCHEDULER_UNIVERSE {
+        if universe == universe::SCHEDULER {
             match status {
                 1 => self.sched_idle += n,
                 2 => self.sched_running += n,
@@ -189,7 +187,7 @@ impl Census {
         let sched: Vec<ClusterId> = self
             .clusters
             .iter()
-            .filter(|(c, (u, owner))| *u == SCHEDULER_UNIVERSE && selects(**c, owner.as_deref()))
+            .filter(|(c, (u, owner))| *u == universe::SCHEDULER && selects(**c, owner.as_deref()))
             .map(|(c, _)| *c)
             .collect();
         for c in sched {
@@ -207,7 +205,7 @@ impl Census {
             };
             for (status, n) in queue.count_by_status(&query)? {
                 counts.add(5, status, -(n as i64));
-                counts.add(SCHEDULER_UNIVERSE, status, n as i64);
+                counts.add(universe::SCHEDULER, status, n as i64);
             }
         }
         Ok(counts)

@@ -165,29 +165,6 @@ fn crufty_bool(expr: &str) -> Option<bool> {
     }
 }
 
-/// C's `atof` for a number-shaped text.
-fn atof(s: &str) -> f64 {
-    let t = s.trim_start_matches(is_space);
-    let end = t
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || ((c == '-' || c == '+') && i == 0)))
-        .map_or(t.len(), |(i, _)| i);
-    let mut num = t[..end].to_owned();
-    // An exponent only counts when digits follow it.
-    let rest = &t[end..];
-    if rest.starts_with(['e', 'E']) {
-        let exp: String = rest[1..]
-            .char_indices()
-            .take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+')))
-            .map(|(_, c)| c)
-            .collect();
-        if exp.chars().any(|c| c.is_ascii_digit()) {
-            num = format!("{num}e{exp}");
-        }
-    }
-    num.parse().unwrap_or(0.0)
-}
-
 /// Compares `version` with the version written in `text` (`X.Y[.Z]`, optionally prefixed with
 /// `v`); `None` when `text` is not a version.
 fn compare_version(text: &str) -> Option<std::cmp::Ordering> {
@@ -252,7 +229,7 @@ pub fn evaluate<S: MacroSource + ?Sized>(
 fn evaluate_simple<S: MacroSource + ?Sized>(expr: &str, scope: &S) -> Result<bool, String> {
     let shape = shape(expr, true);
     match shape {
-        Shape::Number => return Ok(atof(expr) != 0.0),
+        Shape::Number => return Ok(crate::classad::cnum::atof(expr) != 0.0),
         Shape::Bool => return Ok(is_word(expr, "true", true)),
         Shape::Identifier => {
             if let Some(b) = crufty_bool(expr) {

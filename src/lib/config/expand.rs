@@ -737,19 +737,8 @@ pub fn evaluate_text(text: &str) -> Option<Value> {
 
 /// C's `strtoll(s, &end, 10)` when all of `s` but trailing whitespace is the number.
 fn strtoll_whole(s: &str) -> Option<i64> {
-    let t = s.trim_start_matches(super::reader::is_space);
-    let (neg, digits) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let n = digits.bytes().take_while(u8::is_ascii_digit).count();
-    if n == 0 || !digits[n..].chars().all(super::reader::is_space) {
-        return None;
-    }
-    let magnitude: i128 = digits[..n].parse().unwrap_or(i128::MAX);
-    let v = if neg { -magnitude } else { magnitude };
-    Some(v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
+    let (v, used) = crate::classad::cnum::strtol(s.as_bytes());
+    (used > 0 && s[used..].chars().all(super::reader::is_space)).then_some(v)
 }
 
 /// C's `strtod` when all of `s` but trailing whitespace is the number.
@@ -868,13 +857,8 @@ fn random_integer(body: &str) -> Result<String, ExpandError> {
 
 /// C's `strtol`: the leading integer of `s`, `None` if it has no digits.
 fn strtol_prefix(s: &str) -> Option<i64> {
-    let t = s.trim_start_matches(super::reader::is_space);
-    let sign_len = usize::from(t.starts_with(['+', '-']));
-    let n = t[sign_len..].bytes().take_while(u8::is_ascii_digit).count();
-    if n == 0 {
-        return None;
-    }
-    t[..sign_len + n].parse().ok()
+    let (v, used) = crate::classad::cnum::strtol(s.as_bytes());
+    (used > 0).then_some(v)
 }
 
 /// `$Fpnxdqabfwu(path)`, `$BASENAME(path)` and `$DIRNAME(path)`: parts of a file name.

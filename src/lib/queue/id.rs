@@ -11,6 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::error::JobIdError;
+use crate::classad::cnum::{is_c_space, strtol};
 
 /// A cluster number. HTCondor's are C `int`s, and so are these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -138,7 +139,7 @@ impl JobIdSpec {
         if !(str_isint(arg) || str_isreal_strict(arg)) {
             return Ok(JobIdSpec::Owner(arg.to_owned()));
         }
-        let (c, rest) = strtol(arg);
+        let (c, rest) = strtol(arg.as_bytes());
         let cluster = c as i32;
         if cluster <= 0 {
             return Err(JobIdError::InvalidCluster(arg.to_owned()));
@@ -148,7 +149,7 @@ impl JobIdSpec {
             return Ok(JobIdSpec::Cluster(ClusterId(cluster)));
         }
         if let Some(after_dot) = rest.strip_prefix('.') {
-            let (p, used) = strtol(after_dot);
+            let (p, used) = strtol(after_dot.as_bytes());
             let proc = p as i32;
             if proc < 0 {
                 return Err(JobIdError::InvalidProc(arg.to_owned()));
@@ -184,7 +185,7 @@ pub fn str_is_proc_id(s: &str) -> Option<(i32, i32, usize)> {
     let b = s.as_bytes();
     let at = |i: usize| b.get(i).copied().unwrap_or(0);
     let ends_id = |c: u8| c == 0 || is_c_space(c) || c == b',';
-    let (c, pe) = strtol(s);
+    let (c, pe) = strtol(s.as_bytes());
     let cluster = c as i32;
     if pe > 0 && ends_id(at(pe)) {
         return (cluster >= 0).then_some((cluster, -1, pe));
@@ -204,7 +205,7 @@ pub fn str_is_proc_id(s: &str) -> Option<(i32, i32, usize)> {
     if !at(digits_at).is_ascii_digit() {
         return None;
     }
-    let (v, used) = strtol(&s[digits_at..]);
+    let (v, used) = strtol(&s.as_bytes()[digits_at..]);
     let end = digits_at + used;
     if !(at(end) == 0 || is_c_space(at(end))) {
         return None;
@@ -215,50 +216,6 @@ pub fn str_is_proc_id(s: &str) -> Option<(i32, i32, usize)> {
         if negative { proc.wrapping_neg() } else { proc },
         end,
     ))
-}
-
-/// C's `isspace` in the C locale.
-fn is_c_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
-}
-
-/// C's `strtol(s, &end, 10)`: leading whitespace, an optional sign, digits; saturating at the
-/// ends of `long`. Returns the value and the offset of `end` (0 when nothing was converted).
-fn strtol(s: &str) -> (i64, usize) {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() && is_c_space(b[i]) {
-        i += 1;
-    }
-    let mut negative = false;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
-        negative = b[i] == b'-';
-        i += 1;
-    }
-    let start = i;
-    let mut v: i64 = 0;
-    let mut overflow = false;
-    while i < b.len() && b[i].is_ascii_digit() {
-        let d = (b[i] - b'0') as i64;
-        match v.checked_mul(10).and_then(|x| {
-            if negative {
-                x.checked_sub(d)
-            } else {
-                x.checked_add(d)
-            }
-        }) {
-            Some(x) => v = x,
-            None => overflow = true,
-        }
-        i += 1;
-    }
-    if i == start {
-        return (0, 0);
-    }
-    if overflow {
-        v = if negative { i64::MIN } else { i64::MAX };
-    }
-    (v, i)
 }
 
 /// HTCondor's `str_isint`: only digits (the empty string included).

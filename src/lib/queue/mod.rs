@@ -48,6 +48,7 @@ mod query;
 mod schema;
 mod status;
 mod txn;
+pub mod universe;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -34,6 +34,7 @@ use crate::classad::{ClassAd, Expr, Value};
 use crate::config::expand::{tokens, DEFAULT_DELIMS};
 use crate::config::Config;
 use crate::output::render::{lookup_int, lookup_real, lookup_str, lookup_value};
+use crate::queue::universe;
 use crate::queue::JobStatus;
 
 use super::policy::{hold_codes, Firing, PolicyAction, UserPolicy};
@@ -250,9 +251,6 @@ impl Work {
     }
 }
 
-const SCHEDULER_UNIVERSE: i64 = 7;
-const VM_UNIVERSE: i64 = 13;
-
 // ---------------------------------------------------------------------------------------------
 // Start
 
@@ -338,13 +336,13 @@ fn activation(w: &mut Work, cfg: &RunConfig, slot: &ClassAd, slot_name: &str, no
     }
     w.set_int("JobCurrentStartDate", now);
     let universe = w.int("JobUniverse").unwrap_or(5);
-    if universe == SCHEDULER_UNIVERSE {
+    if universe == universe::SCHEDULER {
         w.incr("JobRunCount");
     } else {
         let n = w.incr("NumShadowStarts");
         w.set_int("JobRunCount", n);
     }
-    if universe == VM_UNIVERSE && w.int("LastCkptTime").unwrap_or(0) > 0 {
+    if universe == universe::VM && w.int("LastCkptTime").unwrap_or(0) > 0 {
         w.incr("NumRestarts");
     }
     w.delete("VacateReason");

@@ -62,9 +62,6 @@ use crate::schedd::policy::hold_codes;
 /// -> Drained/Retiring -> Drained/Idle is one pass, a job suspended and continued is two.
 const MAX_STEPS: usize = 12;
 
-/// The vanilla universe, whose jobs use the `_VANILLA` expressions.
-const VANILLA: i64 = 5;
-
 /// What a policy transition does besides moving the slot (HTCondor's `xa_*` codes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Effect {
@@ -210,7 +207,7 @@ impl Startd {
         vanilla: bool,
     ) -> Option<bool> {
         let universe = self.slots[i].claim.as_ref().and_then(|c| c.universe());
-        if vanilla && universe == Some(VANILLA) {
+        if vanilla && universe == Some(crate::queue::universe::VANILLA) {
             if let Some(v) = eval_bool(ad, &format!("{name}_VANILLA"), job) {
                 return Some(v);
             }

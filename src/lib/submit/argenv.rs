@@ -18,11 +18,6 @@ fn is_arg_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
-/// C's `isspace`.
-fn is_c_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
-}
-
 /// Appends `arg` to a V2 raw string (`append_arg`).
 pub fn append_arg(arg: &str, result: &mut String) {
     if !result.is_empty() {
@@ -465,6 +460,11 @@ impl EnvFilter {
         }
         true
     }
+}
+
+/// C's `isspace`, of a character.
+fn is_c_space(c: char) -> bool {
+    c.is_ascii() && crate::classad::cnum::is_c_space(c as u8)
 }
 
 #[cfg(test)]

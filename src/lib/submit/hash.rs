@@ -13,10 +13,9 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
-use crate::classad::ad::CiStr;
+use crate::classad::ad::{CiHasher, CiKey, CiStr};
 use crate::config::expand::MacroSource;
 use crate::config::Environment;
 
@@ -74,52 +73,11 @@ impl Clone for Used {
     }
 }
 
-#[derive(Clone, Debug)]
-struct CiKey(Arc<str>);
-
-impl std::borrow::Borrow<CiStr> for CiKey {
-    fn borrow(&self) -> &CiStr {
-        CiStr::new(&self.0)
-    }
-}
-
-impl Hash for CiKey {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        CiStr::new(&self.0).hash(state)
-    }
-}
-
-impl PartialEq for CiKey {
-    fn eq(&self, other: &CiKey) -> bool {
-        self.0.eq_ignore_ascii_case(&other.0)
-    }
-}
-
-impl Eq for CiKey {}
-
-/// The keys carry their own hash ([`name_hash`]); pass it through.
-#[derive(Default)]
-struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
 /// The table of submit definitions.
 #[derive(Clone, Debug)]
 pub struct SubmitHash {
     entries: Vec<Entry>,
-    index: HashMap<CiKey, usize, BuildHasherDefault<PassThrough>>,
+    index: HashMap<CiKey, usize, CiHasher>,
     /// Some name starts with `SUBMIT.` (so lookups must try that prefix first).
     submit_prefixed: bool,
     sources: Vec<String>,
@@ -185,7 +143,8 @@ impl SubmitHash {
                 if name.len() > 7 && name[..7].eq_ignore_ascii_case("SUBMIT.") {
                     self.submit_prefixed = true;
                 }
-                self.index.insert(CiKey(key.clone()), self.entries.len());
+                self.index
+                    .insert(CiKey::from(key.clone()), self.entries.len());
                 self.entries.push(Entry {
                     name: key,
                     raw: Arc::from(raw),
@@ -369,15 +328,14 @@ const PREDEFINED: [(&str, Pre); 26] = [
 
 fn predefined(name: &str) -> Option<Pre> {
     // Most names looked up are not predefined: reject on length and first letter first.
-    static INDEX: std::sync::OnceLock<HashMap<CiKey, Pre, BuildHasherDefault<PassThrough>>> =
-        std::sync::OnceLock::new();
+    static INDEX: std::sync::OnceLock<HashMap<CiKey, Pre, CiHasher>> = std::sync::OnceLock::new();
     if !(3..=14).contains(&name.len()) {
         return None;
     }
     let index = INDEX.get_or_init(|| {
         PREDEFINED
             .iter()
-            .map(|&(n, p)| (CiKey(Arc::from(n)), p))
+            .map(|&(n, p)| (CiKey::from(Arc::from(n)), p))
             .collect()
     });
     index.get(CiStr::new(name)).copied()

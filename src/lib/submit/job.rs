@@ -215,11 +215,7 @@ impl Eq for CacheKey {}
 /// commands that were not given).
 #[derive(Clone, Debug, Default)]
 pub struct KeyCache {
-    map: std::collections::HashMap<
-        CacheKey,
-        Cached,
-        std::hash::BuildHasherDefault<super::jobad::PassThrough>,
-    >,
+    map: std::collections::HashMap<CacheKey, Cached, crate::classad::ad::CiHasher>,
 }
 
 /// A step gave up: the error is on the builder's stack (HTCondor's `abort_code`).

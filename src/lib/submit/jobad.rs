@@ -3,54 +3,12 @@
 //! (and a proc ad holds only what differs between the jobs of a cluster).
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
-use crate::classad::ad::CiStr;
+use crate::classad::ad::{CiHasher, CiKey, CiStr};
 use crate::classad::intern::intern;
 use crate::classad::unparse::expr_to_old_string;
 use crate::classad::{ClassAd, Expr, Value};
-
-#[derive(Clone, Debug)]
-struct CiKey(Arc<str>);
-
-impl std::borrow::Borrow<CiStr> for CiKey {
-    fn borrow(&self) -> &CiStr {
-        CiStr::new(&self.0)
-    }
-}
-
-impl Hash for CiKey {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        CiStr::new(&self.0).hash(state)
-    }
-}
-
-impl PartialEq for CiKey {
-    fn eq(&self, other: &CiKey) -> bool {
-        self.0.eq_ignore_ascii_case(&other.0)
-    }
-}
-
-impl Eq for CiKey {}
-
-/// A hasher for keys that hash themselves to one good `u64` (`CiStr`): it passes that through.
-#[derive(Default)]
-pub(crate) struct PassThrough(u64);
-
-impl Hasher for PassThrough {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
 
 /// What an assignment did to the ad's own attributes.
 #[derive(Clone, Debug)]
@@ -66,7 +24,7 @@ pub enum Change {
 pub struct JobAd {
     own: Vec<(Arc<str>, Option<Expr>)>,
     /// The positions of `own` by name, once there are more than a few.
-    index: HashMap<CiKey, usize, BuildHasherDefault<PassThrough>>,
+    index: HashMap<CiKey, usize, CiHasher>,
     parent: Option<ClassAd>,
 }
 
@@ -164,11 +122,11 @@ impl JobAd {
                 if self.own.len() > LINEAR {
                     if self.index.is_empty() {
                         for (i, (n, _)) in self.own.iter().enumerate() {
-                            self.index.insert(CiKey(n.clone()), i);
+                            self.index.insert(CiKey::from(n.clone()), i);
                         }
                     } else {
                         let i = self.own.len() - 1;
-                        self.index.insert(CiKey(self.own[i].0.clone()), i);
+                        self.index.insert(CiKey::from(self.own[i].0.clone()), i);
                     }
                 }
             }

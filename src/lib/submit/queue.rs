@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use crate::classad::cnum::strtol;
 use crate::config::expand;
 use crate::config::reader::{is_space, CommentRules, LineReader};
 
@@ -41,35 +42,6 @@ pub struct Slice {
     start: i64,
     end: i64,
     step: i64,
-}
-
-/// C's `strtol` on `s`: the value and how many bytes it used (0 when there are no digits).
-fn strtol(s: &[u8]) -> (i64, usize) {
-    let mut i = 0;
-    while i < s.len() && is_space(s[i] as char) {
-        i += 1;
-    }
-    let neg = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
-    let digits_start = i;
-    let mut v: i64 = 0;
-    while i < s.len() && s[i].is_ascii_digit() {
-        v = v.saturating_mul(10).saturating_add(i64::from(s[i] - b'0'));
-        i += 1;
-    }
-    if i == digits_start {
-        return (0, 0);
-    }
-    (if neg { -v } else { v }, i)
 }
 
 impl Slice {

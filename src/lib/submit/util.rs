@@ -85,10 +85,6 @@ pub fn parse_int64_bytes(input: &str, base: i64) -> Option<(i64, u8)> {
     (q == b.len()).then_some((value, unit))
 }
 
-pub fn is_c_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
-}
-
 /// Signal names HTCondor knows on Linux, with their numbers (`sig_name.cpp`).
 const SIGNALS: [(&str, i32); 28] = [
     ("SIGKILL", 9),
@@ -137,38 +133,15 @@ pub fn signal_name(num: i32) -> Option<&'static str> {
         .map(|&(n, _)| n)
 }
 
-/// C's `atoi`.
+/// C's `atoi`, widened (the one copy: [`crate::classad::cnum::atoi`]).
 pub fn atoi(s: &str) -> i64 {
-    let t = s.trim_start_matches(|c: char| c.is_ascii() && is_c_space(c as u8));
-    let (neg, rest) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let n = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let v: i64 = rest[..n]
-        .parse::<i64>()
-        .unwrap_or(if n > 0 { i64::MAX } else { 0 });
-    let v = v.clamp(i64::from(i32::MIN), i64::from(i32::MAX));
-    if neg {
-        -v
-    } else {
-        v
-    }
+    i64::from(crate::classad::cnum::atoi(s))
 }
 
+pub use crate::classad::cnum::is_c_space;
+
 /// Universe numbers (condor_universe.h).
-pub mod universe {
-    pub const STANDARD: i64 = 1;
-    pub const VANILLA: i64 = 5;
-    pub const SCHEDULER: i64 = 7;
-    pub const MPI: i64 = 8;
-    pub const GRID: i64 = 9;
-    pub const JAVA: i64 = 10;
-    pub const PARALLEL: i64 = 11;
-    pub const LOCAL: i64 = 12;
-    pub const VM: i64 = 13;
-}
+pub use crate::queue::universe;
 
 const UNIVERSES: [(&str, i64); 13] = [
     ("GRID", universe::GRID),

@@ -113,22 +113,7 @@ pub fn words(id: &'static str, name: &'static str, help: &'static str) -> Arg {
         .help(help)
 }
 
-/// C's `atoi`: optional leading space and sign, then digits; 0 when there are none. Values
-/// wrap as the C `int` does.
-pub fn atoi(s: &str) -> i32 {
-    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
-    let (neg, t) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let mut v: i64 = 0;
-    for b in t.bytes().take_while(u8::is_ascii_digit) {
-        v = v.wrapping_mul(10).wrapping_add((b - b'0') as i64);
-    }
-    let v = if neg { v.wrapping_neg() } else { v };
-    v as i32
-}
+pub use crate::classad::cnum::atoi;
 
 #[cfg(test)]
 mod tests {

@@ -22,6 +22,7 @@ use clap::{Arg, ArgAction, Command};
 
 use super::options::{self, flag, OutputOptions};
 use super::Tool;
+use crate::classad::cnum::atoi;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
@@ -146,23 +147,6 @@ pub fn command() -> Command {
         )
 }
 
-/// `atoi`: leading whitespace, a sign, digits; 0 when there are none.
-fn atoi(s: &str) -> i64 {
-    let t = s.trim_start();
-    let (neg, t) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let digits: String = t.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let v = digits.parse::<i64>().unwrap_or(0) as i32 as i64;
-    if neg {
-        -v
-    } else {
-        v
-    }
-}
-
 /// `sscanf(arg, "%d.%d")` and `sscanf(arg, "%d")`: a job, a cluster, or (no number) an
 /// owner.
 fn history_id(arg: &str) -> JobIdSpec {
@@ -172,13 +156,13 @@ fn history_id(arg: &str) -> JobIdSpec {
     if digits == 0 {
         return JobIdSpec::Owner(arg.to_owned());
     }
-    let cluster = atoi(t) as i32;
+    let cluster = atoi(t);
     let rest = &t[sign + digits..];
     if let Some(p) = rest.strip_prefix('.') {
         let p = p.trim_start();
         let psign = p.starts_with(['-', '+']) as usize;
         if p[psign..].starts_with(|c: char| c.is_ascii_digit()) {
-            return JobIdSpec::Job(crate::queue::JobId::new(cluster, atoi(p) as i32));
+            return JobIdSpec::Job(crate::queue::JobId::new(cluster, atoi(p)));
         }
     }
     JobIdSpec::Cluster(crate::queue::ClusterId(cluster))
@@ -256,7 +240,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             "Error: Cannot use more than one of XML and JSON[L]",
         ));
     }
-    let number = |id: &str| m.get_one::<String>(id).map(|s| atoi(s));
+    let number = |id: &str| m.get_one::<String>(id).map(|s| i64::from(atoi(s)));
     let limit = number("limit").filter(|n| *n > 0);
     let scan_limit = number("scanlimit").filter(|n| *n > 0);
     let forwards_at = m.index_of("forwards").filter(|_| m.get_flag("forwards"));

@@ -39,6 +39,7 @@ use std::io::Write;
 use clap::{Arg, ArgAction, Command};
 
 use super::Tool;
+use crate::classad::cnum::{atoi, strtol};
 use crate::classad::parser::parse_old_expr;
 use crate::classad::unparse::expr_to_old_string;
 use crate::classad::{ClassAd, Expr};
@@ -131,57 +132,6 @@ fn usage(err: &mut dyn Write) {
         "Usage: {NAME} [{{+|-}}priority ] [-p priority] [ -a ] [-n schedd_name] \
          [ -pool pool_name ] [user | cluster | cluster.proc | -a] ..."
     );
-}
-
-/// C's `strtol(s, &end, 10)`: white space, a sign and digits, saturating at the range of a
-/// long. Returns the value and how many bytes were read (0 when there are no digits: `end`
-/// is then `s` itself).
-fn strtol(s: &str) -> (i64, usize) {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') {
-        i += 1;
-    }
-    let negative = match b.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
-    let start = i;
-    let mut value: i64 = 0;
-    let mut overflow = false;
-    while i < b.len() && b[i].is_ascii_digit() {
-        let d = i64::from(b[i] - b'0');
-        match value.checked_mul(10).and_then(|v| {
-            if negative {
-                v.checked_sub(d)
-            } else {
-                v.checked_add(d)
-            }
-        }) {
-            Some(v) => value = v,
-            None => overflow = true,
-        }
-        i += 1;
-    }
-    if i == start {
-        return (0, 0);
-    }
-    if overflow {
-        value = if negative { i64::MIN } else { i64::MAX };
-    }
-    (value, i)
-}
-
-/// C's `atoi`: `(int) strtol(s, NULL, 10)`.
-fn atoi(s: &str) -> i32 {
-    strtol(s).0 as i32
 }
 
 /// What the command line asks for.
@@ -325,7 +275,7 @@ fn select(queue: &Queue, arg: &str, err: &mut dyn Write) -> Result<Vec<(JobId, i
     let mut selected = Vec::new();
     let first = arg.as_bytes().first().copied().unwrap_or(0);
     if first.is_ascii_digit() {
-        let (cluster, used) = strtol(arg);
+        let (cluster, used) = strtol(arg.as_bytes());
         let cluster = cluster as i32;
         if cluster <= 0 {
             let _ = writeln!(err, "Invalid cluster # from {arg}");
@@ -347,7 +297,7 @@ fn select(queue: &Queue, arg: &str, err: &mut dyn Write) -> Result<Vec<(JobId, i
                 }
             }
         } else if let Some(after) = rest.strip_prefix('.') {
-            let (proc, used) = strtol(after);
+            let (proc, used) = strtol(after.as_bytes());
             let proc = proc as i32;
             if proc < 0 {
                 let _ = writeln!(err, "Invalid proc # from {arg}");
@@ -538,20 +488,6 @@ fn update(
 mod tests {
     use super::*;
 
-    #[test]
-    fn strtol_reads_as_c_does() {
-        assert_eq!(strtol("12"), (12, 2));
-        assert_eq!(strtol("12.3"), (12, 2));
-        assert_eq!(strtol(" -7x"), (-7, 3));
-        assert_eq!(strtol("+4"), (4, 2));
-        assert_eq!(strtol(""), (0, 0));
-        assert_eq!(strtol("x"), (0, 0));
-        assert_eq!(strtol(" -"), (0, 0));
-        assert_eq!(strtol("99999999999999999999"), (i64::MAX, 20));
-        assert_eq!(strtol("-99999999999999999999"), (i64::MIN, 21));
-        assert_eq!(atoi("abc"), 0);
-        assert_eq!(atoi("4294967297"), 1, "(int) of a long keeps the low bits");
-    }
 
     #[test]
     fn adjustments_and_priorities() {

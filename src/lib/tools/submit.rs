@@ -46,6 +46,7 @@ use std::path::Path;
 use clap::{Arg, ArgAction, Command};
 
 use super::Tool;
+use crate::classad::cnum::atoi;
 use crate::classad::unparse::{ad_to_old, expr_to_old_string};
 use crate::classad::{ClassAd, Expr, Value};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
@@ -381,7 +382,7 @@ impl Request {
                         "hash" | "def" | "digest" | "jobset" | "tpl" => {}
                         o if o.starts_with("template") || o.starts_with("oauth=") => {}
                         o if o.starts_with("cluster=") => {
-                            dry.first_cluster = atoi(&o["cluster=".len()..]).max(1);
+                            dry.first_cluster = i64::from(atoi(&o["cluster=".len()..])).max(1);
                         }
                         o => {
                             return Err(usage_failure(format!(
@@ -449,16 +450,6 @@ fn last_of(inv: &Invocation, ids: &[&str]) -> Option<String> {
         .flat_map(|id| inv.indexed::<String>(id))
         .max_by_key(|(i, _)| *i)
         .map(|(_, v)| v)
-}
-
-/// C's `atoi`: leading digits, 0 for none.
-fn atoi(s: &str) -> i64 {
-    let digits: String = s
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    digits.parse().unwrap_or(0)
 }
 
 /// `condor_submit: ` is added by the error reporter.

@@ -18,6 +18,7 @@ use crate::accountant::groups::ROOT_GROUP;
 use crate::accountant::{
     Accountant, AccountantConfig, AccountantState, AccountantStore, SqliteStore, ACCOUNTANT_FILE,
 };
+use crate::classad::cnum::{atof, atoi};
 use crate::classad::unparse::{ad_to_old, expr_to_old_string};
 use crate::classad::{parse_expr, parse_old_ad, ClassAd, Expr, Value};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
@@ -1312,25 +1313,6 @@ fn calc_time(month: i64, day: i64, year: i64) -> i64 {
         .map_or(-1, |d| d.timestamp())
 }
 
-/// C's `atof`/`atoi`: the leading number, 0 when there is none.
-fn atof(s: &str) -> f64 {
-    let s = s.trim_start();
-    (1..=s.len())
-        .rev()
-        .filter(|&i| s.is_char_boundary(i))
-        .find_map(|i| s[..i].parse::<f64>().ok())
-        .unwrap_or(0.0)
-}
-
-fn atoi(s: &str) -> i64 {
-    let s = s.trim_start();
-    let end = s
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
-        .map_or(s.len(), |(i, _)| i);
-    s[..end].parse().unwrap_or(0)
-}
-
 fn exit_with(err: &mut dyn Write, text: &str) -> Result<(), CommandError> {
     write!(err, "{text}")?;
     Err(CommandError::Exit(1))
@@ -1464,7 +1446,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
                     ),
                 );
             }
-            let v = atoi(&value);
+            let v = i64::from(atoi(&value));
             if v < min {
                 return exit_with(
                     err,
@@ -1504,7 +1486,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
     ] {
         if let Some((user, value)) = pair(inv, id) {
             need_full_name(err, &user, what)?;
-            let v = atoi(&value) as i32 as i64;
+            let v = i64::from(atoi(&value));
             if v < 0 {
                 return exit_with(err, "Time must be greater than 0 seconds\n");
             }
@@ -1682,7 +1664,11 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
     let mut min_last_usage = now - 60 * 60 * 24;
     if let Some(v) = m.get_many::<String>("activefrom") {
         let v: Vec<&String> = v.collect();
-        min_last_usage = calc_time(atoi(v[0]), atoi(v[1]), atoi(v[2]));
+        min_last_usage = calc_time(
+            i64::from(atoi(v[0])),
+            i64::from(atoi(v[1])),
+            i64::from(atoi(v[2])),
+        );
     }
     if on("allusers") {
         min_last_usage = -1;

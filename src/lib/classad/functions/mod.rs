@@ -29,7 +29,7 @@
 //! - [`cnum`]: C's numeric conversions (`strtod`, casts) as the reference
 //!   compiles them on x86-64.
 
-pub mod cnum;
+pub use super::cnum;
 pub mod environment;
 pub mod lists;
 pub mod math;

@@ -139,12 +139,9 @@ fn day_numbers(year: i32, month: i32, day: i32) -> (i32, i32) {
 
 // ----- literals -----
 
-fn atoi(s: &[u8]) -> i32 {
-    let mut n: i32 = 0;
-    for &b in s.iter().take_while(|b| b.is_ascii_digit()) {
-        n = n.wrapping_mul(10).wrapping_add((b - b'0') as i32);
-    }
-    n
+/// C's `atoi` of a few ASCII bytes.
+fn digits(s: &[u8]) -> i32 {
+    cnum::strtol(s).0 as i32
 }
 
 /// libclassad's `extractTimeZone`: a trailing `+hhmm`/`-hhmm`, removed.
@@ -156,7 +153,7 @@ fn extract_time_zone(t: &mut Vec<u8>) -> Option<(i32, i32)> {
     let off = &t[len - 5..];
     if (off[0] == b'+' || off[0] == b'-') && off[1..].iter().all(u8::is_ascii_digit) {
         let sign = if off[0] == b'+' { 1 } else { -1 };
-        let (h, m) = (sign * atoi(&off[1..3]), sign * atoi(&off[3..5]));
+        let (h, m) = (sign * digits(&off[1..3]), sign * digits(&off[3..5]));
         t.truncate(len - 5);
         Some((h, m))
     } else {
@@ -198,7 +195,7 @@ pub fn parse_abstime(s: &str) -> Option<AbsTime> {
     if i + 4 > len {
         return None;
     }
-    let year = atoi(&t[i..i + 4]) as i64;
+    let year = digits(&t[i..i + 4]) as i64;
     i += 4;
     // Month, day, hour, minute, second; an absent month is January (tm_mon
     // 0) and an absent day is day 0.
@@ -206,7 +203,7 @@ pub fn parse_abstime(s: &str) -> Option<AbsTime> {
     for field in fields.iter_mut() {
         next_digit(&mut i);
         if i + 2 <= len {
-            *field = atoi(&t[i..i + 2]) as i64;
+            *field = digits(&t[i..i + 2]) as i64;
             i += 2;
         }
     }

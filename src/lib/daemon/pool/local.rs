@@ -50,6 +50,7 @@ use crate::eventlog::{
     EventBody, Eviction, Execute, ExitStatus, JobAborted, JobEvicted, JobTerminated,
 };
 use crate::output::render::{lookup_bool, lookup_int, lookup_str};
+use crate::queue::universe;
 use crate::queue::{JobId, JobStatus, Stamp};
 use crate::schedd::exit::{self as run, AdUpdate, Outcome, RunConfig};
 use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
@@ -58,12 +59,9 @@ use crate::starter::{self, JobExit, LocalStartError, LocalStartRequest, RawExit,
 use super::{held_event, now, PendingEvent, Pool, Stop};
 use crate::daemon::{DaemonError, Msg};
 
-/// `CONDOR_UNIVERSE_SCHEDULER`.
-pub const SCHEDULER_UNIVERSE: i64 = 7;
-
 /// Whether the schedd runs this job itself (the scheduler universe).
 pub fn is_scheduler_universe(ad: &ClassAd) -> bool {
-    lookup_int(ad, "JobUniverse") == Some(SCHEDULER_UNIVERSE)
+    lookup_int(ad, "JobUniverse") == Some(universe::SCHEDULER)
 }
 
 /// `START_SCHEDULER_UNIVERSE`'s default (param_info.in), also used when the knob does not

@@ -55,15 +55,7 @@ const SUPPRESS_TALL_HEADING: u32 = 0x1000;
 const APPEND_TO_BUF: u32 = 0x2000;
 const BETTER: u32 = 0x10000;
 
-// Job universes (condor_universe.h).
-const VANILLA: i64 = 5;
-const SCHEDULER: i64 = 7;
-const MPI: i64 = 8;
-const GRID: i64 = 9;
-const JAVA: i64 = 10;
-const PARALLEL: i64 = 11;
-const LOCAL: i64 = 12;
-const VM: i64 = 13;
+use crate::queue::universe::{GRID, JAVA, LOCAL, MPI, PARALLEL, SCHEDULER, VANILLA, VM};
 
 /// How deep reference walks follow attributes before giving up (libclassad's limit).
 const MAX_DEPTH: u32 = 400;

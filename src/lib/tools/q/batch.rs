@@ -17,9 +17,8 @@ use std::sync::Arc;
 use crate::classad::ClassAd;
 use crate::output::mask::{Alt, Cell, Column, PrintMask, Render, RenderEnv, HIDE, LEFT};
 use crate::output::render::{format_qdate, lookup_int, lookup_str};
+use crate::queue::universe;
 use crate::queue::JobId;
-
-const SCHEDULER_UNIVERSE: i64 = 7;
 
 /// What the batch view needs of the first job of a cluster.
 #[derive(Clone, Debug)]
@@ -55,7 +54,7 @@ impl JobRow {
             _ => owner.clone(),
         };
         let universe = lookup_int(ad, "JobUniverse");
-        let sched = universe == Some(SCHEDULER_UNIVERSE);
+        let sched = universe == Some(universe::SCHEDULER);
         let has_dag_id = ad.lookup("DAGManJobId").is_some();
         let node_name = || lookup_str(ad, "DAGNodeName");
         let batch_attr = lookup_str(ad, "JobBatchName");

@@ -36,7 +36,7 @@ use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
 use crate::cli::args::{ordered_flag, ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
-use crate::client::counts::{count_jobs, Census, JobCounters, SCHEDULER_UNIVERSE};
+use crate::client::counts::{count_jobs, Census, JobCounters};
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::output::ads::{AdFormat, AdListWriter, Selection};
@@ -49,6 +49,7 @@ use crate::output::render::{
     render_memory_usage, render_owner, status_text,
 };
 use crate::output::time::title_time;
+use crate::queue::universe;
 use crate::queue::{JobIdSpec, JobQuery, Queue};
 
 pub const TOOL: Tool = Tool {
@@ -1425,7 +1426,7 @@ fn render_job_status_char(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
 /// condor_q's `REMOTE_HOST`: where the job runs.
 fn render_remote_host(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
     let universe = lookup_int(ad, "JobUniverse").unwrap_or(5);
-    if universe == SCHEDULER_UNIVERSE || universe == 12 {
+    if universe == universe::SCHEDULER || universe == universe::LOCAL {
         return Some(env.schedd_host.clone());
     }
     if universe == 9 {

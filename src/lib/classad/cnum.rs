@@ -1,7 +1,8 @@
-//! C's numeric conversions as the reference library gets them from glibc
-//! and x86-64: `strtod` (C locale), and the double-to-integer casts, which
-//! give the "integer indefinite" value (the minimum integer) for NaN and for
-//! anything out of range instead of saturating as Rust's `as` does.
+//! C's numeric conversions as HTCondor gets them from glibc and x86-64, the one copy the
+//! whole crate uses: `strtol` and `atoi` (saturating at the ends of `long`, then truncated
+//! to `int`), `strtod` and `atof` (C locale), and the double-to-integer casts, which give the
+//! "integer indefinite" value (the minimum integer) for NaN and for anything out of range
+//! instead of saturating as Rust's `as` does.
 
 /// `(long long) r` on x86-64.
 pub fn double_to_ll(r: f64) -> i64 {
@@ -32,6 +33,62 @@ pub fn reltime_secs(r: f64) -> i64 {
 /// C's `isspace` in the C locale.
 pub fn is_c_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// C's `strtol(s, &end, 10)`: leading white space, an optional sign, digits; saturating at
+/// the ends of `long` (as glibc does, with `ERANGE`). Returns the value and how many bytes
+/// were used (0 when there are no digits: `end` is then `s` itself and the value 0).
+pub fn strtol(s: &[u8]) -> (i64, usize) {
+    let mut i = 0;
+    while i < s.len() && is_c_space(s[i]) {
+        i += 1;
+    }
+    let negative = match s.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let start = i;
+    let mut value: i64 = 0;
+    let mut overflow = false;
+    while i < s.len() && s[i].is_ascii_digit() {
+        let d = i64::from(s[i] - b'0');
+        let next = value.checked_mul(10).and_then(|v| {
+            if negative {
+                v.checked_sub(d)
+            } else {
+                v.checked_add(d)
+            }
+        });
+        match next {
+            Some(v) => value = v,
+            None => overflow = true,
+        }
+        i += 1;
+    }
+    if i == start {
+        return (0, 0);
+    }
+    if overflow {
+        value = if negative { i64::MIN } else { i64::MAX };
+    }
+    (value, i)
+}
+
+/// C's `atoi`: `(int) strtol(s, NULL, 10)` (a saturated `long` truncated to `int`).
+pub fn atoi(s: &str) -> i32 {
+    strtol(s.as_bytes()).0 as i32
+}
+
+/// C's `atof`: `strtod(s, NULL)`.
+pub fn atof(s: &str) -> f64 {
+    strtod(s.as_bytes()).0
 }
 
 /// glibc's `strtod` in the C locale: the value of the longest prefix of `s`
@@ -176,6 +233,27 @@ fn hex_val(b: u8) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strtol_and_atoi_read_as_glibc_does() {
+        assert_eq!(strtol(b"42"), (42, 2));
+        assert_eq!(strtol(b"  -7x"), (-7, 4));
+        assert_eq!(strtol(b"+3"), (3, 2));
+        assert_eq!(strtol(b"-"), (0, 0));
+        assert_eq!(strtol(b"x1"), (0, 0));
+        assert_eq!(strtol(b"\t\n12 "), (12, 4));
+        assert_eq!(strtol(b"99999999999999999999"), (i64::MAX, 20));
+        assert_eq!(strtol(b"-99999999999999999999"), (i64::MIN, 21));
+        assert_eq!(strtol(b"-9223372036854775808"), (i64::MIN, 20));
+        assert_eq!(atoi("42abc"), 42);
+        assert_eq!(atoi(""), 0);
+        // (int) of the saturated long: LONG_MAX is -1 as an int, LONG_MIN is 0.
+        assert_eq!(atoi("99999999999999999999"), -1);
+        assert_eq!(atoi("-99999999999999999999"), 0);
+        // A long that fits is truncated: 2^32 + 1 is 1.
+        assert_eq!(atoi("4294967297"), 1);
+        assert_eq!(atof(" 2.5e1x"), 25.0);
+    }
 
     #[test]
     fn strtod_takes_the_longest_number_prefix() {
