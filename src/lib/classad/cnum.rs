@@ -35,25 +35,25 @@ pub fn is_c_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
-/// C's `strtol(s, &end, 10)`: leading white space, an optional sign, digits; saturating at
-/// the ends of `long` (as glibc does, with `ERANGE`). Returns the value and how many bytes
-/// were used (0 when there are no digits: `end` is then `s` itself and the value 0).
-pub fn strtol(s: &[u8]) -> (i64, usize) {
+/// Where a number starts after C's leading white space and an optional sign, and whether
+/// the sign is `-`.
+fn sign_prefix(s: &[u8]) -> (usize, bool) {
     let mut i = 0;
     while i < s.len() && is_c_space(s[i]) {
         i += 1;
     }
-    let negative = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    match s.get(i) {
+        Some(b'-') => (i + 1, true),
+        Some(b'+') => (i + 1, false),
+        _ => (i, false),
+    }
+}
+
+/// C's `strtol(s, &end, 10)`: leading white space, an optional sign, digits; saturating at
+/// the ends of `long` (as glibc does, with `ERANGE`). Returns the value and how many bytes
+/// were used (0 when there are no digits: `end` is then `s` itself and the value 0).
+pub fn strtol(s: &[u8]) -> (i64, usize) {
+    let (mut i, negative) = sign_prefix(s);
     let start = i;
     let mut value: i64 = 0;
     let mut overflow = false;
@@ -95,21 +95,7 @@ pub fn atof(s: &str) -> f64 {
 /// that is a floating-point number (after leading white space), and how
 /// many bytes it used (0 when there is no number: the value is then 0).
 pub fn strtod(s: &[u8]) -> (f64, usize) {
-    let mut i = 0;
-    while i < s.len() && is_c_space(s[i]) {
-        i += 1;
-    }
-    let neg = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (i, neg) = sign_prefix(s);
     let sign = if neg { -1.0 } else { 1.0 };
     let rest = &s[i..];
     // inf / infinity / nan / nan(chars)
