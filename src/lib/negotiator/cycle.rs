@@ -358,11 +358,10 @@ pub fn run(
     // RemoteUserPrio and friends, for preemption.
     let groups = &acfg.groups;
     if cfg.consider_preemption {
-        for s in slots
-            .iter_mut()
-            .filter(|s| s.available && s.remote_user.is_some())
-        {
-            let user = s.remote_user.clone().expect("checked");
+        for s in slots.iter_mut().filter(|s| s.available) {
+            let Some(user) = s.remote_user.clone() else {
+                continue;
+            };
             s.ad.insert("RemoteUserPrio", Expr::lit(state.priority(acfg, &user)));
             s.ad.insert(
                 "RemoteUserResourcesInUse",
@@ -1095,12 +1094,16 @@ impl<'a> Cx<'a> {
             let needs_list = list
                 .as_ref()
                 .is_none_or(|ml| ml.ac != ac || ml.only_for_startd_rank != only_startd_rank);
-            if request.as_ref().is_none_or(|q| {
-                q.ac != ac || (q.epoch != self.epoch && (needs_list || self.ev.session_sensitive()))
-            }) {
-                request = Some(self.request(s, ac, group));
-            }
-            let req = request.as_ref().expect("set above");
+            let req = match request.take() {
+                Some(q)
+                    if q.ac == ac
+                        && (q.epoch == self.epoch
+                            || !(needs_list || self.ev.session_sensitive())) =>
+                {
+                    request.insert(q)
+                }
+                _ => request.insert(self.request(s, ac, group)),
+            };
             let result = self.matchmaking(
                 s,
                 job,
@@ -1601,7 +1604,8 @@ impl<'a> Cx<'a> {
         }
         let (cost, consumption) = match &c.pm.amounts {
             Some(amounts) => {
-                let cons = self.slots[pos].consumption.clone().expect("partitionable");
+                // (Amounts are only planned for a partitionable slot, which has these.)
+                let cons = self.slots[pos].consumption.clone().unwrap_or_default();
                 let cost = self.slots[pos].consume(amounts);
                 let consumption = cons
                     .iter()
