@@ -50,6 +50,10 @@ pub enum QueueError {
     #[error("cluster {0} not found")]
     ClusterNotFound(ClusterId),
 
+    /// A cluster cannot hold more procs: their ids would pass the largest `ProcId`.
+    #[error("cluster {0} is full: no proc id is left after {max}", max = i32::MAX)]
+    ClusterFull(ClusterId),
+
     /// A stored ad no longer parses: the store was damaged or written by something else.
     #[error("{key}: the stored ad is damaged: {message}")]
     DamagedAd { key: AdKey, message: String },

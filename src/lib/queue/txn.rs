@@ -220,7 +220,7 @@ impl<'q> Transaction<'q> {
                     codec::encode_proc(&own_ad),
                 ])
                 .map_err(sql_err(self.path))?;
-            cluster.next_proc = proc.checked_add(1).expect("fewer than 2^31 procs");
+            cluster.next_proc = proc.checked_add(1).ok_or(QueueError::ClusterFull(id))?;
         }
         Ok(first..cluster.next_proc)
     }

@@ -488,7 +488,6 @@ fn update(
 mod tests {
     use super::*;
 
-
     #[test]
     fn adjustments_and_priorities() {
         assert_eq!(adjustment("+5"), Some(5));
