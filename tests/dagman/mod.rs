@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use crate::common::TestEnvironment;
 
 mod pooled;
+mod ported;
 
 /// How long a DAG may take before the test gives up (the DAGs here take well under a second).
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -56,7 +57,15 @@ fn sh_job(env: &TestEnvironment, name: &str, cmd: &str) {
 /// Runs `condor_dagman -Dag <dag>` (as condor_submit_dag's submit file would, logging to
 /// `<dag>.dagman.out`) to its end; returns its exit code.
 fn run_dag(env: &TestEnvironment, dag: &str, extra: &[&str]) -> i32 {
+    run_dag_with(env, dag, extra, &[])
+}
+
+/// [`run_dag`] with more environment variables, such as `_CONDOR_DAGMAN_CONFIG_FILE` for
+/// the DAG's CONFIG file (condor_submit_dag's submit file sets it; condor_dagman itself
+/// reads only `DAGMAN_CONFIG_FILE`, in HTCondor too).
+fn run_dag_with(env: &TestEnvironment, dag: &str, extra: &[&str], vars: &[(&str, &str)]) -> i32 {
     let mut cmd = env.command("condor_dagman");
+    cmd.envs(vars.iter().copied());
     cmd.args(["-p", "0", "-f", "-l", ".", "-Lockfile"])
         .arg(format!("{dag}.lock"))
         .arg("-Dag")

@@ -311,7 +311,10 @@ fn the_readme_dag_runs_as_shown() {
     let out = env.run("condor_wait", ["-wait", "60", "three.dag.dagman.log"]);
     assert_eq!(out.status, Some(0), "{out}");
     for node in ["A", "B", "C"] {
-        assert_eq!(read(&env, &format!("{node}.out")), format!("node {node} ran\n"));
+        assert_eq!(
+            read(&env, &format!("{node}.out")),
+            format!("node {node} ran\n")
+        );
     }
     let log = read(&env, "three.dag.dagman.out");
     // The last status table's counts (what the README's grep shows).
