@@ -4,10 +4,12 @@
 //! 5 s timer (condorlite's DAGMan is event-driven), the test checks the invariant instead and
 //! says so.
 
+use super::pooled::{submit_dag, wait_gone};
 use super::{
     contains, dagman_out, exists, read, run_dag, run_dag_with, script, sh_job, submitted, write,
 };
 use crate::common::TestEnvironment;
+use crate::pool::{history_attr, Master};
 
 fn env() -> TestEnvironment {
     super::env()
@@ -800,4 +802,721 @@ fn several_dag_files_run_as_one_dag() {
     let rescue = read(&env, "dag1.dag_multi.rescue001");
     assert!(rescue.contains("#   1.nodeD2,<ENDLIST>\n"), "{rescue}");
     assert!(rescue.contains("DONE 0.nodeA\n"), "{rescue}");
+}
+
+/// Checks that `want`'s substrings are found in order, each in a later line of `text`
+/// (CheckStatusFile in job_dagman_node_status.run).
+fn in_order(text: &str, want: &[&str]) {
+    let mut lines = text.lines();
+    for w in want {
+        assert!(
+            lines.by_ref().any(|l| l.contains(w)),
+            "{w:?} missing (in order) from:\n{text}"
+        );
+    }
+}
+
+/// The node status file's per-node lines for nodes and their status.
+fn node_lines<'a>(nodes: &[(&'a str, &'a str)]) -> Vec<String> {
+    nodes
+        .iter()
+        .flat_map(|(n, s)| [format!("Node = \"{n}\";"), format!("NodeStatus = {s}")])
+        .collect()
+}
+
+#[test]
+fn node_status_file_follows_the_dag() {
+    // job_dagman_node_status: NODE_STATUS_FILE <file> 0 ALWAYS-UPDATE; A and C delete the
+    // file while they run, wait for DAGMan to write it again and keep a copy: the copies show
+    // the DAG while A (then C) is queued, the file the finished DAG.
+    let env = env();
+    write(
+        &env,
+        "node.sub",
+        "executable = /bin/sh\narguments = \"-c 'echo Node $(JOB); if [ $(copystatus) = 1 ]; then rm -f ns.status; \
+         while [ ! -e ns.status ]; do sleep 0.05; done; cp ns.status ns.status-$(JOB); else sleep 0.1; fi'\"\n\
+         output = ns-$(JOB).out\nqueue\n",
+    );
+    let bs: Vec<String> = (1..=10).map(|i| format!("B{i}")).collect();
+    let mut dag = String::from(
+        "NODE_STATUS_FILE ns.status 0 ALWAYS-UPDATE\n\nVARS ALL_NODES copystatus=\"0\"\n\nJob A node.sub\nVARS A copystatus=\"1\"\n",
+    );
+    for b in &bs {
+        dag += &format!("Job {b} node.sub\n");
+    }
+    dag += &format!(
+        "Job C node.sub\nVARS C copystatus=\"1\"\nParent A Child {all}\nParent {all} Child C\n",
+        all = bs.join(" ")
+    );
+    write(&env, "ns.dag", &dag);
+    assert_eq!(run_dag(&env, "ns.dag", &[]), 0);
+
+    let totals = |status: &str, done: &str, queued: &str, unready: &str| -> Vec<String> {
+        [
+            status.to_owned(),
+            "NodesTotal = 12;".into(),
+            format!("NodesDone = {done};"),
+            "NodesPre = 0;".into(),
+            format!("NodesQueued = {queued};"),
+            "NodesPost = 0;".into(),
+            "NodesReady = 0;".into(),
+            format!("NodesUnready = {unready};"),
+            "NodesFailed = 0;".into(),
+            "JobProcsHeld = 0;".into(),
+        ]
+        .to_vec()
+    };
+    let check = |file: &str, mut want: Vec<String>, nodes: &[(&str, &str)]| {
+        want.extend(node_lines(nodes));
+        let text = read(&env, file);
+        in_order(&text, &want.iter().map(String::as_str).collect::<Vec<_>>());
+    };
+    let done = "5; /* \"STATUS_DONE\" */";
+    let not_ready = "0; /* \"STATUS_NOT_READY\" */";
+    let queued = "3; /* \"STATUS_SUBMITTED\" */";
+    let mut all_done = vec![("A", done)];
+    all_done.extend(bs.iter().map(|b| (b.as_str(), done)));
+    all_done.push(("C", done));
+    check(
+        "ns.status",
+        totals(
+            "DagStatus = 5; /* \"STATUS_DONE (success)\" */",
+            "12",
+            "0",
+            "0",
+        ),
+        &all_done,
+    );
+    let mut at_a = vec![("A", queued)];
+    at_a.extend(bs.iter().map(|b| (b.as_str(), not_ready)));
+    at_a.push(("C", not_ready));
+    check(
+        "ns.status-A",
+        totals(
+            "DagStatus = 3; /* \"STATUS_SUBMITTED ()\" */",
+            "0",
+            "1",
+            "11",
+        ),
+        &at_a,
+    );
+    let mut at_c = vec![("A", done)];
+    at_c.extend(bs.iter().map(|b| (b.as_str(), done)));
+    at_c.push(("C", queued));
+    check(
+        "ns.status-C",
+        totals(
+            "DagStatus = 3; /* \"STATUS_SUBMITTED ()\" */",
+            "11",
+            "1",
+            "0",
+        ),
+        &at_c,
+    );
+    for f in ["ns.status-A", "ns.status-C"] {
+        let text = read(&env, f);
+        assert!(
+            text.contains("JobProcsIdle = 0;") || text.contains("JobProcsIdle = 1;"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn jobstate_log_across_a_subdag_retry() {
+    // job_dagman_jobstate_log, under the master: the lower DAG is a SUBDAG EXTERNAL with
+    // RETRY 1 of the upper one, whose first node arranges that the lower DAG's NodeD fails
+    // once. Lower: NodeA queues two procs that fail (exit 2; the second is removed when the
+    // first fails) but its POST script succeeds; NodeB's jobstate tag comes from
+    // +job_tag_name; NodeC's POST script fails once (RETRY 1); NodeD fails on its first
+    // run, so the lower DAG fails and runs again from its rescue DAG; NodeE cannot be
+    // submitted (DAGMAN_MAX_SUBMIT_ATTEMPTS = 2) but its POST script succeeds. The jobstate
+    // log goes on across both runs of the lower DAG, sequence numbers included.
+    let env = env();
+    let _master = Master::start(&env);
+    write(&env, "js.config", "DAGMAN_MAX_SUBMIT_ATTEMPTS = 2\n");
+    write(
+        &env,
+        "nodeA.sub",
+        "universe = local\nexecutable = /bin/sh\narguments = \"-c 'if [ $(ProcId) -gt 0 ]; then sleep 30; fi; echo Node A job failing; exit 2'\"\n\
+         output = $(nodename).$(ProcId).out\nlog = nodeA.log\n+pegasus_site = \"local\"\nqueue 2\n",
+    );
+    write(
+        &env,
+        "nodeB.sub",
+        "executable = /bin/echo\narguments = Node B job succeeding\noutput = $(nodename).out\nlog = nodeB.log\n\
+         +job_tag_name = \"+job_tag_value\"\n+job_tag_value = \"viz\"\nqueue\n",
+    );
+    write(
+        &env,
+        "nodeC.sub",
+        "executable = /bin/echo\narguments = Node C job succeeding\noutput = $(nodename).out\nqueue\n",
+    );
+    write(
+        &env,
+        "nodeD.sub",
+        "executable = /bin/sh\narguments = \"-c 'if [ -e nodeD.fails ]; then rm nodeD.fails; exit 1; fi'\"\n\
+         output = nodeD.out\nqueue\n",
+    );
+    write(
+        &env,
+        "nodeE.sub",
+        "# This is supposed to cause condor_submit to fail.\nqueue\n",
+    );
+    script(&env, "pre.sh", "echo \"$1 pre script\"");
+    script(&env, "post.sh", "echo \"$1 post script\"");
+    script(
+        &env,
+        "nodeC-post.sh",
+        "echo \"$1 post script\"; test \"$2\" != 0",
+    );
+    write(
+        &env,
+        "js.dag",
+        "JOBSTATE_LOG \\\n\tjs.dag.jobstate.log\n\nCONFIG \\\n\tjs.config\n\n\
+         Job NodeA \\\n\tnodeA.sub\nScript \\\n\tPre NodeA pre.sh $JOB\nScript Post \\\n\tNodeA post.sh $JOB\n\
+         Job NodeB nodeB.sub\nScript Pre NodeB pre.sh $JOB\nScript Post NodeB post.sh \\\n\t$JOB\n\
+         Job NodeC nodeC.sub\nScript Pre NodeC pre.sh $JOB\nScript Post NodeC nodeC-post.sh $JOB $RETRY\nRetry \\\n\tNodeC 1\n\
+         Job NodeD nodeD.sub\n\
+         Job NodeE nodeE.sub\nScript Post NodeE post.sh $JOB\n\
+         Parent \\\n\tNodeA Child NodeB\nParent NodeB \\\n\tChild NodeC\nParent NodeC Child \\\n\tNodeD\nParent NodeD Child NodeE\n",
+    );
+    write(
+        &env,
+        "upper.sub",
+        "executable = /bin/sh\narguments = \"-c 'touch nodeD.fails; echo Node A job succeeded'\"\n\
+         output = UNodeA.$(ProcId).out\n+pegasus_site = \"local\"\nqueue 2\n",
+    );
+    write(
+        &env,
+        "wrapper.dag",
+        "Job UNodeA upper.sub\n\nSubdag External UNodeB js.dag\nRetry UNodeB 1\n\nParent UNodeA Child UNodeB\n",
+    );
+    let dag = submit_dag(&env, &["wrapper.dag"]);
+    wait_gone(&env, &dag);
+    assert_eq!(history_attr(&env, &dag, "ExitCode"), "0");
+    for file in ["wrapper.dag.dagman.out", "js.dag.dagman.out"] {
+        let out = read(&env, file);
+        assert!(out.contains("EXITING WITH STATUS 0"), "{file}: {out}");
+    }
+    let out = dagman_out(&env, "js.dag");
+    assert!(
+        contains(&out, "USING RESCUE DAG js.dag.rescue001"),
+        "{out:#?}"
+    );
+    assert_eq!(
+        submitted(&dagman_out(&env, "wrapper.dag")),
+        ["UNodeA", "UNodeB", "UNodeB"]
+    );
+
+    // The .run file's check: INTERNAL lines skipped; NodeA's execute, terminated, aborted
+    // and evicted lines counted, not listed; every other line in order. (condorlite's pool
+    // writes an image size event for every job, which HTCondor's short jobs do not have.)
+    let mut a_events: std::collections::HashMap<&str, usize> = Default::default();
+    let mut lines = Vec::new();
+    let text = read(&env, "js.dag.jobstate.log");
+    for line in text.lines() {
+        let w: Vec<&str> = line.split(' ').collect();
+        if w[1] == "INTERNAL" || w[2] == "IMAGE_SIZE" {
+            continue;
+        }
+        if w[1] == "NodeA"
+            && ["EXECUTE", "JOB_TERMINATED", "JOB_ABORTED", "JOB_EVICTED"].contains(&w[2])
+        {
+            *a_events.entry(w[2]).or_default() += 1;
+            continue;
+        }
+        if w[2] == "JOB_FAILURE" && w[1] == "NodeA" {
+            // Both procs ran; one terminated, the other was removed when the first failed.
+            assert_eq!(a_events.get("EXECUTE"), Some(&2), "{text}");
+            assert_eq!(a_events.get("JOB_TERMINATED"), Some(&1), "{text}");
+            assert_eq!(a_events.get("JOB_ABORTED"), Some(&1), "{text}");
+        }
+        let id = if w[3].contains('.') {
+            let (c, p) = w[3].split_once('.').unwrap();
+            assert!(
+                c.parse::<u32>().is_ok() && p.parse::<u32>().is_ok(),
+                "{line}"
+            );
+            format!("C.{p}")
+        } else {
+            w[3].to_owned()
+        };
+        lines.push(format!(
+            "{} {} {} {} {} {}",
+            w[1], w[2], id, w[4], w[5], w[6]
+        ));
+    }
+    let want = [
+        "NodeA PRE_SCRIPT_STARTED - local - 1",
+        "NodeA PRE_SCRIPT_SUCCESS - local - 1",
+        "NodeA SUBMIT C.0 local - 1",
+        "NodeA SUBMIT C.1 local - 1",
+        "NodeA JOB_FAILURE 2 local - 1",
+        "NodeA POST_SCRIPT_STARTED C.0 local - 1",
+        "NodeA POST_SCRIPT_TERMINATED C.0 local - 1",
+        "NodeA POST_SCRIPT_SUCCESS C.0 local - 1",
+        "NodeB PRE_SCRIPT_STARTED - viz - 2",
+        "NodeB PRE_SCRIPT_SUCCESS - viz - 2",
+        "NodeB SUBMIT C.0 viz - 2",
+        "NodeB EXECUTE C.0 viz - 2",
+        "NodeB JOB_TERMINATED C.0 viz - 2",
+        "NodeB JOB_SUCCESS 0 viz - 2",
+        "NodeB POST_SCRIPT_STARTED C.0 viz - 2",
+        "NodeB POST_SCRIPT_TERMINATED C.0 viz - 2",
+        "NodeB POST_SCRIPT_SUCCESS C.0 viz - 2",
+        "NodeC PRE_SCRIPT_STARTED - - - 3",
+        "NodeC PRE_SCRIPT_SUCCESS - - - 3",
+        "NodeC SUBMIT C.0 - - 3",
+        "NodeC EXECUTE C.0 - - 3",
+        "NodeC JOB_TERMINATED C.0 - - 3",
+        "NodeC JOB_SUCCESS 0 - - 3",
+        "NodeC POST_SCRIPT_STARTED C.0 - - 3",
+        "NodeC POST_SCRIPT_TERMINATED C.0 - - 3",
+        "NodeC POST_SCRIPT_FAILURE C.0 - - 3",
+        "NodeC PRE_SCRIPT_STARTED - - - 4",
+        "NodeC PRE_SCRIPT_SUCCESS - - - 4",
+        "NodeC SUBMIT C.0 - - 4",
+        "NodeC EXECUTE C.0 - - 4",
+        "NodeC JOB_TERMINATED C.0 - - 4",
+        "NodeC JOB_SUCCESS 0 - - 4",
+        "NodeC POST_SCRIPT_STARTED C.0 - - 4",
+        "NodeC POST_SCRIPT_TERMINATED C.0 - - 4",
+        "NodeC POST_SCRIPT_SUCCESS C.0 - - 4",
+        "NodeD SUBMIT C.0 - - 5",
+        "NodeD EXECUTE C.0 - - 5",
+        "NodeD JOB_TERMINATED C.0 - - 5",
+        "NodeD JOB_FAILURE 1 - - 5",
+        "NodeD SUBMIT C.0 - - 6",
+        "NodeD EXECUTE C.0 - - 6",
+        "NodeD JOB_TERMINATED C.0 - - 6",
+        "NodeD JOB_SUCCESS 0 - - 6",
+        "NodeE SUBMIT_FAILURE - - - 7",
+        "NodeE SUBMIT_FAILURE - - - 7",
+        "NodeE POST_SCRIPT_STARTED - - - 7",
+        "NodeE POST_SCRIPT_TERMINATED - - - 7",
+        "NodeE POST_SCRIPT_SUCCESS - - - 7",
+    ];
+    assert_eq!(lines, want, "{text}");
+}
+
+/// The node job of the splice_connect tests: appends its name to a file.
+fn skewer_job(env: &TestEnvironment) {
+    write(
+        env,
+        "node.sub",
+        "executable = /bin/sh\narguments = \"-c 'sleep $(sleep); echo $(name) >> $(file)'\"\noutput = $(name).out\nqueue\n",
+    );
+}
+
+/// A splice file of `nodes` (name, sleep, skewer file number) with the rest of its lines.
+fn skewer_splice(env: &TestEnvironment, file: &str, nodes: &[(&str, u32, u32)], rest: &str) {
+    let mut text = String::new();
+    for (n, sleep, skewer) in nodes {
+        text += &format!(
+            "job {n} node.sub\nvars {n} sleep = \"{sleep}\"\nvars {n} file = \"skewer{skewer}.out\"\nvars {n} name = \"$(JOB)\"\n"
+        );
+    }
+    write(env, file, &(text + rest));
+}
+
+#[test]
+fn splice_connect_joins_pin_outs_to_pin_ins() {
+    // job_dagman_splice_connect-A: three splices of three nodes each CONNECTed in a row;
+    // PIN_OUT n of one splice is the parent of PIN_IN n of the next, so each skewer file
+    // gets its three nodes in order (the nodes that would come too early sleep; 30 s in
+    // HTCondor, 1 s here).
+    let env = env();
+    skewer_job(&env);
+    skewer_splice(
+        &env,
+        "splice1.dag",
+        &[("NodeA", 1, 1), ("NodeB", 0, 2), ("NodeC", 0, 3)],
+        "pin_out NodeA 1\npin_out NodeB 2\npin_out NodeC 3\npin_in NodeA 3\n",
+    );
+    skewer_splice(
+        &env,
+        "splice2.dag",
+        &[("NodeA", 0, 1), ("NodeB", 0, 2), ("NodeC", 1, 3)],
+        "include inc2.dag\n",
+    );
+    write(
+        &env,
+        "inc2.dag",
+        "pin_in NodeA 1\npin_in NodeB 2\npin_in NodeC 3\npin_out NodeA 3\npin_out NodeB 2\npin_out NodeC 1\n",
+    );
+    skewer_splice(
+        &env,
+        "splice3.dag",
+        &[("NodeA", 0, 3), ("NodeB", 0, 2), ("NodeC", 0, 1)],
+        "pin_in NodeA 1\npin_in NodeB 2\npin_in NodeC 3\npin_out NodeA 2\n",
+    );
+    write(
+        &env,
+        "inc1.dag",
+        "connect SpliceA SpliceB\nconnect SpliceB SpliceC\n",
+    );
+    write(
+        &env,
+        "connect.dag",
+        "splice SpliceA splice1.dag\nsplice SpliceB splice2.dag\nsplice SpliceC splice3.dag\ninclude inc1.dag\n",
+    );
+    assert_eq!(run_dag(&env, "connect.dag", &[]), 0);
+    assert_eq!(
+        read(&env, "skewer1.out"),
+        "SpliceA+NodeA\nSpliceB+NodeA\nSpliceC+NodeC\n"
+    );
+    assert_eq!(
+        read(&env, "skewer2.out"),
+        "SpliceA+NodeB\nSpliceB+NodeB\nSpliceC+NodeB\n"
+    );
+    assert_eq!(
+        read(&env, "skewer3.out"),
+        "SpliceA+NodeC\nSpliceB+NodeC\nSpliceC+NodeA\n"
+    );
+}
+
+#[test]
+fn splice_connect_through_nested_splices() {
+    // job_dagman_splice_connect-B: a splice whose pins are NOOP nodes of its own, connected
+    // to splices inside it.
+    let env = env();
+    skewer_job(&env);
+    skewer_splice(
+        &env,
+        "1.dag",
+        &[("Node1A", 0, 1), ("Node1B", 0, 2)],
+        "pin_out Node1A 1\npin_out Node1B 2\n",
+    );
+    let lower = |file: &str, p: &str, skewers: [u32; 3], pins: &str| {
+        let names = [format!("{p}-A"), format!("{p}-B"), format!("{p}-C")];
+        let nodes: Vec<(&str, u32, u32)> = names
+            .iter()
+            .zip(skewers)
+            .map(|(n, s)| (n.as_str(), 0, s))
+            .collect();
+        let rest: String = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{pins} {n} {}\n", i + 1))
+            .collect();
+        skewer_splice(&env, file, &nodes, &rest);
+    };
+    lower("2-1a.dag", "Node2-1a", [1, 3, 4], "pin_out");
+    lower("2-1b.dag", "Node2-1b", [1, 3, 4], "pin_in");
+    lower("2-2a.dag", "Node2-2a", [2, 5, 6], "pin_out");
+    lower("2-2b.dag", "Node2-2b", [2, 5, 6], "pin_in");
+    write(
+        &env,
+        "2.dag",
+        "splice Splice2Aa 2-1a.dag\nsplice Splice2Ab 2-1b.dag\nsplice Splice2Ba 2-2a.dag\nsplice Splice2Bb 2-2b.dag\n\
+         connect Splice2Aa Splice2Ab\nconnect Splice2Ba Splice2Bb\n\
+         job SocketPreA foo NOOP\njob SocketPreB foo NOOP\njob SocketPostA foo NOOP\njob SocketPostB foo NOOP\n\
+         parent SocketPreA child Splice2Aa\nparent SocketPreB child Splice2Ba\n\
+         parent Splice2Ab child SocketPostA\nparent Splice2Bb child SocketPostB\n\
+         pin_in SocketPreA 1\npin_in SocketPreB 2\npin_out SocketPostA 1\npin_out SocketPostB 2\n",
+    );
+    skewer_splice(
+        &env,
+        "3.dag",
+        &[("Node3A", 0, 1), ("Node3B", 0, 2)],
+        "pin_in Node3A 1\npin_in Node3B 2\n",
+    );
+    write(
+        &env,
+        "b.dag",
+        "splice SpliceA 1.dag\nsplice SpliceB 2.dag\nsplice SpliceC 3.dag\nconnect SpliceA SpliceB\nconnect SpliceB SpliceC\n",
+    );
+    assert_eq!(run_dag(&env, "b.dag", &[]), 0);
+    let want = [
+        "SpliceA+Node1A\nSpliceB+Splice2Aa+Node2-1a-A\nSpliceB+Splice2Ab+Node2-1b-A\nSpliceC+Node3A\n",
+        "SpliceA+Node1B\nSpliceB+Splice2Ba+Node2-2a-A\nSpliceB+Splice2Bb+Node2-2b-A\nSpliceC+Node3B\n",
+        "SpliceB+Splice2Aa+Node2-1a-B\nSpliceB+Splice2Ab+Node2-1b-B\n",
+        "SpliceB+Splice2Aa+Node2-1a-C\nSpliceB+Splice2Ab+Node2-1b-C\n",
+        "SpliceB+Splice2Ba+Node2-2a-B\nSpliceB+Splice2Bb+Node2-2b-B\n",
+        "SpliceB+Splice2Ba+Node2-2a-C\nSpliceB+Splice2Bb+Node2-2b-C\n",
+    ];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(
+            read(&env, &format!("skewer{}.out", i + 1)),
+            *w,
+            "skewer{}",
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn splice_connect_with_several_nodes_per_pin() {
+    // job_dagman_splice_connect-C: pins with several nodes on either side; each node job
+    // prints its DAGParentNodeNames. (HTCondor's job gets it as `$$([DAGParentNodeNames])`
+    // in its arguments; condorlite's pool does not expand `$$()` when a job starts, so the
+    // job reads it from its own ad, `$_CONDOR_JOB_AD`.)
+    let env = env();
+    script(
+        &env,
+        "parents.sh",
+        "names=$(sed -n 's/^DAGParentNodeNames = \"\\(.*\\)\"$/\\1/p' \"$_CONDOR_JOB_AD\")\n\
+         if [ -n \"$names\" ]; then printf '%s ' \"$names\"; fi; echo",
+    );
+    write(
+        &env,
+        "node.sub",
+        "executable = parents.sh\noutput = c.$(name).out\nqueue\n",
+    );
+    let mut s1: String = (0..=6).map(|i| format!("job Node{i} node.sub\n")).collect();
+    s1 += &(0..=6)
+        .map(|i| format!("vars Node{i} name = \"$(JOB)\"\n"))
+        .collect::<String>();
+    s1 += &(1..=6)
+        .map(|i| format!("parent Node0 child Node{i}\n"))
+        .collect::<String>();
+    s1 += "pin_out Node1 1\npin_out Node2 1\npin_out Node3 1\npin_out Node3 2\npin_out Node4 2\npin_out Node5 2\npin_out Node6 2\n";
+    write(&env, "splice1.dag", &s1);
+    let mut s2: String = (1..=4).map(|i| format!("job Node{i} node.sub\n")).collect();
+    s2 += &(1..=4)
+        .map(|i| format!("vars Node{i} name = \"$(JOB)\"\n"))
+        .collect::<String>();
+    s2 += "pin_in Node1 1\npin_in Node2 1\npin_in Node2 2\npin_in Node3 2\npin_in Node4 2\n";
+    write(&env, "splice2.dag", &s2);
+    write(
+        &env,
+        "c.dag",
+        "splice Splice1 splice1.dag\nsplice Splice2 splice2.dag\njob node3 node.sub\nvars node3 name = \"$(JOB)\"\n\
+         connect Splice1 Splice2\nparent Splice2 child node3\n",
+    );
+    assert_eq!(run_dag(&env, "c.dag", &[]), 0);
+    let mut want = vec![
+        (
+            "node3",
+            "Splice2+Node1,Splice2+Node2,Splice2+Node3,Splice2+Node4 \n",
+        ),
+        ("Splice1+Node0", "\n"),
+    ];
+    for i in 1..=6 {
+        want.push((
+            [
+                "Splice1+Node1",
+                "Splice1+Node2",
+                "Splice1+Node3",
+                "Splice1+Node4",
+                "Splice1+Node5",
+                "Splice1+Node6",
+            ][i - 1],
+            "Splice1+Node0 \n",
+        ));
+    }
+    let six =
+        "Splice1+Node1,Splice1+Node2,Splice1+Node3,Splice1+Node4,Splice1+Node5,Splice1+Node6 \n";
+    let last4 = "Splice1+Node3,Splice1+Node4,Splice1+Node5,Splice1+Node6 \n";
+    want.extend([
+        (
+            "Splice2+Node1",
+            "Splice1+Node1,Splice1+Node2,Splice1+Node3 \n",
+        ),
+        ("Splice2+Node2", six),
+        ("Splice2+Node3", last4),
+        ("Splice2+Node4", last4),
+    ]);
+    for (node, w) in want {
+        assert_eq!(read(&env, &format!("c.{node}.out")), w, "{node}");
+    }
+}
+
+#[test]
+fn splice_connect_errors_fail_the_dag() {
+    // job_dagman_splice_connect-D, -E, -F: a parent splice without pin_outs, a child
+    // splice node left without parents, pin counts that differ: the DAG fails to parse.
+    // -G: two DAG files, each with connected splices: it runs.
+    let env = env();
+    let cases = [
+        (
+            "d",
+            "job Node1A - noop\njob Node1B - noop\n",
+            "job Node2A - noop\njob Node2B - noop\n",
+            "ERROR: parent splice Splice1 has 0 pin_outs",
+        ),
+        (
+            "e",
+            "job Node1A - noop\njob Node1B - noop\npin_out Node1A 1\npin_out Node1B 2\n",
+            "job Node2A - noop\njob Node2B - noop\njob Node2C - noop\npin_in Node2A 1\npin_in Node2B 2\n",
+            "ERROR: child splice node Splice2+Node2C has no parents after making pin connections; add pin_in or parent",
+        ),
+        (
+            "f",
+            "job Node1A - noop\njob Node1B - noop\npin_out Node1A 1\npin_out Node1B 2\n",
+            "job Node2A - noop\njob Node2B - noop\npin_in Node2A 1\npin_in Node2B 1\n",
+            "ERROR: pin_in/out mismatch:  parent splice Splice1 has 2 pin_outs; child splice Splice2 has 1 pin_ins",
+        ),
+    ];
+    for (name, one, two, error) in cases {
+        write(&env, &format!("{name}-1.dag"), one);
+        write(&env, &format!("{name}-2.dag"), two);
+        let dag = format!("{name}.dag");
+        write(
+            &env,
+            &dag,
+            &format!("splice Splice1 {name}-1.dag\nsplice Splice2 {name}-2.dag\nconnect Splice1 Splice2\n"),
+        );
+        assert_eq!(run_dag(&env, &dag, &[]), 1, "{name}");
+        let out = dagman_out(&env, &dag);
+        assert!(contains(&out, error), "{name}: {out:#?}");
+        assert!(submitted(&out).is_empty());
+    }
+
+    for u in ["1", "2"] {
+        for (side, pin) in [("A", "pin_out"), ("B", "pin_in")] {
+            let text: String = ["A", "B", "C"]
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    format!(
+                        "job {u}{side}_{n} no_file noop\n{pin} {u}{side}_{n} {}\n",
+                        i + 1
+                    )
+                })
+                .collect();
+            write(&env, &format!("g-{u}lower{side}.dag"), &text);
+        }
+        write(
+            &env,
+            &format!("g-{u}upper.dag"),
+            &format!("splice Splice{u}A g-{u}lowerA.dag\nsplice Splice{u}B g-{u}lowerB.dag\nconnect Splice{u}A Splice{u}B\n"),
+        );
+    }
+    assert_eq!(run_dag(&env, "g-1upper.dag", &["-Dag", "g-2upper.dag"]), 0);
+    let out = dagman_out(&env, "g-1upper.dag");
+    assert!(contains(&out, "All jobs Completed!"), "{out:#?}");
+    assert_eq!(submitted(&out).len(), 12);
+}
+
+#[test]
+fn reject_in_a_splice_stops_the_dag() {
+    // job_dagman_reject: a splice's DAG file says REJECT: DAGMan refuses to run.
+    let env = env();
+    sh_job(&env, "node.sub", "echo OK");
+    write(
+        &env,
+        "reject-0.dag",
+        "Job NodeA node.sub\nSplice NodeB reject-1.dag\nJob NodeC node.sub\n\nParent NodeA Child NodeB\nParent NodeB Child NodeC\n",
+    );
+    write(
+        &env,
+        "reject-1.dag",
+        "Job NodeA node.sub\nJob NodeB node.sub\n\nParent NodeA Child NodeB\n\nReject\n",
+    );
+    assert_eq!(run_dag(&env, "reject-0.dag", &[]), 1);
+    let out = dagman_out(&env, "reject-0.dag");
+    assert!(
+        out.iter()
+            .any(|l| l.starts_with("Exiting because of REJECT specification in ")),
+        "{out:#?}"
+    );
+    assert!(submitted(&out).is_empty());
+}
+
+#[test]
+fn a_cycle_is_found_when_nothing_more_can_run() {
+    // job_dagman_cycle-A: A -> B -> C -> B: A runs, then DAGMan finds the cycle; the node
+    // status file says so.
+    let env = env();
+    sh_job(&env, "node.sub", "true");
+    write(
+        &env,
+        "cycle.dag",
+        "Node_status_file cycle.status\n\nJob A node.sub\nJob B node.sub\nJob C node.sub\n\n\
+         Parent A Child B\nParent B Child C\nParent C Child B\n",
+    );
+    assert_eq!(run_dag(&env, "cycle.dag", &[]), 1);
+    let out = dagman_out(&env, "cycle.dag");
+    assert_eq!(submitted(&out), ["A"]);
+    assert!(
+        contains(
+            &out,
+            "... ERROR: a cycle exists in the dag, please check input"
+        ),
+        "{out:#?}"
+    );
+    let mut want: Vec<String> = [
+        "DagStatus = 6; /* \"STATUS_ERROR (cycle)\" */",
+        "NodesTotal = 3;",
+        "NodesDone = 1;",
+        "NodesPre = 0;",
+        "NodesQueued = 0;",
+        "NodesPost = 0;",
+        "NodesReady = 0;",
+        "NodesUnready = 2;",
+        "NodesFailed = 0;",
+        "JobProcsHeld = 0;",
+        "JobProcsIdle = 0;",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    want.extend(node_lines(&[
+        ("A", "5; /* \"STATUS_DONE\" */"),
+        ("B", "0; /* \"STATUS_NOT_READY\" */"),
+        ("C", "0; /* \"STATUS_NOT_READY\" */"),
+    ]));
+    in_order(
+        &read(&env, "cycle.status"),
+        &want.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+}
+
+#[test]
+fn node_dir_runs_a_node_and_its_scripts_in_its_directory() {
+    // job_dagman_node_dir: NodeB has DIR subdir: its submit file, job, outputs and scripts
+    // are in subdir; NodeC names a submit file and scripts in subdir without DIR: they run
+    // in the DAG's directory.
+    let env = env();
+    let job = |dir: &str| {
+        format!(
+            "executable = /bin/echo\narguments = $(nodename)\noutput = node_dir-$(nodename).out\nlog = {dir}node_dir.nodelog\nqueue\n"
+        )
+    };
+    write(&env, "node.sub", &job(""));
+    write(&env, "subdir/nodeB.sub", &job(""));
+    write(
+        &env,
+        "subdir/nodeC.sub",
+        "executable = /bin/echo\narguments = $(nodename)\noutput = subdir/node_dir-$(nodename).out\nlog = subdir/nodeC.nodelog\nqueue\n",
+    );
+    let pre = "echo \"$1 pre script\" > node_dir-$1-pre.out";
+    let post = "echo \"$1 post script\" > node_dir-$1-post.out; exit $2";
+    for dir in ["", "subdir/"] {
+        script(&env, &format!("{dir}pre.sh"), pre);
+        script(&env, &format!("{dir}post.sh"), post);
+    }
+    write(
+        &env,
+        "node_dir.dag",
+        "Job NodeA node.sub\nVars NodeA nodename=\"$(JOB)\"\nScript pre NodeA pre.sh $JOB\nScript post NodeA post.sh $JOB $RETURN\n\n\
+         Job NodeB nodeB.sub DIR subdir\nVars NodeB nodename=\"$(JOB)\"\nScript pre NodeB pre.sh $JOB\nScript post NodeB post.sh $JOB $RETURN\n\n\
+         Job NodeC subdir/nodeC.sub\nVars NodeC nodename=\"$(JOB)\"\nScript pre NodeC subdir/pre.sh $JOB\nScript post NodeC subdir/post.sh $JOB $RETURN\n\n\
+         Job NodeD node.sub\nVars NodeD nodename=\"$(JOB)\"\nScript pre NodeD pre.sh $JOB\nScript post NodeD post.sh $JOB $RETURN\n\n\
+         Parent NodeA Child NodeB NodeC\nParent NodeB NodeC Child NodeD\n",
+    );
+    assert_eq!(run_dag(&env, "node_dir.dag", &[]), 0);
+    for f in [
+        "node_dir-NodeA-pre.out",
+        "node_dir-NodeA.out",
+        "node_dir-NodeA-post.out",
+        "subdir/node_dir-NodeB-pre.out",
+        "subdir/node_dir-NodeB-post.out",
+        "subdir/node_dir-NodeB.out",
+        "node_dir-NodeC-pre.out",
+        "node_dir-NodeC-post.out",
+        "subdir/node_dir-NodeC.out",
+        "node_dir-NodeD-pre.out",
+        "node_dir-NodeD-post.out",
+        "node_dir-NodeD.out",
+    ] {
+        assert!(exists(&env, f), "{f}");
+    }
+    assert!(!exists(&env, "node_dir-NodeB.out"));
+    assert_eq!(read(&env, "subdir/node_dir-NodeB.out"), "NodeB\n");
+    assert!(
+        exists(&env, "subdir/node_dir.nodelog"),
+        "NodeB's log is in its DIR"
+    );
 }
