@@ -1520,3 +1520,154 @@ fn node_dir_runs_a_node_and_its_scripts_in_its_directory() {
         "NodeB's log is in its DIR"
     );
 }
+
+#[test]
+fn set_job_attr_append_and_insert_sub_file_reach_dagmans_ad() {
+    // job_dagman_set_attr, under the master: two DAG files with SET_JOB_ATTR lines (the
+    // second file's value wins), condor_submit_dag's -append lines (which win over
+    // SET_JOB_ATTR) and -insert_sub_file; each node job prints DAGMan's ad with condor_q.
+    let env = env();
+    let _master = Master::start(&env);
+    let condor_q = assert_cmd::cargo::cargo_bin("condor_q");
+    for node in ["nodeA", "nodeB"] {
+        write(
+            &env,
+            &format!("{node}.sub"),
+            &format!(
+                "universe = scheduler\nexecutable = {}\narguments = -l $(DAGManJobId)\n\
+                 output = set_attr-{node}.out\nerror = set_attr-{node}.err\ngetenv = true\nqueue\n",
+                condor_q.display()
+            ),
+        );
+    }
+    write(
+        &env,
+        "set_attr1.dag",
+        "SET_JOB_ATTR test_attr0 = Bodrum\nSET_JOB_ATTR test_attr1 = 123\nSET_JOB_ATTR test_attr2 = 0.543\n\
+         SET_JOB_ATTR test_attr2 = \"0.987 6.402\"\n\nJob NodeA nodeA.sub\n",
+    );
+    write(
+        &env,
+        "set_attr2.dag",
+        "SET_JOB_ATTR \\\n\ttest_attr1 = 234\nSET_JOB_ATTR test_attr6 = 987\n\nJob NodeB nodeB.sub\n",
+    );
+    write(&env, "set_attr.sub", "+test_attr4 = 3.14159\n");
+    let dag = submit_dag(
+        &env,
+        &[
+            "-append",
+            "+test_attr0 = Dalyan",
+            "-append",
+            "+test_attr3 = Vrsic",
+            "-insert_sub_file",
+            "set_attr.sub",
+            "set_attr1.dag",
+            "set_attr2.dag",
+        ],
+    );
+    wait_gone(&env, &dag);
+    assert_eq!(history_attr(&env, &dag, "ExitCode"), "0");
+    for node in ["nodeA", "nodeB"] {
+        let ad = read(&env, &format!("set_attr-{node}.out"));
+        for line in [
+            "test_attr0 = Dalyan",
+            "test_attr1 = 234",
+            "test_attr2 = \"0.987 6.402\"",
+            "test_attr3 = Vrsic",
+            "test_attr4 = 3.14159",
+            "test_attr6 = 987",
+        ] {
+            assert!(
+                ad.lines().any(|l| l == line),
+                "{node}: no {line:?} in\n{ad}"
+            );
+        }
+    }
+}
+
+#[test]
+fn metrics_files_of_nested_dags() {
+    // job_dagman_metrics-A, under the master: an upper DAG with a splice holding a SUBDAG
+    // EXTERNAL, and a SUBDAG EXTERNAL whose node L2 fails; each of the three DAGMans writes
+    // its metrics file, counting its plain nodes and its sub-DAG nodes apart (the .run file
+    // checks only that they exist; the counts follow dagman_metrics.cpp).
+    let env = env();
+    let _master = Master::start(&env);
+    write(
+        &env,
+        "node.sub",
+        "executable = /bin/sh\narguments = \"-c 'echo Running node $(nodename); test $(nodename) != L2'\"\n\
+         output = metrics-$(nodename).out\nqueue\n",
+    );
+    let nodes = |names: &[&str]| -> String {
+        names
+            .iter()
+            .map(|n| format!("Job {n} node.sub\nVars {n} nodename=\"$(JOB)\"\n\n"))
+            .collect()
+    };
+    write(
+        &env,
+        "upper.dag",
+        &(nodes(&["A1", "A2", "A3", "A4", "A5"])
+            + "Splice B splice.dag\n\nSubdag external C lower.dag\n\n"
+            + &nodes(&["D"])
+            + "Parent A1 A2 A3 A4 A5 Child B\nParent B Child C\nParent C Child D\n"),
+    );
+    write(&env, "lower.dag", &nodes(&["L1", "L2", "L3", "L4"]));
+    write(
+        &env,
+        "splice.dag",
+        &(nodes(&["S1", "S2", "S3", "S4", "S5"])
+            + "Subdag external L1 splice-lower.dag\n\nParent S1 S2 S3 S4 S5 Child L1\n"),
+    );
+    write(&env, "splice-lower.dag", &nodes(&["SL1", "SL2", "SL3"]));
+    let dag = submit_dag(&env, &["upper.dag"]);
+    wait_gone(&env, &dag);
+    assert_eq!(history_attr(&env, &dag, "ExitCode"), "1");
+    for file in ["upper.dag", "splice-lower.dag", "lower.dag"] {
+        assert!(exists(&env, &format!("{file}.dagman.out")), "{file}");
+    }
+    let metrics = |file: &str| -> serde_json::Value {
+        serde_json::from_str(&read(&env, &format!("{file}.metrics"))).unwrap()
+    };
+    let counts = |m: &serde_json::Value| -> Vec<i64> {
+        [
+            "exitcode",
+            "jobs",
+            "jobs_failed",
+            "jobs_succeeded",
+            "dag_jobs",
+            "dag_jobs_failed",
+            "dag_jobs_succeeded",
+            "total_jobs",
+            "total_jobs_run",
+            "DagStatus",
+        ]
+        .iter()
+        .map(|k| m[k].as_i64().unwrap_or_else(|| panic!("{k} in {m}")))
+        .collect()
+    };
+    let upper = metrics("upper.dag");
+    // A1-5, B+S1-5, D and the NOOP join node that `Parent A1 A2 A3 A4 A5 Child B` (B's five
+    // initial nodes) makes are plain, B+L1 and C sub-DAGs; D never runs; C fails.
+    assert_eq!(
+        counts(&upper),
+        [1, 12, 0, 11, 2, 1, 1, 14, 13, 2],
+        "{upper}"
+    );
+    assert_eq!(upper["dagman_id"], dag.as_str());
+    assert_eq!(upper["parent_dagman_id"], "");
+    let lower = metrics("lower.dag");
+    assert_eq!(counts(&lower), [1, 4, 1, 3, 0, 0, 0, 4, 4, 2], "{lower}");
+    let splice_lower = metrics("splice-lower.dag");
+    assert_eq!(
+        counts(&splice_lower),
+        [0, 3, 0, 3, 0, 0, 0, 3, 3, 0],
+        "{splice_lower}"
+    );
+    for m in [&lower, &splice_lower] {
+        assert_eq!(m["parent_dagman_id"], dag.as_str(), "{m}");
+        assert_ne!(m["dagman_id"], dag.as_str(), "{m}");
+    }
+    assert!(!exists(&env, "metrics-D.out"));
+}
