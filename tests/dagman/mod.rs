@@ -64,6 +64,17 @@ fn run_dag(env: &TestEnvironment, dag: &str, extra: &[&str]) -> i32 {
 /// the DAG's CONFIG file (condor_submit_dag's submit file sets it; condor_dagman itself
 /// reads only `DAGMAN_CONFIG_FILE`, in HTCondor too).
 fn run_dag_with(env: &TestEnvironment, dag: &str, extra: &[&str], vars: &[(&str, &str)]) -> i32 {
+    let child = spawn_dag(env, dag, extra, vars);
+    wait_dag(env, dag, child)
+}
+
+/// Starts [`run_dag_with`]'s condor_dagman without waiting for it.
+fn spawn_dag(
+    env: &TestEnvironment,
+    dag: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> std::process::Child {
     let mut cmd = env.command("condor_dagman");
     cmd.envs(vars.iter().copied());
     cmd.args(["-p", "0", "-f", "-l", ".", "-Lockfile"])
@@ -75,7 +86,12 @@ fn run_dag_with(env: &TestEnvironment, dag: &str, extra: &[&str], vars: &[(&str,
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let mut child = cmd.spawn().expect("condor_dagman runs");
+    cmd.spawn().expect("condor_dagman runs")
+}
+
+/// Waits for a [`spawn_dag`]ed condor_dagman to end (killing it after [`DEADLINE`]);
+/// returns its exit code.
+fn wait_dag(env: &TestEnvironment, dag: &str, mut child: std::process::Child) -> i32 {
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     loop {

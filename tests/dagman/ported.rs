@@ -6,10 +6,11 @@
 
 use super::pooled::{submit_dag, wait_gone};
 use super::{
-    contains, dagman_out, exists, read, run_dag, run_dag_with, script, sh_job, submitted, write,
+    contains, dagman_out, exists, read, run_dag, run_dag_with, script, sh_job, spawn_dag,
+    submitted, wait_dag, write,
 };
 use crate::common::TestEnvironment;
-use crate::pool::{history_attr, Master};
+use crate::pool::{history_attr, wait_for, Master};
 
 fn env() -> TestEnvironment {
     super::env()
@@ -1670,4 +1671,127 @@ fn metrics_files_of_nested_dags() {
         assert_ne!(m["dagman_id"], dag.as_str(), "{m}");
     }
     assert!(!exists(&env, "metrics-D.out"));
+}
+
+#[test]
+fn maxpre_and_maxpost_cap_the_scripts_running_at_once() {
+    // job_dagman_maxprescripts and job_dagman_maxpostscripts: 20 nodes whose scripts log
+    // "open", take a while and log "close", run with -MaxPre 4 (-MaxPost 4); the flow log
+    // never has more than 4 open (x_dagman_readflowlog MAXPRE 4).
+    let env = env();
+    sh_job(&env, "node.sub", "true");
+    script(
+        &env,
+        "checkin.sh",
+        "echo open >> $1.flow; sleep 0.2; echo close >> $1.flow",
+    );
+    for kind in ["PRE", "POST"] {
+        let mut dag = String::new();
+        for i in 0..20 {
+            dag += &format!("Job NODE{i} node.sub\nScript {kind} NODE{i} checkin.sh {kind}\n");
+        }
+        let file = format!("{kind}.dag");
+        write(&env, &file, &dag);
+        let flag = if kind == "PRE" { "-MaxPre" } else { "-MaxPost" };
+        assert_eq!(run_dag(&env, &file, &[flag, "4"]), 0, "{kind}");
+        let (mut open, mut peak, mut total) = (0, 0, 0);
+        for line in read(&env, &format!("{kind}.flow")).lines() {
+            if line == "open" {
+                open += 1;
+                total += 1;
+                peak = peak.max(open);
+            } else {
+                open -= 1;
+            }
+        }
+        assert_eq!((total, open), (20, 0), "{kind}");
+        assert!(peak <= 4, "{peak} {kind} scripts at once");
+        // The first 4 scripts start together; the other 16 wait at least once.
+        let out = dagman_out(&env, &file);
+        let limit = if kind == "PRE" { "-MaxPre" } else { "-MaxPost" };
+        let note = out
+            .iter()
+            .rev()
+            .find_map(|l| {
+                l.strip_prefix("Note: ")?.strip_suffix(&format!(
+                    " total {kind} script deferrals because of {limit} limit (4) or DEFER"
+                ))
+            })
+            .unwrap_or_else(|| panic!("{out:#?}"));
+        assert!(note.parse::<u32>().unwrap() >= 16, "{note}");
+    }
+}
+
+/// A DAGMan run by hand, killed if the test fails before it ends.
+struct Running<'a> {
+    env: &'a TestEnvironment,
+    dag: &'a str,
+    child: Option<std::process::Child>,
+}
+
+impl Running<'_> {
+    fn wait(mut self) -> i32 {
+        wait_dag(self.env, self.dag, self.child.take().unwrap())
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[test]
+fn maxidle_defers_submits_while_jobs_are_idle() {
+    // job_dagman_maxidle-C/-D (which HTCondor runs by hand, with jobs that stay idle): one
+    // slot (NUM_CPUS = 1) whose first job waits for the file `go`, so the jobs after it stay
+    // idle; with -MaxIdle 2 and one submit per cycle (DAGMAN_MAX_SUBMITS_PER_INTERVAL = 1:
+    // DAGMan counts a job idle from its submit event, so a cycle's own submits are not
+    // counted in it, in HTCondor too) DAGMan stops with 3 jobs queued, until jobs run.
+    let mut env = env();
+    env.set_env("_CONDOR_NUM_CPUS", "1");
+    write(&env, "idle.config", "DAGMAN_MAX_SUBMITS_PER_INTERVAL = 1\n");
+    sh_job(
+        &env,
+        "node.sub",
+        "i=0; while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done",
+    );
+    let dag: String = (0..6).map(|i| format!("Job A{i} node.sub\n")).collect();
+    write(&env, "idle.dag", &dag);
+    let config = [("_CONDOR_DAGMAN_CONFIG_FILE", "idle.config")];
+    let running = Running {
+        env: &env,
+        dag: "idle.dag",
+        child: Some(spawn_dag(
+            &env,
+            "idle.dag",
+            &["-MaxIdle", "2", "-debug", "4"],
+            &config,
+        )),
+    };
+    let deferring = "Hit max number of idle DAG nodes (2); deferring submission of 3 ready nodes.";
+    wait_for("DAGMan to stop at 2 idle jobs", || {
+        exists(&env, "idle.dag.dagman.out") && contains(&dagman_out(&env, "idle.dag"), deferring)
+    });
+    assert_eq!(submitted(&dagman_out(&env, "idle.dag")), ["A0", "A1", "A2"]);
+    write(&env, "go", "");
+    assert_eq!(running.wait(), 0);
+    // No more than 2 jobs were ever idle (submitted, not yet executing) at once.
+    let (mut idle, mut peak) = (0i32, 0i32);
+    for line in read(&env, "job.log").lines() {
+        if line.starts_with("000 (") {
+            idle += 1;
+            peak = peak.max(idle);
+        } else if line.starts_with("001 (") {
+            idle -= 1;
+        }
+    }
+    assert!(peak <= 2, "{peak} idle jobs");
+    let out = dagman_out(&env, "idle.dag");
+    assert_eq!(submitted(&out).len(), 6);
+    assert!(out.iter().any(|l| l.starts_with("Note: ")
+        && l.ends_with(" total node deferrals because of -MaxIdle limit (2)")));
 }
