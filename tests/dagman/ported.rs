@@ -1795,3 +1795,124 @@ fn maxidle_defers_submits_while_jobs_are_idle() {
     assert!(out.iter().any(|l| l.starts_with("Note: ")
         && l.ends_with(" total node deferrals because of -MaxIdle limit (2)")));
 }
+
+#[test]
+fn unless_exit_stops_the_retries() {
+    // job_dagman_unlessexit: RETRY NODERET 1 UNLESS-EXIT 3, and the node's POST script
+    // returns its job's exit: a job exiting 3 is not retried, and the rescue DAG says why.
+    let env = env();
+    sh_job(&env, "ret.sub", "exit $(code)");
+    script(
+        &env,
+        "monitor.sh",
+        "echo \"Node status passed in is $1\"; exit $1",
+    );
+    for (code, runs) in [(3, 1), (2, 2)] {
+        let dag = format!("unless{code}.dag");
+        write(
+            &env,
+            &dag,
+            &format!(
+                "Job NODERET ret.sub\nVars NODERET code=\"{code}\"\nScript POST NODERET ./monitor.sh $RETURN\n\
+                 Retry\tNODERET\t1 UNLESS-EXIT 3\n"
+            ),
+        );
+        assert_eq!(run_dag(&env, &dag, &[]), 1, "{code}");
+        let out = dagman_out(&env, &dag);
+        assert_eq!(submitted(&out).len(), runs, "{code}: {out:#?}");
+        let rescue = read(&env, &format!("{dag}.rescue001"));
+        assert!(
+            rescue.contains("\nRETRY NODERET 1 UNLESS-EXIT 3\n"),
+            "{rescue}"
+        );
+        let aborted =
+            "# 0 of 1 retries performed; remaining attempts aborted after node returned 3\n";
+        if code == 3 {
+            assert!(contains(
+                &out,
+                "Aborting further retries of node NODERET (last attempt returned 3)"
+            ));
+            assert!(rescue.contains(aborted), "{rescue}");
+        } else {
+            assert!(contains(&out, "Retrying node NODERET (retry #1 of 1)..."));
+            assert!(!rescue.contains("remaining attempts aborted"), "{rescue}");
+        }
+    }
+}
+
+#[test]
+fn retries_after_pre_script_job_and_post_script_failures() {
+    // job_dagman_retry-B: each node fails in another place on each retry (PRE script, job,
+    // POST script) until it succeeds; NOOP nodes are retried too. DAGMAN_ALWAYS_RUN_POST is
+    // False: a failed PRE script skips the POST script.
+    let env = env();
+    write(
+        &env,
+        "retry-B.config",
+        "DAGMAN_ALWAYS_RUN_POST = False\nDAGMAN_MAX_SUBMIT_ATTEMPTS = 2\n",
+    );
+    // A PRE script that fails on retry 0 and otherwise records its retry for the job; a job
+    // that fails unless its PRE script's retry is above 1; a POST script that fails unless
+    // its retry is above `$2`.
+    script(
+        &env,
+        "pre.sh",
+        "if [ $1 -gt 0 ]; then echo $1 > $2.retry; else exit 1; fi",
+    );
+    sh_job(&env, "retried.sub", "test $(cat $(JOB).retry) -gt 1");
+    script(&env, "post-retry.sh", "test $1 -gt $2");
+    // A job that fails while its .fail file is there (removing it), a POST script returning
+    // the job's exit.
+    sh_job(
+        &env,
+        "once.sub",
+        "if [ -e $(JOB).fail ]; then rm $(JOB).fail; exit 1; fi",
+    );
+    script(&env, "post-return.sh", "exit $1");
+    for f in ["NodeC.fail", "NodeD.fail"] {
+        write(&env, f, "");
+    }
+    write(
+        &env,
+        "retry-B.dag",
+        "Config retry-B.config\n\
+         Job NodeA retried.sub\nScript Pre NodeA pre.sh $RETRY NodeA\nScript Post NodeA post-retry.sh $RETRY 2\nRetry NodeA 3\n\
+         Job NodeB retried.sub\nScript Pre NodeB pre.sh $RETRY NodeB\nRetry NodeB 2\n\
+         Job NodeC once.sub\nScript Post NodeC post-return.sh $RETURN\nRetry NodeC 1\n\
+         Job NodeD once.sub\nRetry NodeD 1\n\
+         Job NodeE foobar Noop\nScript Post NodeE post-retry.sh $RETRY 0\nRetry NodeE 1\n\
+         Job NodeF foobar Noop\nScript Pre NodeF pre.sh $RETRY NodeF\nRetry NodeF 1\n\
+         Parent NodeA Child NodeB\nParent NodeB Child NodeC\nParent NodeC Child NodeD\n\
+         Parent NodeD Child NodeE\nParent NodeE Child NodeF\n",
+    );
+    let config = [("_CONDOR_DAGMAN_CONFIG_FILE", "retry-B.config")];
+    assert_eq!(run_dag_with(&env, "retry-B.dag", &["-verbose"], &config), 0);
+    let out = dagman_out(&env, "retry-B.dag");
+    for (node, n, of) in [
+        ("NodeA", 1, 3),
+        ("NodeA", 2, 3),
+        ("NodeA", 3, 3),
+        ("NodeB", 1, 2),
+        ("NodeB", 2, 2),
+        ("NodeC", 1, 1),
+        ("NodeD", 1, 1),
+        ("NodeE", 1, 1),
+        ("NodeF", 1, 1),
+    ] {
+        let line = format!("Retrying node {node} (retry #{n} of {of})...");
+        assert!(contains(&out, &line), "no {line:?} in {out:#?}");
+    }
+    // Retry 0 of A and B fails in the PRE script: no job. A's job runs on retries 1-3, B's
+    // on 1-2, C's and D's twice; the NOOP nodes' fake jobs on each try the PRE script allows.
+    let count = |node: &str| submitted(&out).iter().filter(|n| *n == node).count();
+    assert_eq!(
+        ["NodeA", "NodeB", "NodeC", "NodeD", "NodeE", "NodeF"].map(count),
+        [3, 2, 2, 2, 2, 1]
+    );
+    // Without DAGMAN_ALWAYS_RUN_POST, A's POST script runs after its jobs only.
+    let posts = out
+        .iter()
+        .filter(|l| l.starts_with("Running POST script of Node NodeA"))
+        .count();
+    assert_eq!(posts, 3);
+}
