@@ -213,7 +213,6 @@ fn diamond_runs_and_writes_htcondors_files() {
         [
             "SUBMIT N.N - - 1",
             "EXECUTE N.N - - 1",
-            "IMAGE_SIZE N.N - - 1",
             "JOB_TERMINATED N.N - - 1",
             "JOB_SUCCESS N - - 1"
         ]

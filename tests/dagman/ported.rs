@@ -618,11 +618,9 @@ fn script_defer_reruns_a_script_later() {
     assert_eq!(run_dag(&env, "defer.dag", &[]), 0);
     let out = dagman_out(&env, "defer.dag");
     assert!(out.last().unwrap().ends_with("EXITING WITH STATUS 0"));
-    // (condorlite's pool writes an image size event for every job, which HTCondor's short
-    // jobs do not have.)
+    // (No image size lines: the nodes log's DAGManNodesMask leaves those events out.)
     let js: Vec<String> = read(&env, "defer.jobstate.log")
         .lines()
-        .filter(|l| !l.contains(" IMAGE_SIZE "))
         .map(|l| {
             let mut w: Vec<String> = l.split(' ').map(str::to_owned).collect();
             w[0] = "T".into();
@@ -1011,14 +1009,13 @@ fn jobstate_log_across_a_subdag_retry() {
     );
 
     // The .run file's check: INTERNAL lines skipped; NodeA's execute, terminated, aborted
-    // and evicted lines counted, not listed; every other line in order. (condorlite's pool
-    // writes an image size event for every job, which HTCondor's short jobs do not have.)
+    // and evicted lines counted, not listed; every other line in order.
     let mut a_events: std::collections::HashMap<&str, usize> = Default::default();
     let mut lines = Vec::new();
     let text = read(&env, "js.dag.jobstate.log");
     for line in text.lines() {
         let w: Vec<&str> = line.split(' ').collect();
-        if w[1] == "INTERNAL" || w[2] == "IMAGE_SIZE" {
+        if w[1] == "INTERNAL" {
             continue;
         }
         if w[1] == "NodeA"
@@ -2074,5 +2071,167 @@ fn abort_dag_on_from_a_pre_script_with_a_final_node_that_succeeds() {
     in_order(
         &read(&env, "abort.status"),
         &want.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+}
+
+#[test]
+fn noop_nodes_in_subdag_retries_rescues_and_recovery() {
+    // job_dagman_noop_node, under the master: the lower DAG is a SUBDAG EXTERNAL with RETRY
+    // 3 of the upper one. Its nodeB2 fails on the first run (rescue001) and nodeD1 on the
+    // second (rescue002); on the third, nodeF holds and releases the lower DAGMan, which
+    // recovers from its log. NOOP nodes (with PRE and POST scripts, with DIR, with an
+    // initialdir, a log of their own, an XML log, a NOOP SUBDAG) never run a job but run
+    // their scripts. No "Unexpected submit event" on the way. (nodeF waits for the held
+    // DAGMan's run to have ended, CurrentHosts 0, where HTCondor's sleeps 10 s: condorlite's
+    // master loses a release that comes while a held scheduler-universe job is still
+    // exiting, the job left idle with CurrentHosts 1, never to start again.)
+    let env = env();
+    let _master = Master::start(&env);
+    let bin = assert_cmd::cargo::cargo_bin("condor_hold");
+    let bin = bin.parent().unwrap().display();
+    let job = |exe: &str, extra: &str| {
+        format!(
+            "executable = {exe}\narguments = $(nodename)\nuniverse = scheduler\n\
+             output = noop-$(nodename).out\nerror = noop-$(nodename).err\n{extra}queue\n"
+        )
+    };
+    script(
+        &env,
+        "conditional.sh",
+        "f=noop-$1.works; if [ -e $f ]; then rm $f; echo \"$1 succeeded\"; else touch $f; echo \"$1 failed\"; exit 1; fi",
+    );
+    script(&env, "normal.sh", "echo \"$1 succeeded\"");
+    script(
+        &env,
+        "setup.sh",
+        "rm -f noop-node*.works subdir/noop-node*.works; echo \"$1 succeeded\"",
+    );
+    script(
+        &env,
+        "hold-release.sh",
+        &format!(
+            "{bin}/condor_hold $2\n\
+             while [ \"$({bin}/condor_q $2 -af JobStatus CurrentHosts)\" != \"5 0\" ]; do sleep 0.05; done\n\
+             {bin}/condor_release $2\necho \"$1 succeeded\""
+        ),
+    );
+    script(
+        &env,
+        "script.sh",
+        "echo \"$1 result: <$3> \" > noop-$1-$2.out; exit $3",
+    );
+    write(&env, "conditional.sub", &job("conditional.sh", ""));
+    write(&env, "setup.sub", &job("setup.sh", ""));
+    write(
+        &env,
+        "hold-release.sub",
+        &job("hold-release.sh", "getenv = true\n")
+            .replace("$(nodename)\n", "$(nodename) $(DAGManJobId)\n"),
+    );
+    write(
+        &env,
+        "withlog.sub",
+        &job("conditional.sh", "log = noop-nodeD.log\n"),
+    );
+    write(
+        &env,
+        "xmllog.sub",
+        &job("normal.sh", "log = noop-nodeEF.log\nlog_xml = true\n"),
+    );
+    write(
+        &env,
+        "initialdir.sub",
+        &job(
+            "conditional.sh",
+            "initialdir = subdir\nlog = noop-initialdir.log\n",
+        ),
+    );
+    std::fs::create_dir_all(env.work_dir().join("subdir")).unwrap();
+    write(&env, "dummy.dag", "# Dummy DAG file for noop subdag.\n");
+    write(
+        &env,
+        "upper.dag",
+        "Job nodeUA setup.sub\nVars nodeUA nodename=\"$(JOB)\"\n\
+         Subdag External nodeUB lower.dag\nRetry nodeUB 3\n\
+         Subdag External nodeUC dummy.dag Noop\nScript Pre nodeUC script.sh $JOB pre 0\nScript Post nodeUC script.sh $JOB post $RETURN\n\
+         Job nodeUD withlog.sub Noop\nScript Pre nodeUD script.sh $JOB pre 0\nScript Post nodeUD script.sh $JOB post $RETURN\n\
+         Job nodeUE xmllog.sub\nScript Post nodeUE script.sh $JOB post $RETURN\n\
+         Job nodeUF xmllog.sub Noop\nScript Post nodeUF script.sh $JOB post $RETURN\n\
+         Parent nodeUA Child nodeUB\nParent nodeUB Child nodeUC nodeUD\nParent nodeUD Child nodeUE\nParent nodeUE Child nodeUF\n",
+    );
+    write(
+        &env,
+        "lower.dag",
+        "Job nodeA conditional.sub\nVars nodeA nodename=\"$(JOB)\"\nRetry nodeA 1\n\
+         Job nodeB1 conditional.sub Noop\nVars nodeB1 nodename=\"$(JOB)\"\nScript Pre nodeB1 script.sh $JOB pre 0\nScript Post nodeB1 script.sh $JOB post $RETURN\n\
+         Job nodeB2 conditional.sub\nVars nodeB2 nodename=\"$(JOB)\"\nScript Pre nodeB2 script.sh $JOB pre 0\nScript Post nodeB2 script.sh $JOB post $RETURN\n\
+         Job nodeC conditional.sub Noop\nVars nodeC nodename=\"$(JOB)\"\n\
+         Job nodeD1 conditional.sub\nVars nodeD1 nodename=\"$(JOB)\"\n\
+         Job nodeD2 initialdir.sub Noop\nVars nodeD2 nodename=\"$(JOB)\"\nScript Pre nodeD2 script.sh $JOB pre 0\nScript Post nodeD2 script.sh $JOB post $RETURN\n\
+         Job nodeD3 dir.sub Dir subdir Noop\nVars nodeD3 nodename=\"$(JOB)\"\nScript Pre nodeD3 ../script.sh $JOB pre 0\nScript Post nodeD3 ../script.sh $JOB post $RETURN\n\
+         Job nodeE conditional.sub Noop\nVars nodeE nodename=\"$(JOB)\"\n\
+         Job nodeF hold-release.sub\nVars nodeF nodename=\"$(JOB)\"\n\
+         Job nodeG conditional.sub Noop\nVars nodeG nodename=\"$(JOB)\"\n\
+         Parent nodeA Child nodeB1 nodeB2\nParent nodeB1 nodeB2 Child nodeC\nParent nodeC Child nodeD1 nodeD2 nodeD3\n\
+         Parent nodeD1 nodeD2 nodeD3 Child nodeE\nParent nodeE Child nodeF\nParent nodeF Child nodeG\n",
+    );
+    let dag = submit_dag(&env, &["upper.dag"]);
+    wait_gone(&env, &dag);
+    assert_eq!(history_attr(&env, &dag, "ExitCode"), "0");
+    for file in ["lower.dag.dagman.out", "upper.dag.dagman.out"] {
+        let out = read(&env, file);
+        assert!(out.contains("EXITING WITH STATUS 0"), "{file}: {out}");
+        assert!(!out.contains("Unexpected submit event"), "{file}: {out}");
+        assert!(!out.contains("Assertion ERROR"), "{file}");
+    }
+    for f in [
+        "lower.dag.rescue001",
+        "lower.dag.rescue002",
+        "noop-nodeA.out",
+        "noop-nodeB1-pre.out",
+        "noop-nodeB1-post.out",
+        "noop-nodeB2.out",
+        "noop-nodeB2-pre.out",
+        "noop-nodeB2-post.out",
+        "noop-nodeD1.out",
+        "noop-nodeD2-pre.out",
+        "noop-nodeD2-post.out",
+        "subdir/noop-nodeD3-pre.out",
+        "subdir/noop-nodeD3-post.out",
+        "noop-nodeF.out",
+        "noop-nodeUA.out",
+        "noop-nodeUC-pre.out",
+        "noop-nodeUC-post.out",
+        "noop-nodeUD-pre.out",
+        "noop-nodeUD-post.out",
+        "noop-nodeUE-post.out",
+        "noop-nodeUF-post.out",
+    ] {
+        assert!(exists(&env, f), "{f}");
+    }
+    // NOOP nodes run no job.
+    for f in [
+        "noop-nodeB1.out",
+        "noop-nodeC.out",
+        "noop-nodeE.out",
+        "noop-nodeG.out",
+        "noop-nodeUF.out",
+    ] {
+        assert!(!exists(&env, f), "{f}");
+    }
+    // (The upper nodes have no `nodename`: nodeUE's job writes noop-.out, in HTCondor too.)
+    assert_eq!(read(&env, "noop-.out"), " succeeded\n");
+    let lower = read(&env, "lower.dag.dagman.out");
+    assert!(lower.contains("Running in RECOVERY mode..."), "{lower}");
+    assert!(
+        lower.contains("USING RESCUE DAG lower.dag.rescue002"),
+        "{lower}"
+    );
+    // The upper DAG ran the lower one three times.
+    let upper = dagman_out(&env, "upper.dag");
+    assert_eq!(
+        submitted(&upper).iter().filter(|n| *n == "nodeUB").count(),
+        3,
+        "{upper:#?}"
     );
 }
