@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use crate::common::TestEnvironment;
 
 mod pooled;
+mod ported;
 
 /// How long a DAG may take before the test gives up (the DAGs here take well under a second).
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -56,7 +57,26 @@ fn sh_job(env: &TestEnvironment, name: &str, cmd: &str) {
 /// Runs `condor_dagman -Dag <dag>` (as condor_submit_dag's submit file would, logging to
 /// `<dag>.dagman.out`) to its end; returns its exit code.
 fn run_dag(env: &TestEnvironment, dag: &str, extra: &[&str]) -> i32 {
+    run_dag_with(env, dag, extra, &[])
+}
+
+/// [`run_dag`] with more environment variables, such as `_CONDOR_DAGMAN_CONFIG_FILE` for
+/// the DAG's CONFIG file (condor_submit_dag's submit file sets it; condor_dagman itself
+/// reads only `DAGMAN_CONFIG_FILE`, in HTCondor too).
+fn run_dag_with(env: &TestEnvironment, dag: &str, extra: &[&str], vars: &[(&str, &str)]) -> i32 {
+    let child = spawn_dag(env, dag, extra, vars);
+    wait_dag(env, dag, child)
+}
+
+/// Starts [`run_dag_with`]'s condor_dagman without waiting for it.
+fn spawn_dag(
+    env: &TestEnvironment,
+    dag: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> std::process::Child {
     let mut cmd = env.command("condor_dagman");
+    cmd.envs(vars.iter().copied());
     cmd.args(["-p", "0", "-f", "-l", ".", "-Lockfile"])
         .arg(format!("{dag}.lock"))
         .arg("-Dag")
@@ -66,7 +86,12 @@ fn run_dag(env: &TestEnvironment, dag: &str, extra: &[&str]) -> i32 {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    let mut child = cmd.spawn().expect("condor_dagman runs");
+    cmd.spawn().expect("condor_dagman runs")
+}
+
+/// Waits for a [`spawn_dag`]ed condor_dagman to end (killing it after [`DEADLINE`]);
+/// returns its exit code.
+fn wait_dag(env: &TestEnvironment, dag: &str, mut child: std::process::Child) -> i32 {
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     loop {
@@ -188,7 +213,6 @@ fn diamond_runs_and_writes_htcondors_files() {
         [
             "SUBMIT N.N - - 1",
             "EXECUTE N.N - - 1",
-            "IMAGE_SIZE N.N - - 1",
             "JOB_TERMINATED N.N - - 1",
             "JOB_SUCCESS N - - 1"
         ]

@@ -11,7 +11,7 @@ use crate::common::TestEnvironment;
 use crate::pool::{assert_events, count, history_attr, wait_for, Master};
 
 /// Submits `dag` with condor_submit_dag; returns DAGMan's cluster.
-fn submit_dag(env: &TestEnvironment, args: &[&str]) -> String {
+pub(super) fn submit_dag(env: &TestEnvironment, args: &[&str]) -> String {
     let out = env.run("condor_submit_dag", args);
     assert_eq!(out.status, Some(0), "{out}");
     out.stdout
@@ -23,7 +23,7 @@ fn submit_dag(env: &TestEnvironment, args: &[&str]) -> String {
 }
 
 /// Waits until DAGMan's job has left the queue.
-fn wait_gone(env: &TestEnvironment, cluster: &str) {
+pub(super) fn wait_gone(env: &TestEnvironment, cluster: &str) {
     wait_for("DAGMan to leave the queue", || {
         count(env, &format!("ClusterId == {cluster}")) == 0
     });

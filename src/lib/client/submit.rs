@@ -197,9 +197,10 @@ pub struct EventPlan {
     pub(crate) queue: Option<crate::queue::Queue>,
 }
 
-const LOG_ATTRS: [&str; 6] = [
+const LOG_ATTRS: [&str; 7] = [
     "UserLog",
     "DAGManNodesLog",
+    "DAGManNodesMask",
     "Iwd",
     "UserLogUseXML",
     "SubmitEventNotes",
@@ -274,7 +275,7 @@ impl EventPlan {
                 warnings: None,
             });
             let event = Event::new(cluster, proc, body).at(time);
-            for (path, format) in &logs.logs {
+            for (path, format) in logs.taking(event.number()) {
                 let writer = writers
                     .entry(path.clone())
                     .or_insert_with(|| EventLogWriter::open(path, *format).ok());

@@ -1757,29 +1757,23 @@ impl Run {
         self.engine.script_exited(pid, exit, now, &mut self.host);
     }
 
+    /// The nodes log shrank or could not be read: DAGMan ends.
+    fn log_error(&mut self) -> Ending {
+        self.host
+            .out
+            .line(Level::Normal, "DAGMan exiting due to error in log file");
+        Ending::LogError
+    }
+
     /// One `condor_event_timer`.
     fn tick(&mut self) -> Option<Ending> {
         let now = crate::daemon::now();
         self.engine.run_waiting_scripts(now, &mut self.host);
-        // The log's new events, read before submitting (a shrunk log is fatal).
-        let mut events = Vec::new();
-        loop {
-            match self.follower.next_event() {
-                Ok(Some(ev)) => events.push(ev),
-                Ok(None) => break,
-                Err(crate::eventlog::EventLogError::Truncated { .. }) => {
-                    self.host
-                        .out
-                        .line(Level::Normal, "DAGMan exiting due to error in log file");
-                    return Some(Ending::LogError);
-                }
-                Err(e) => {
-                    self.host.out.line(
-                        Level::Normal,
-                        &format!("ERROR: failure to read job log\n\tA log event may be corrupt.  DAGMan will skip the event and try to\n\tcontinue, but information may have been lost.  If DAGMan exits\n\tunfinished, but reports no failed nodes, re-submit the rescue file\n\tto complete the DAG. ({e})"),
-                    );
-                }
-            }
+        // Before submitting, the log must not have shrunk (`GetCondorLogStatus`): that is
+        // fatal.
+        let log_len = std::fs::metadata(self.follower.path()).map_or(0, |m| m.len());
+        if log_len < self.follower.position().offset {
+            return Some(self.log_error());
         }
         let halted = self.halt_file.exists();
         let submitted = self.engine.submit_ready_nodes(now, halted, &mut self.host);
@@ -1795,6 +1789,24 @@ impl Run {
         if self.host.wake {
             self.host.wake = false;
             crate::client::master::wake(&self.host.session.config);
+        }
+        // Then the log's new events, this cycle's submits' included, as HTCondor reads them
+        // after its submit cycle: the next cycle's throttles (-MaxIdle above all) count them.
+        let mut events = Vec::new();
+        loop {
+            match self.follower.next_event() {
+                Ok(Some(ev)) => events.push(ev),
+                Ok(None) => break,
+                Err(crate::eventlog::EventLogError::Truncated { .. }) => {
+                    return Some(self.log_error());
+                }
+                Err(e) => {
+                    self.host.out.line(
+                        Level::Normal,
+                        &format!("ERROR: failure to read job log\n\tA log event may be corrupt.  DAGMan will skip the event and try to\n\tcontinue, but information may have been lost.  If DAGMan exits\n\tunfinished, but reports no failed nodes, re-submit the rescue file\n\tto complete the DAG. ({e})"),
+                    );
+                }
+            }
         }
         for ev in &events {
             self.engine.process_event(ev, false, now, &mut self.host);

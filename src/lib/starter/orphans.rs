@@ -129,11 +129,36 @@ pub fn kill_local_orphans(local_dir: &Path) -> usize {
 }
 
 /// SIGKILLs processes and their process groups (never this process's own group); the number
-/// killed.
+/// killed. Returns once they are gone (or zombies, their files closed: a lock one held is
+/// free), for a job started again at once must not meet its own leftover; a few seconds at
+/// most.
 fn kill_all(pids: Vec<i32>) -> usize {
+    let killed = signal_all(&pids);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while pids.iter().any(|&p| is_live(p)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    killed
+}
+
+/// Whether a process exists and is not a zombie.
+fn is_live(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command's closing parenthesis.
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with(['Z', 'X']),
+        Err(_) => false,
+    }
+}
+
+fn signal_all(pids: &[i32]) -> usize {
     let own_group = nix::unistd::getpgrp();
     let mut killed = 0;
-    for pid in pids {
+    for &pid in pids {
         let pid = Pid::from_raw(pid);
         if let Ok(group) = getpgid(Some(pid)) {
             if group != own_group && group.as_raw() > 1 {
