@@ -86,6 +86,19 @@ impl Pool {
                                 });
                             tx.move_to_history(*id)?;
                             aborted.push((*id, reason));
+                        } else if !running.contains(id) {
+                            // The run ended all the same (a release racing a held job's
+                            // exit): its bookkeeping (no host any more, the run's usage) is
+                            // kept, under the status the other process set.
+                            let (set, delete) = run_bookkeeping(&c.update);
+                            if !set.is_empty() || !delete.is_empty() {
+                                if let Err(e) = tx.update_job(*id, &set, &delete, None) {
+                                    if !e.is_job_rule() {
+                                        return Err(e);
+                                    }
+                                    tracing::warn!("job {id}: {e}");
+                                }
+                            }
                         }
                         continue;
                     }
@@ -205,4 +218,37 @@ impl Pool {
             self.changes.of(id).status = Some(status);
         }
     }
+}
+
+/// The attributes a status change decides (the status, when it was entered, the reasons of
+/// holds, releases and removals): a change whose status was overtaken leaves them alone.
+const STATUS_ATTRS: &[&str] = &[
+    "JobStatus",
+    "EnteredCurrentStatus",
+    "HoldReason",
+    "HoldReasonCode",
+    "HoldReasonSubCode",
+    "LastHoldReason",
+    "LastHoldReasonCode",
+    "LastHoldReasonSubCode",
+    "NumHolds",
+    "NumHoldsByReason",
+    "ReleaseReason",
+    "RemoveReason",
+    "JobStatusOnRelease",
+    "LastJobStatus",
+];
+
+/// What of an overtaken change still holds: everything but what its status decided.
+fn run_bookkeeping(update: &AdUpdate) -> (Vec<(String, Expr)>, Vec<String>) {
+    let keep = |name: &str| !STATUS_ATTRS.iter().any(|a| a.eq_ignore_ascii_case(name));
+    (
+        update
+            .set
+            .iter()
+            .filter(|(n, _)| keep(n))
+            .cloned()
+            .collect(),
+        update.delete.iter().filter(|n| keep(n)).cloned().collect(),
+    )
 }
