@@ -220,23 +220,11 @@ impl<'a> Tokens<'a> {
     }
 }
 
-/// C's `strtol` over a whole token's start: the value, and whether any digit was read.
+/// C's `strtol` over a whole token's start: the value, whether any digit was read, and the
+/// rest of the token.
 fn strtol(s: &str) -> (i64, bool, &str) {
-    let t = s.trim_start_matches(|c: char| c.is_ascii_whitespace());
-    let (neg, digits) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let n = digits.bytes().take_while(u8::is_ascii_digit).count();
-    if n == 0 {
-        return (0, false, s);
-    }
-    let mut v: i64 = 0;
-    for b in digits[..n].bytes() {
-        v = v.saturating_mul(10).saturating_add(i64::from(b - b'0'));
-    }
-    (if neg { -v } else { v }, true, &digits[n..])
+    let (v, used) = crate::classad::cnum::strtol(s.as_bytes());
+    (v, used > 0, &s[used..])
 }
 
 /// `(int)strtol(...)`: C truncates the long to an int.
