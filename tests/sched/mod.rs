@@ -12,8 +12,8 @@ use condorlite::eventlog::{read_events, EventBody, Eviction, ExitStatus};
 
 use crate::common::TestEnvironment;
 use crate::pool::{
-    assert_events, count, history_attr, job_processes, reference_available, script, submit,
-    wait_for, Master, READ_WITH_REFERENCE,
+    assert_events, count, event_codes, history_attr, job_processes, reference_available, script,
+    submit, wait_for, Master, READ_WITH_REFERENCE,
 };
 
 /// DAGMan's job, as condor_submit_dag writes it (dagman_utils.cpp), around `executable`.
@@ -513,7 +513,11 @@ fn the_reference_reads_the_scheduler_universe_events() {
     wait_for("the second run", || work(&env, "ready").exists());
     std::fs::remove_file(work(&env, "ready")).unwrap();
     assert_eq!(env.run("condor_hold", [&cluster]).status, Some(0));
-    wait_for("the hold to stop it", || local_processes(&env).is_empty());
+    // The hold's eviction is logged before the release (a release racing the exit logs it
+    // after the release: the master writes it once the process is reaped).
+    wait_for("the hold's eviction", || {
+        event_codes(&env, "ref.log").ends_with(&[12, 4])
+    });
     assert_eq!(env.run("condor_release", [&cluster]).status, Some(0));
     wait_for("the third run", || work(&env, "ready").exists());
     assert_eq!(env.run("condor_rm", [&cluster]).status, Some(0));

@@ -68,6 +68,7 @@ impl Pool {
             .collect();
         let result = self.queue.transaction(|tx| {
             let mut dropped = Vec::new();
+            let mut ended = Vec::new();
             let mut aborted = Vec::new();
             let mut finished = Vec::new();
             for id in &changes.order {
@@ -89,7 +90,9 @@ impl Pool {
                         } else if !running.contains(id) {
                             // The run ended all the same (a release racing a held job's
                             // exit): its bookkeeping (no host any more, the run's usage) is
-                            // kept, under the status the other process set.
+                            // kept, under the status the other process set, and so is
+                            // the eviction that ended it.
+                            ended.push(*id);
                             let (set, delete) = run_bookkeeping(&c.update);
                             if !set.is_empty() || !delete.is_empty() {
                                 if let Err(e) = tx.update_job(*id, &set, &delete, None) {
@@ -133,10 +136,10 @@ impl Pool {
             for removal in finished {
                 others.extend(remove_other_jobs(tx, removal)?);
             }
-            Ok::<_, crate::queue::QueueError>((dropped, aborted, others))
+            Ok::<_, crate::queue::QueueError>((dropped, ended, aborted, others))
         });
         // (`data_version` does not count this connection's own commits.)
-        let (dropped, aborted, others) = match result {
+        let (dropped, ended, aborted, others) = match result {
             Ok(r) => r,
             Err(e) => {
                 // Nothing was written: the changes and their events wait for the next step.
@@ -151,7 +154,8 @@ impl Pool {
         let events = std::mem::take(&mut self.events);
         let logs: HashMap<JobId, JobLogs> = events.iter().map(|e| (e.id, e.logs.clone())).collect();
         for e in events {
-            if !dropped.contains(&e.id) {
+            let evicted = matches!(e.body, EventBody::JobEvicted(_)) && ended.contains(&e.id);
+            if !dropped.contains(&e.id) || evicted {
                 e.logs
                     .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
             }
