@@ -248,6 +248,20 @@ impl Queue {
         E: From<QueueError>,
     {
         let now = (self.clock)();
+        self.transaction_at(now, f)
+    }
+
+    /// [`Queue::transaction`] stamped with the time `now` (seconds since the epoch) rather
+    /// than the queue's clock: the master's commits record the time of the step that made
+    /// them.
+    pub fn transaction_at<T, E>(
+        &mut self,
+        now: i64,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<QueueError>,
+    {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)

@@ -29,76 +29,68 @@ pub(super) fn drain_request(args: DrainArgs) -> Result<DrainRequest, String> {
 }
 
 impl Pool {
-    pub(super) fn signal(&mut self, sig: i32) {
+    /// A signal to the master, at time `now`: SIGHUP reconfigures, SIGQUIT stops fast, the
+    /// others gracefully; the jobs to stop.
+    pub(super) fn signal(&mut self, sig: i32, now: Now) -> Vec<Action> {
         use nix::sys::signal::Signal;
         match Signal::try_from(sig) {
             Ok(Signal::SIGHUP) => {
-                if let Err(e) = self.reconfig() {
+                if let Err(e) = self.reconfig(now) {
                     tracing::error!("reconfig failed: {e}");
                 }
+                Vec::new()
             }
             Ok(Signal::SIGQUIT) => self.stop(Shutdown::Fast, false),
             Ok(_) => self.stop(Shutdown::Graceful, false),
-            Err(_) => {}
+            Err(_) => Vec::new(),
         }
     }
 
-    pub(super) fn command(&mut self, cmd: Command) -> Result<String, String> {
-        tracing::info!("command: {}", cmd.line());
+    /// A command from the socket (other than the jobs' signals, which go to the shadow), at
+    /// time `now`: its answer and what the other roles are to do, or why it failed.
+    pub(super) fn command(
+        &mut self,
+        cmd: Command,
+        now: Now,
+    ) -> Result<(String, Vec<Action>), String> {
+        let mut actions = Vec::new();
         match cmd {
-            Command::Jobs(signal, ids) => return Ok(self.signal_jobs(signal, &ids)),
+            Command::Jobs(..) => return Err("job signals are the shadow's".into()),
             Command::Drain(args) => {
                 let request = drain_request(args)?;
                 let id = self
                     .startd
-                    .drain(request, now())
+                    .drain(request, now.t)
                     .map_err(|e| e.to_string())?;
-                self.apply_startd(now());
-                return Ok(id);
+                return Ok((id, vec![Action::EvaluateStartd]));
             }
             Command::CancelDrain(id) => {
                 self.startd
-                    .cancel_drain(id.as_deref(), now())
+                    .cancel_drain(id.as_deref(), now.t)
                     .map_err(|e| e.to_string())?;
-                self.apply_startd(now());
                 self.negotiate_now = true;
+                actions.push(Action::EvaluateStartd);
             }
             Command::Reschedule => {
                 self.negotiate_now = true;
                 self.local.woken();
             }
-            Command::Reconfig => self.reconfig().map_err(|e| e.to_string())?,
-            Command::Off(Subsystem::Master, how) => self.stop(how, false),
-            Command::Restart(Subsystem::Master, how) => self.stop(how, true),
+            Command::Reconfig => self.reconfig(now).map_err(|e| e.to_string())?,
+            Command::Off(Subsystem::Master, how) => actions = self.stop(how, false),
+            Command::Restart(Subsystem::Master, how) => actions = self.stop(how, true),
             Command::Off(daemon, how) => {
                 self.set_off(daemon, true);
-                if matches!(
-                    daemon,
-                    Subsystem::Daemons | Subsystem::Schedd | Subsystem::Startd
-                ) {
-                    self.vacate_all(how, "the daemon was turned off");
-                }
-                if matches!(daemon, Subsystem::Daemons | Subsystem::Schedd) {
-                    self.vacate_local(how);
-                }
+                actions = self.vacated(daemon, how, "the daemon was turned off");
             }
             Command::Restart(daemon, how) => {
-                if matches!(
-                    daemon,
-                    Subsystem::Daemons | Subsystem::Schedd | Subsystem::Startd
-                ) {
-                    self.vacate_all(how, "the daemon was restarted");
-                }
-                if matches!(daemon, Subsystem::Daemons | Subsystem::Schedd) {
-                    self.vacate_local(how);
-                }
-                self.reconfig().map_err(|e| e.to_string())?;
+                actions = self.vacated(daemon, how, "the daemon was restarted");
+                self.reconfig(now).map_err(|e| e.to_string())?;
             }
             Command::On(daemon) => {
                 self.set_off(daemon, false);
                 if self.startd_exited && !self.startd_off {
                     // The startd that exited on a drain's completion starts afresh.
-                    self.restart_startd();
+                    actions.push(Action::RestartStartd);
                 }
                 self.negotiate_now = true;
                 self.local.woken();
@@ -106,7 +98,44 @@ impl Pool {
             // The socket sends queries as `Msg::Query`; one arriving here changes nothing.
             Command::Query(_) => {}
         }
-        Ok(String::new())
+        Ok((String::new(), actions))
+    }
+
+    /// The jobs to stop when `daemon` is turned off or restarted: the slots' jobs with the
+    /// schedd or the startd, the schedd's own jobs with the schedd.
+    fn vacated(&self, daemon: Subsystem, how: Shutdown, why: &str) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if matches!(
+            daemon,
+            Subsystem::Daemons | Subsystem::Schedd | Subsystem::Startd
+        ) {
+            actions.extend(self.vacate_all(how, why));
+        }
+        if matches!(daemon, Subsystem::Daemons | Subsystem::Schedd) {
+            actions.extend(self.vacate_local(how));
+        }
+        actions
+    }
+
+    /// A drain finished with an `-on-completion` request: `-exit-on-completion` turns the
+    /// startd off (as the master does not restart an exited startd), `-restart-on-completion`
+    /// starts it afresh from the configuration, `-reconfig-on-completion` reconfigures.
+    pub(super) fn drain_completed(&mut self, what: OnCompletion, now: Now) -> Vec<Action> {
+        tracing::info!("draining completed: {what:?}");
+        match what {
+            OnCompletion::Exit => {
+                self.set_off(Subsystem::Startd, true);
+                self.startd_exited = true;
+            }
+            OnCompletion::Restart => return vec![Action::RestartStartd],
+            OnCompletion::Reconfig => {
+                if let Err(e) = self.reconfig(now) {
+                    tracing::error!("reconfig failed: {e}");
+                }
+            }
+            OnCompletion::Resume | OnCompletion::Nothing => self.negotiate_now = true,
+        }
+        Vec::new()
     }
 
     /// Turns daemons off (`condor_off -schedd`, ...) or back on; the master stands for all.
@@ -124,9 +153,9 @@ impl Pool {
     }
 
     /// Reads the configuration again (`condor_reconfig`, SIGHUP).
-    pub(super) fn reconfig(&mut self) -> Result<(), DaemonError> {
+    pub(super) fn reconfig(&mut self, now: Now) -> Result<(), DaemonError> {
         let config = Config::load()?;
-        let t = now();
+        let t = now.t;
         self.flush_accountant();
         self.startd.reconfigure(&config, t)?;
         self.defrag = defrag_of(&config, self.startd.name())?;
@@ -156,31 +185,34 @@ impl Pool {
         Ok(())
     }
 
-    /// Begins stopping: no new job starts; running jobs are vacated as `how` says.
-    pub(super) fn stop(&mut self, how: Shutdown, restart: bool) {
+    /// Begins stopping: no new job starts; the running jobs to vacate as `how` says.
+    pub(super) fn stop(&mut self, how: Shutdown, restart: bool) -> Vec<Action> {
         tracing::info!("shutting down ({})", how.word());
         self.lifecycle = Lifecycle::Stopping { how, restart };
-        self.vacate_all(how, "the condor_master is shutting down");
+        let mut actions = self.vacate_all(how, "the condor_master is shutting down");
         // The schedd's shutdown: its own jobs get their KillSig and go back to idle.
-        self.vacate_local(how);
+        actions.extend(self.vacate_local(how));
+        actions
     }
 
-    pub(super) fn vacate_all(&mut self, how: Shutdown, why: &str) {
+    /// Every job running on a slot, to vacate (`how` says whether at once) for `why`.
+    pub(super) fn vacate_all(&self, how: Shutdown, why: &str) -> Vec<Action> {
         if how == Shutdown::Peaceful {
-            return;
+            return Vec::new();
         }
-        let ids: Vec<JobId> = self.running.keys().copied().collect();
-        for id in ids {
-            self.stop_job(
-                id,
-                Stop::Vacate {
+        let mut ids: Vec<JobId> = self.running.keys().copied().collect();
+        ids.sort();
+        ids.into_iter()
+            .map(|job| Action::Stop {
+                job,
+                stop: Stop::Vacate {
                     reason: why.to_owned(),
                     code: hold_codes::JOB_SHOULD_REQUEUE,
                     subcode: 0,
                 },
-                how == Shutdown::Fast,
-            );
-        }
+                fast: how == Shutdown::Fast,
+            })
+            .collect()
     }
 
     pub(super) fn accepting(&self) -> bool {

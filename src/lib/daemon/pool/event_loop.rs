@@ -1,4 +1,7 @@
-//! The main loop and its timers: messages in, one step out, the deadlines it sleeps to.
+//! The main loop and its timers: messages in, one step out, the deadlines it sleeps to, and
+//! the one place where the roles' decisions are carried out ([`Pool::apply`]).
+
+use std::collections::VecDeque;
 
 use super::*;
 
@@ -10,9 +13,10 @@ impl Pool {
             self.startd.slot_ads().len()
         );
         loop {
+            let before = Now::read();
             let timeout = self
-                .next_deadline()
-                .saturating_duration_since(Instant::now());
+                .next_deadline(before)
+                .saturating_duration_since(before.at);
             let mut msgs = Vec::new();
             match rx.recv_timeout(timeout) {
                 Ok(m) => msgs.push(m),
@@ -20,22 +24,26 @@ impl Pool {
                 Err(RecvTimeoutError::Disconnected) => return false,
             }
             msgs.extend(rx.try_iter());
-            if msgs.is_empty() && self.trim_at.is_some_and(|t| t <= Instant::now()) {
+            let woke = Now::read();
+            if msgs.is_empty() && self.trim_at.is_some_and(|t| t <= woke.at) {
                 self.trim_at = None;
                 self.release_memory();
             } else if !msgs.is_empty() {
-                self.trim_at = Some(Instant::now() + IDLE_TRIM_DELAY);
+                self.trim_at = Some(woke.after(IDLE_TRIM_DELAY));
             }
             for m in msgs {
-                self.handle(m);
+                self.handle(m, woke);
             }
-            if let Err(e) = self.step() {
+            if let Err(e) = self.step(Now::read()) {
                 tracing::error!("{e}");
             }
             if let Lifecycle::Stopping { restart, .. } = self.lifecycle {
                 if self.running.is_empty() && self.local.running.is_empty() {
-                    self.release_all_claims();
-                    let _ = self.commit();
+                    let now = Now::read();
+                    self.release_all_claims(now);
+                    if let Ok(actions) = self.commit() {
+                        self.apply(actions, now);
+                    }
                     self.cleaner.finish();
                     tracing::info!("condor_master stopping");
                     return restart;
@@ -44,13 +52,14 @@ impl Pool {
         }
     }
 
-    pub(super) fn next_deadline(&self) -> Instant {
+    /// When the loop must wake at the latest, at time `now`.
+    pub(super) fn next_deadline(&self, now: Now) -> Instant {
         let mut t = self
             .next_negotiation
             .min(self.next_periodic)
             .min(self.next_update);
-        if let Some(timer) = self.startd.next_timer(now()) {
-            t = t.min(instant_at(timer));
+        if let Some(timer) = self.startd.next_timer(now.t) {
+            t = t.min(now.instant_at(timer));
         }
         if self.defrag.is_some() {
             t = t.min(self.next_defrag);
@@ -67,7 +76,7 @@ impl Pool {
             t = t.min(trim);
         }
         if self.negotiate_now {
-            t = Instant::now();
+            t = now.at;
         }
         t
     }
@@ -85,15 +94,17 @@ impl Pool {
         }
     }
 
-    pub(super) fn handle(&mut self, msg: Msg) {
+    /// Acts on one message, arrived at time `now`.
+    pub(super) fn handle(&mut self, msg: Msg, now: Now) {
         match msg {
             Msg::Wake => {
                 self.negotiate_now = true;
                 self.local.woken();
             }
             Msg::Exited { job } => {
-                if !self.local_exited(job) {
-                    self.job_exited(job);
+                if !self.local_exited(job, now) {
+                    let actions = self.job_exited(job, now);
+                    self.apply(actions, now);
                 }
             }
             Msg::Command(cmd, peer, reply) => {
@@ -103,35 +114,49 @@ impl Pool {
                     peer.gid,
                     peer.pid
                 );
-                let r = self.command(cmd);
+                tracing::info!("command: {}", cmd.line());
+                let r = match cmd {
+                    Command::Jobs(signal, ids) => Ok(self.signal_jobs(signal, &ids, now)),
+                    cmd => self.command(cmd, now).map(|(answer, actions)| {
+                        self.apply(actions, now);
+                        answer
+                    }),
+                };
                 let _ = reply.send(r);
             }
-            Msg::Signal(sig) => self.signal(sig),
+            Msg::Signal(sig) => {
+                let actions = self.signal(sig, now);
+                self.apply(actions, now);
+            }
             Msg::Query(kind, peer, reply) => {
                 tracing::debug!("query {kind:?} from uid {} pid {}", peer.uid, peer.pid);
-                let _ = reply.send(self.ads(kind));
+                let _ = reply.send(self.ads(kind, now));
             }
         }
     }
 
-    /// One step of the loop (see the module documentation).
-    pub(super) fn step(&mut self) -> Result<(), DaemonError> {
-        let t = now();
+    /// One step of the loop at time `now` (see the module documentation).
+    pub(super) fn step(&mut self, now: Now) -> Result<(), DaemonError> {
+        let t = now.t;
         self.session.now = t;
         let version = self.queue.data_version()?;
         if version != self.data_version || self.reload_next {
             // What the messages changed is committed before the queue is read again.
-            self.commit()?;
+            let actions = self.commit()?;
+            self.apply(actions, now);
             self.reload_next = false;
             self.data_version = version;
             // A failed read is tried again at the next step; this one goes on (a step never
             // stops halfway: the pool would wedge on one bad job).
-            if let Err(e) = self.queue_changed() {
-                tracing::error!("reading the queue's changes: {e}");
-                self.reload_next = true;
+            match self.queue_changed(now) {
+                Ok(actions) => self.apply(actions, now),
+                Err(e) => {
+                    tracing::error!("reading the queue's changes: {e}");
+                    self.reload_next = true;
+                }
             }
         }
-        let instant = Instant::now();
+        let instant = now.at;
         let kills: Vec<JobId> = self
             .running
             .iter()
@@ -147,18 +172,24 @@ impl Pool {
         self.local_hard_kills(instant);
         if instant >= self.next_periodic {
             self.next_periodic = instant + knob_secs(&self.config, "PERIODIC_EXPR_INTERVAL", 60);
-            if let Err(e) = self.periodic(t) {
-                tracing::error!("the periodic policy pass: {e}");
+            match self.periodic(now) {
+                Ok(actions) => self.apply(actions, now),
+                Err(e) => tracing::error!("the periodic policy pass: {e}"),
             }
         }
-        self.start_local_jobs(t, instant >= self.next_negotiation);
+        self.start_local_jobs(now, instant >= self.next_negotiation);
         if self.accepting() {
-            self.reuse_claims(t);
+            let starts = self.reuse_claims(now);
+            self.apply(starts, now);
             let due = self.negotiate_now || instant >= self.next_negotiation;
             if due && !self.negotiator_off {
-                if let Err(e) = self.negotiate(t) {
-                    tracing::error!("a negotiation cycle: {e}");
+                match self.negotiate(now) {
+                    Ok(starts) => self.apply(starts, now),
+                    Err(e) => tracing::error!("a negotiation cycle: {e}"),
                 }
+                // The cycle's accounting is written once its matches have started their
+                // jobs: the write (and its fsync) is off the path from a submit to a start.
+                self.flush_accountant();
             }
         } else {
             self.release_idle_claims(t);
@@ -169,13 +200,109 @@ impl Pool {
         }
         let timer_due = self.startd.next_timer(t).is_some_and(|at| at <= t);
         if timer_due || instant >= self.next_update {
-            self.apply_startd(t);
+            let actions = self.startd_policy(now);
+            self.apply(actions, now);
             self.next_update = instant + knob_secs(&self.config, "POLLING_INTERVAL", 5);
         }
         if self.defrag.is_some() && instant >= self.next_defrag && self.accepting() {
-            self.defrag(t);
+            let actions = self.defrag(now);
+            self.apply(actions, now);
         }
-        self.commit()?;
+        let actions = self.commit()?;
+        self.apply(actions, now);
         Ok(())
+    }
+
+    /// Carries out the roles' decisions in order. A decision's own consequences (a start
+    /// that fails releases its claim) are carried out before the next decision, as when the
+    /// roles called each other.
+    pub(super) fn apply(&mut self, actions: Vec<Action>, now: Now) {
+        let mut todo: VecDeque<Action> = actions.into();
+        while let Some(action) = todo.pop_front() {
+            let more = match action {
+                Action::Start { job, slot } => self.start_job(job, &slot, now),
+                Action::Stop { job, stop, fast } => {
+                    if !self.stop_local(job, stop.clone(), fast, now) {
+                        self.stop_job(job, stop, fast, now);
+                    }
+                    Vec::new()
+                }
+                Action::Evict {
+                    job,
+                    reason,
+                    code,
+                    hard,
+                } => {
+                    self.evict(job, reason, code, hard, now);
+                    Vec::new()
+                }
+                Action::Suspend { job, by } => {
+                    self.suspend_job(job, by, now.t);
+                    Vec::new()
+                }
+                Action::Continue { job, by } => {
+                    self.continue_job(job, by, now.t);
+                    Vec::new()
+                }
+                Action::ReleaseClaim { slot, renegotiate } => {
+                    self.release_claim(&slot, now.t);
+                    if !renegotiate {
+                        self.negotiate_now = false;
+                    }
+                    Vec::new()
+                }
+                Action::ForgetClaim { slot } => {
+                    self.forget_claim(&slot, now.t);
+                    Vec::new()
+                }
+                Action::Hold {
+                    job,
+                    ad,
+                    reason,
+                    code,
+                    subcode,
+                    logs,
+                } => {
+                    self.hold(job, &ad, &reason, code, subcode, logs);
+                    Vec::new()
+                }
+                Action::Requeue { job, ad } => {
+                    self.requeue(job, ad, now);
+                    Vec::new()
+                }
+                Action::EvaluateStartd => self.startd_policy(now),
+                Action::DrainCompleted(what) => self.drain_completed(what, now),
+                Action::RestartStartd => {
+                    match Startd::from_config(&self.config, now.t) {
+                        Ok(startd) => {
+                            self.release_all_claims(now);
+                            self.replace_startd(startd);
+                        }
+                        Err(e) => tracing::error!("restarting the startd: {e}"),
+                    }
+                    Vec::new()
+                }
+            };
+            for a in more.into_iter().rev() {
+                todo.push_front(a);
+            }
+        }
+    }
+
+    /// `condor_vacate_job`, `condor_suspend` and `condor_continue` on running jobs, each
+    /// to the schedd (its own jobs) or the shadow; the ids not acted on (not running here,
+    /// already stopping, or not in the state the signal needs), as a space-separated list.
+    pub(super) fn signal_jobs(&mut self, signal: JobSignal, ids: &[JobId], now: Now) -> String {
+        let mut missed = Vec::new();
+        for &id in ids {
+            let done = match self.signal_local(id, signal, now) {
+                Some(done) => done,
+                None => self.signal_job(id, signal, now),
+            };
+            if !done {
+                missed.push(id.to_string());
+            }
+        }
+        missed.join(" ")
     }
 }

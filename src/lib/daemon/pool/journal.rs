@@ -54,10 +54,11 @@ pub(super) struct PendingEvent {
 }
 
 impl Pool {
-    /// Commits the step's queue changes in one transaction, then logs its events.
-    pub(super) fn commit(&mut self) -> Result<(), DaemonError> {
+    /// Commits the step's queue changes in one transaction, then logs its events; the
+    /// running jobs that finished jobs' `OtherJobRemoveRequirements` removed, to stop.
+    pub(super) fn commit(&mut self) -> Result<Vec<Action>, DaemonError> {
         if self.changes.is_empty() && self.events.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let changes = std::mem::take(&mut self.changes);
         let running: std::collections::HashSet<JobId> = self
@@ -66,7 +67,7 @@ impl Pool {
             .chain(self.local.running.keys())
             .copied()
             .collect();
-        let result = self.queue.transaction(|tx| {
+        let result = self.queue.transaction_at(self.session.now, |tx| {
             let mut dropped = Vec::new();
             let mut ended = Vec::new();
             let mut aborted = Vec::new();
@@ -170,24 +171,32 @@ impl Pool {
                 );
             }
         }
-        for other in others {
-            self.removed_other(other);
-        }
-        Ok(())
+        Ok(others
+            .into_iter()
+            .filter_map(|other| self.removed_other(other))
+            .collect())
     }
 
     /// A job another's `OtherJobRemoveRequirements` removed in a commit of the pool's: its
-    /// process is killed (it leaves the queue once gone), or its abort is logged now.
-    pub(super) fn removed_other(&mut self, other: crate::client::actions::RemovedOther) {
+    /// process to kill (it leaves the queue once gone), or its abort logged now.
+    pub(super) fn removed_other(
+        &mut self,
+        other: crate::client::actions::RemovedOther,
+    ) -> Option<Action> {
         let id = other.id;
         tracing::info!("job {id} {}", other.reason);
         let reason = Expr::lit(other.reason.as_str());
+        let stop = Action::Stop {
+            job: id,
+            stop: Stop::Remove,
+            fast: false,
+        };
         if let Some(r) = self.running.get_mut(&id) {
             r.ad.insert("RemoveReason", reason);
-            self.stop_job(id, Stop::Remove, false);
+            return Some(stop);
         } else if let Some(l) = self.local.running.get_mut(&id) {
             l.ad.insert("RemoveReason", reason);
-            self.stop_local(id, Stop::Remove, false);
+            return Some(stop);
         } else if other.running {
             // Running as far as the queue knows, but not here: the next recovery or reload
             // sees to it.
@@ -204,6 +213,7 @@ impl Pool {
                 }),
             );
         }
+        None
     }
 
     /// Job `id` (whose ad this is) is removed or completes in this step: its

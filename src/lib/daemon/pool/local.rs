@@ -56,7 +56,7 @@ use crate::schedd::exit::{self as run, AdUpdate, Outcome, RunConfig};
 use crate::schedd::policy::{hold_codes, PolicyAction, UserPolicy};
 use crate::starter::{self, JobExit, LocalStartError, LocalStartRequest, RawExit, RunningJob};
 
-use super::{held_event, now, PendingEvent, Pool, Stop};
+use super::{held_event, Action, Now, PendingEvent, Pool, Stop};
 use crate::daemon::{DaemonError, Msg};
 
 /// Whether the schedd runs this job itself (the scheduler universe).
@@ -590,14 +590,14 @@ impl Pool {
     /// Starts the idle scheduler-universe jobs that may start (`AddRunnableLocalJobs`),
     /// when something happened since the last pass (`periodic`: the negotiation interval
     /// came, which re-evaluates expressions that depend on time).
-    pub(super) fn start_local_jobs(&mut self, t: i64, periodic: bool) {
+    pub(super) fn start_local_jobs(&mut self, now: Now, periodic: bool) {
         if periodic {
             self.local.start_soon();
         }
         if !self.local_accepting() {
             return;
         }
-        let candidates = self.local.candidates(Instant::now());
+        let candidates = self.local.candidates(now.at);
         if candidates.is_empty() {
             return;
         }
@@ -627,14 +627,15 @@ impl Pool {
                 tracing::debug!("scheduler universe job {id} does not start: {why:?}");
                 continue;
             }
-            if self.start_local(id, ad, t) {
+            if self.start_local(id, ad, now) {
                 *by_owner.entry(owner).or_default() += 1;
             }
         }
     }
 
     /// Starts one idle scheduler-universe job (`start_sched_universe_job`); whether it runs.
-    fn start_local(&mut self, id: JobId, mut ad: ClassAd, t: i64) -> bool {
+    fn start_local(&mut self, id: JobId, mut ad: ClassAd, now: Now) -> bool {
+        let t = now.t;
         self.local.forget_idle(id);
         let logs = JobLogs::of(&self.session, &ad);
         let request = LocalStartRequest {
@@ -652,7 +653,7 @@ impl Pool {
             }
             Err(LocalStartError::NotStarted(why)) => {
                 tracing::warn!("scheduler universe job {id} not started: {why}");
-                let retry_at = Instant::now() + self.local.config.retry;
+                let retry_at = now.after(self.local.config.retry);
                 self.local.insert_idle(id, ad, None);
                 self.local.blocked.insert(id, retry_at);
                 return false;
@@ -693,7 +694,7 @@ impl Pool {
     }
 
     /// A scheduler-universe job's process ended; false when `id` is not one.
-    pub(super) fn local_exited(&mut self, id: JobId) -> bool {
+    pub(super) fn local_exited(&mut self, id: JobId, now: Now) -> bool {
         let Some(l) = self.local.running.remove(&id) else {
             return false;
         };
@@ -706,7 +707,7 @@ impl Pool {
                 ..RawExit::default()
             }
         });
-        let t = now();
+        let t = now.t;
         self.session.now = t;
         self.local.start_soon();
         // A hold may have been released while the process was on its way out: the run's end
@@ -768,7 +769,7 @@ impl Pool {
             });
         }
         if end.status == Some(JobStatus::Idle) || released {
-            self.requeue(id, after);
+            self.requeue(id, after, now);
         }
         true
     }
@@ -778,7 +779,7 @@ impl Pool {
     /// after the removal bound (10 s) for a removal or a hold, after the vacate time
     /// otherwise ([`Pool::vacate_time_of`]).
     /// False when `id` is not one.
-    pub(super) fn stop_local(&mut self, id: JobId, stop: Stop, fast: bool) -> bool {
+    pub(super) fn stop_local(&mut self, id: JobId, stop: Stop, fast: bool, now: Now) -> bool {
         let vacate = self.vacate_time_of(self.local.running.get(&id).map(|j| &j.ad), &stop);
         let Some(l) = self.local.running.get_mut(&id) else {
             return false;
@@ -786,7 +787,7 @@ impl Pool {
         if l.stop.is_none() || stop == Stop::Remove {
             l.stop = Some(stop);
         }
-        let deadline = Instant::now() + vacate;
+        let deadline = now.after(vacate);
         if fast {
             let _ = l.job.hard_kill();
             l.hard_kill_at = None;
@@ -812,7 +813,7 @@ impl Pool {
     /// `condor_vacate_job` (`-fast`) of a running scheduler-universe job: `None` when `id` is
     /// not one, else whether it was acted on (they are vacated, never suspended or
     /// continued: `abort_job_myself`).
-    pub(super) fn signal_local(&mut self, id: JobId, signal: JobSignal) -> Option<bool> {
+    pub(super) fn signal_local(&mut self, id: JobId, signal: JobSignal, now: Now) -> Option<bool> {
         let stopping = self.local.running.get(&id)?.stop.is_some();
         let vacate = matches!(signal, JobSignal::Vacate | JobSignal::VacateFast);
         if stopping || !vacate {
@@ -823,28 +824,29 @@ impl Pool {
             code: hold_codes::SCHEDD_VACATE,
             subcode: 0,
         };
-        Some(self.stop_local(id, stop, signal == JobSignal::VacateFast))
+        Some(self.stop_local(id, stop, signal == JobSignal::VacateFast, now))
     }
 
-    /// Stops every running scheduler-universe job because the schedd stops (the master's
+    /// The running scheduler-universe jobs to stop because the schedd stops (the master's
     /// shutdown, `condor_off -schedd`): back to idle once gone. A peaceful stop lets them
     /// run.
-    pub(super) fn vacate_local(&mut self, how: Shutdown) {
+    pub(super) fn vacate_local(&self, how: Shutdown) -> Vec<Action> {
         if how == Shutdown::Peaceful {
-            return;
+            return Vec::new();
         }
-        let ids: Vec<JobId> = self.local.running.keys().copied().collect();
-        for id in ids {
-            self.stop_local(
-                id,
-                Stop::Vacate {
+        let mut ids: Vec<JobId> = self.local.running.keys().copied().collect();
+        ids.sort();
+        ids.into_iter()
+            .map(|job| Action::Stop {
+                job,
+                stop: Stop::Vacate {
                     reason: String::new(),
                     code: hold_codes::JOB_SHOULD_REQUEUE,
                     subcode: 0,
                 },
-                how == Shutdown::Fast,
-            );
-        }
+                fast: how == Shutdown::Fast,
+            })
+            .collect()
     }
 
     /// SIGKILLs the scheduler-universe jobs whose soft kill has had its time.
@@ -859,7 +861,7 @@ impl Pool {
 
     /// Another process changed the queue: running scheduler-universe jobs that were removed
     /// (or are gone) or held are stopped.
-    pub(super) fn local_queue_changed(&mut self) -> Result<(), DaemonError> {
+    pub(super) fn local_queue_changed(&mut self, now: Now) -> Result<(), DaemonError> {
         let ids: Vec<JobId> = self.local.running.keys().copied().collect();
         for id in ids {
             let job = self.queue.job(id)?;
@@ -873,7 +875,7 @@ impl Pool {
                     l.ad.insert(attr, e);
                 }
             }
-            self.stop_local(id, stop, false);
+            self.stop_local(id, stop, false, now);
         }
         Ok(())
     }

@@ -29,17 +29,19 @@ pub(super) fn defrag_of(config: &Config, host: &str) -> Result<Option<Defrag>, D
 }
 
 impl Pool {
-    /// A defrag poll (`DEFRAG_INTERVAL`): its drains and cancels go to the startd.
-    pub(super) fn defrag(&mut self, t: i64) {
+    /// A defrag poll (`DEFRAG_INTERVAL`): its drains and cancels go to the startd, whose
+    /// policy then runs.
+    pub(super) fn defrag(&mut self, now: Now) -> Vec<Action> {
+        let t = now.t;
         let Some(defrag) = self.defrag.as_mut() else {
-            return;
+            return Vec::new();
         };
         let interval = defrag.config.interval;
         if interval <= 0 {
-            self.next_defrag = Instant::now() + Duration::from_secs(3600);
-            return;
+            self.next_defrag = now.after(Duration::from_secs(3600));
+            return Vec::new();
         }
-        self.next_defrag = Instant::now() + Duration::from_secs(interval as u64);
+        self.next_defrag = now.after(Duration::from_secs(interval as u64));
         self.startd.refresh(t);
         let slots = self.startd.slot_ads();
         // On one host, draining is for a job that waits: one that the whole machine could
@@ -82,28 +84,41 @@ impl Pool {
                 }
             }
         }
-        self.apply_startd(t);
+        vec![Action::EvaluateStartd]
     }
 
-    /// Claims without a job take their submitter's next fitting job, or are released.
-    pub(super) fn reuse_claims(&mut self, t: i64) {
-        let free: Vec<(String, Arc<str>)> = self
+    /// Claims without a job take their submitter's next fitting job (the starts, for the
+    /// shadow), or are released.
+    pub(super) fn reuse_claims(&mut self, now: Now) -> Vec<Action> {
+        let t = now.t;
+        let mut free: Vec<(String, Arc<str>)> = self
             .claims
             .iter()
             .filter(|(_, c)| c.job.is_none())
             .map(|(s, c)| (s.clone(), c.submitter.clone()))
             .collect();
+        free.sort();
+        let mut starts = Vec::new();
+        let mut taken = BTreeSet::new();
         for (slot, submitter) in free {
             let next = self
                 .idle
                 .of(&submitter)
-                .find(|j| !cooling_down(&j.ad, t) && self.startd.may_reuse(&slot, &j.ad, t))
-                .map(|j| from_key(j.id));
+                .map(|j| from_key(j.id))
+                .filter(|id| !taken.contains(id))
+                .find(|id| {
+                    let ad = &self.idle.jobs[id].ad;
+                    !cooling_down(ad, t) && self.startd.may_reuse(&slot, ad, t)
+                });
             match next {
-                Some(id) => self.start_job(id, &slot, t),
+                Some(job) => {
+                    taken.insert(job);
+                    starts.push(Action::Start { job, slot });
+                }
                 None => self.release_claim(&slot, t),
             }
         }
+        starts
     }
 
     pub(super) fn release_idle_claims(&mut self, t: i64) {
@@ -118,8 +133,8 @@ impl Pool {
         }
     }
 
-    pub(super) fn release_all_claims(&mut self) {
-        let t = now();
+    pub(super) fn release_all_claims(&mut self, now: Now) {
+        let t = now.t;
         let all: Vec<String> = self.claims.keys().cloned().collect();
         for slot in all {
             self.release_claim(&slot, t);
@@ -205,20 +220,22 @@ impl Pool {
         }
     }
 
-    /// A negotiation cycle over the idle jobs and the slots; matches start jobs.
-    pub(super) fn negotiate(&mut self, t: i64) -> Result<(), DaemonError> {
+    /// A negotiation cycle over the idle jobs and the slots: the slots its matches claimed,
+    /// with the jobs to start on them (for the shadow). The cycle's accounting waits for
+    /// the starts ([`Pool::flush_accountant`]).
+    pub(super) fn negotiate(&mut self, now: Now) -> Result<Vec<Action>, DaemonError> {
+        let t = now.t;
         self.prune_preemptions(t);
         if self.idle.jobs.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         // With no slot free, only a periodic cycle may preempt (when preemption is
         // considered at all): a wake-up alone does not cost a cycle.
         let preempt_only = !self.startd.has_free_resources();
         if preempt_only
-            && !(self.negotiator.config().consider_preemption
-                && Instant::now() >= self.next_negotiation)
+            && !(self.negotiator.config().consider_preemption && now.at >= self.next_negotiation)
         {
-            return Ok(());
+            return Ok(Vec::new());
         }
         self.startd.refresh(t);
         let slots = self.startd.slot_ads();
@@ -247,6 +264,7 @@ impl Pool {
         // that touches the accountant meanwhile (a claim released because its job could not
         // start) writes it first, so the order of the changes is the same.
         self.pending_accountant = Some(outcome.accountant.clone());
+        let mut starts = Vec::new();
         let mut had_preemption = false;
         for m in outcome.matches {
             if let Some(why) = m.preempting {
@@ -305,13 +323,16 @@ impl Pool {
                         .expecting(id, JobStatus::Idle)
                         .update
                         .set("LastMatchTime", Expr::lit(t));
-                    self.start_job(id, &claimed, t);
+                    starts.push(Action::Start {
+                        job: id,
+                        slot: claimed,
+                    });
                 }
                 Err(e) => tracing::warn!("claiming {} for job {id}: {e}", m.slot_name),
             }
         }
-        self.flush_accountant();
         if had_preemption {
+            self.flush_accountant();
             // The cycle charged each preempting match to its submitter, but the victims
             // keep their slots while they retire: the accountant is set back to the claims
             // as the slots have them (HTCondor's CheckMatches).
@@ -329,6 +350,6 @@ impl Pool {
                 update.set("LastRejMatchTime", Expr::lit(t));
             }
         }
-        Ok(())
+        Ok(starts)
     }
 }

@@ -93,6 +93,8 @@ mod read;
 mod schedd;
 mod shadow;
 mod startd;
+#[cfg(test)]
+mod tests;
 
 use journal::{Changes, PendingEvent};
 use local::{LocalConfig, LocalJobs};
@@ -114,6 +116,54 @@ pub(super) enum Stop {
         code: i64,
         subcode: i64,
     },
+}
+
+/// A role's decision that another role carries out. No role calls another: each returns
+/// what it decided (start this job on that slot, stop that one, hold this one, release that
+/// claim), and the loop applies the decisions in one place ([`Pool::apply`]), as the
+/// negotiator's cycle returns matches instead of starting jobs.
+#[derive(Debug)]
+enum Action {
+    /// The shadow starts idle job `job` on the claimed slot `slot` (a match, a claim reused).
+    Start { job: JobId, slot: String },
+    /// A running job is stopped, by the shadow or, for its own jobs, the schedd; at once
+    /// (SIGKILL) when `fast`.
+    Stop { job: JobId, stop: Stop, fast: bool },
+    /// The startd's eviction of a job: stopped, with the startd timing the vacate itself.
+    Evict {
+        job: JobId,
+        reason: String,
+        code: i64,
+        hard: bool,
+    },
+    /// The shadow stops a running job's processes for the startd's policy.
+    Suspend { job: JobId, by: Suspender },
+    /// The shadow continues a suspended job (one `by` suspended, or any for `None`).
+    Continue { job: JobId, by: Option<Suspender> },
+    /// The matchmaker gives its claim on `slot` back to the startd; the next negotiation
+    /// cycle comes at once unless not `renegotiate` (a job that failed to start waits for
+    /// the next periodic cycle).
+    ReleaseClaim { slot: String, renegotiate: bool },
+    /// The matchmaker forgets a claim the startd already ended.
+    ForgetClaim { slot: String },
+    /// The schedd puts a job that is not running on hold (its changes are in the step's
+    /// journal already).
+    Hold {
+        job: JobId,
+        ad: ClassAd,
+        reason: String,
+        code: i64,
+        subcode: i64,
+        logs: JobLogs,
+    },
+    /// The schedd puts a job whose run ended back among its idle jobs.
+    Requeue { job: JobId, ad: ClassAd },
+    /// The startd's policy runs now (a drain, or its cancel, changed the slots).
+    EvaluateStartd,
+    /// A drain finished with an `-on-completion` request for the daemons.
+    DrainCompleted(OnCompletion),
+    /// The master starts a new startd from the configuration, no claim surviving.
+    RestartStartd,
 }
 
 /// How long the pool is quiet before it gives back the memory its work used.
@@ -199,18 +249,67 @@ fn knob_secs(config: &Config, name: &str, default: i64) -> Duration {
     Duration::from_secs(v as u64)
 }
 
-/// The `Instant` at which the clock reads `epoch_secs`.
-fn instant_at(epoch_secs: i64) -> Instant {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
-    Instant::now() + Duration::from_secs_f64((epoch_secs as f64 - now).max(0.0))
+/// The time a message or a step is handled at, read once by the loop and passed in: the
+/// roles never read the clock themselves, so their logic runs as well on a made-up time
+/// (the unit tests' fake clock) as on the real one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Now {
+    /// The wall clock, in seconds since the epoch: what job ads and events record.
+    pub(super) t: i64,
+    /// The monotonic clock: what the timers and kill deadlines are set on.
+    pub(super) at: Instant,
+    /// The wall clock's fraction of a second past `t`.
+    pub(super) fraction: Duration,
+}
+
+impl Now {
+    /// The clocks as they read now.
+    pub(super) fn read() -> Now {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        Now {
+            t: wall.as_secs() as i64,
+            at: Instant::now(),
+            fraction: Duration::from_nanos(u64::from(wall.subsec_nanos())),
+        }
+    }
+
+    /// A made-up time: the wall clock at `t` exactly, the monotonic clock at `at`.
+    #[cfg(test)]
+    pub(super) fn fake(t: i64, at: Instant) -> Now {
+        Now {
+            t,
+            at,
+            fraction: Duration::ZERO,
+        }
+    }
+
+    /// `d` from now, on the monotonic clock.
+    pub(super) fn after(self, d: Duration) -> Instant {
+        self.at + d
+    }
+
+    /// The `Instant` at which the wall clock reads `epoch_secs` (now, when that has passed).
+    pub(super) fn instant_at(self, epoch_secs: i64) -> Instant {
+        let ahead = Duration::from_secs((epoch_secs - self.t).max(0) as u64);
+        self.at + ahead.saturating_sub(self.fraction)
+    }
 }
 
 impl Pool {
     /// Opens the pool's state, recovers from an earlier master's death, and reads the queue.
     pub fn open(config: Config, to_main: Sender<Msg>) -> Result<Pool, DaemonError> {
-        let t = now();
+        Pool::open_at(config, to_main, Now::read())
+    }
+
+    /// [`Pool::open`] at time `now`.
+    pub(super) fn open_at(
+        config: Config,
+        to_main: Sender<Msg>,
+        now: Now,
+    ) -> Result<Pool, DaemonError> {
+        let t = now.t;
         let user = crate::client::os_user().unwrap_or_else(|| "condor".to_owned());
         let session = Session::new(config.clone(), user, t)?;
         let execute = PathBuf::from(
@@ -233,7 +332,7 @@ impl Pool {
             .string("ACCOUNTING_DOMAIN")?
             .or(config.string("UID_DOMAIN")?)
             .unwrap_or_default();
-        let instant = Instant::now();
+        let instant = now.at;
         let mut pool = Pool {
             data_version: queue.data_version()?,
             session,
@@ -274,7 +373,7 @@ impl Pool {
             cycles: 0,
             config,
         };
-        pool.recover(t)?;
+        pool.recover(now)?;
         pool.reload_idle()?;
         Ok(pool)
     }

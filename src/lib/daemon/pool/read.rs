@@ -12,8 +12,8 @@ pub(super) fn common_daemon_attrs(ad: &mut ClassAd, host: &str, started: i64, t:
 
 impl Pool {
     /// The ads of one kind, as they are now (for `condor_status` and the other tools).
-    pub(super) fn ads(&mut self, kind: AdKind) -> Vec<ClassAd> {
-        let t = now();
+    pub(super) fn ads(&mut self, kind: AdKind, now: Now) -> Vec<ClassAd> {
+        let t = now.t;
         let host = self.session.full_hostname();
         let daemon_ad = |my_type: &str, name: &str| {
             let mut ad = ClassAd::new();

@@ -74,7 +74,7 @@ pub(super) fn held_event(reason: &str, code: i64, subcode: i64) -> EventBody {
 impl Pool {
     /// Puts right what a master that died left: its jobs' processes are killed, running
     /// jobs go back to idle (their start counts kept), removed jobs leave the queue.
-    pub(super) fn recover(&mut self, now: i64) -> Result<(), DaemonError> {
+    pub(super) fn recover(&mut self, now: Now) -> Result<(), DaemonError> {
         let killed = starter::kill_orphans(&self.execute);
         if killed > 0 {
             tracing::info!("killed {killed} processes of jobs an earlier master started");
@@ -118,7 +118,7 @@ impl Pool {
                 "Job not found at execution machine",
                 hold_codes::RECONNECT_FAILED,
                 0,
-                now,
+                now.t,
             );
             self.push_outcome(id, outcome);
             self.events.push(PendingEvent {
@@ -130,7 +130,9 @@ impl Pool {
                 }),
             });
         }
-        self.commit()?;
+        // Nothing runs yet, so no job has a process to stop.
+        let stops = self.commit()?;
+        debug_assert!(stops.is_empty());
         Ok(())
     }
 
@@ -209,10 +211,12 @@ impl Pool {
     }
 
     /// Another process changed the queue: new or released jobs, and running jobs removed or
-    /// held.
-    pub(super) fn queue_changed(&mut self) -> Result<(), DaemonError> {
+    /// held (the stops of those on slots, for the shadow).
+    pub(super) fn queue_changed(&mut self, now: Now) -> Result<Vec<Action>, DaemonError> {
         self.reload_idle()?;
-        let running: Vec<JobId> = self.running.keys().copied().collect();
+        let mut running: Vec<JobId> = self.running.keys().copied().collect();
+        running.sort();
+        let mut stops = Vec::new();
         for id in running {
             let job = self.queue.job(id)?;
             let status = job.as_ref().map(|j| j.status_code());
@@ -227,17 +231,23 @@ impl Pool {
                     r.ad.insert(attr, e);
                 }
             }
-            self.stop_job(id, stop, false);
+            stops.push(Action::Stop {
+                job: id,
+                stop,
+                fast: false,
+            });
         }
-        self.local_queue_changed()?;
+        self.local_queue_changed(now)?;
         self.negotiate_now = true;
-        Ok(())
+        Ok(stops)
     }
 
-    /// The periodic policy pass over every job (`PERIODIC_EXPR_INTERVAL`).
-    pub(super) fn periodic(&mut self, t: i64) -> Result<(), DaemonError> {
+    /// The periodic policy pass over every job (`PERIODIC_EXPR_INTERVAL`): the running jobs
+    /// it stops, for the shadow (or the schedd itself, for its own jobs).
+    pub(super) fn periodic(&mut self, now: Now) -> Result<Vec<Action>, DaemonError> {
+        let t = now.t;
         // The pass reads the queue: what this step changed is committed first.
-        self.commit()?;
+        let mut stops = self.commit()?;
         for (id, status, mut ad) in self.readable_jobs(&JobQuery::all(), "the periodic policy")? {
             let Some(status) = JobStatus::from_code(status) else {
                 continue;
@@ -265,7 +275,11 @@ impl Pool {
                 match firing.action {
                     PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
                         self.hold(id, &ad, &reason, firing.code, firing.subcode, logs);
-                        self.stop_running(id, Stop::Hold);
+                        stops.push(Action::Stop {
+                            job: id,
+                            stop: Stop::Hold,
+                            fast: false,
+                        });
                     }
                     PolicyAction::RemoveFromQueue => {
                         self.changes
@@ -280,16 +294,21 @@ impl Pool {
                         }
                         self.changes.of(id).status = Some(JobStatus::Removed);
                         self.finishing(id, &ad);
-                        self.stop_running(id, Stop::Remove);
+                        stops.push(Action::Stop {
+                            job: id,
+                            stop: Stop::Remove,
+                            fast: false,
+                        });
                     }
-                    PolicyAction::VacateFromRunning => self.stop_running(
-                        id,
-                        Stop::Vacate {
+                    PolicyAction::VacateFromRunning => stops.push(Action::Stop {
+                        job: id,
+                        stop: Stop::Vacate {
                             reason,
                             code: firing.vacate_code(),
                             subcode: firing.subcode,
                         },
-                    ),
+                        fast: false,
+                    }),
                     PolicyAction::StaysInQueue | PolicyAction::ReleaseFromHold => {}
                 }
                 continue;
@@ -319,14 +338,14 @@ impl Pool {
                     self.finishing(id, &updated);
                 }
                 Some(JobStatus::Idle) => {
-                    self.requeue(id, updated);
+                    self.requeue(id, updated, now);
                     self.negotiate_now = true;
                 }
                 _ => {}
             }
             self.events.push(PendingEvent { logs, id, body });
         }
-        Ok(())
+        Ok(stops)
     }
 
     /// Puts a job that is not running on hold, logging the hold.
@@ -356,15 +375,14 @@ impl Pool {
     /// Puts a job back among the idle ones (its status is committed in the same step). A job
     /// cooling down (`SYSTEM_ON_VACATE_COOL_DOWN`) is negotiated for again when it expires.
     /// A scheduler-universe job goes back to the schedd's own idle jobs.
-    pub(super) fn requeue(&mut self, id: JobId, mut ad: ClassAd) {
+    pub(super) fn requeue(&mut self, id: JobId, mut ad: ClassAd, now: Now) {
         if local::is_scheduler_universe(&ad) {
             ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
             self.local.insert_idle(id, ad, None);
             return;
         }
         if let Some(until) = lookup_int(&ad, "JobCoolDownExpiration") {
-            let wait = Duration::from_secs((until - now()).max(0) as u64);
-            self.next_negotiation = self.next_negotiation.min(Instant::now() + wait);
+            self.next_negotiation = self.next_negotiation.min(now.instant_at(until));
         }
         ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
         self.idle

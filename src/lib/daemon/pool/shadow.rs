@@ -97,9 +97,9 @@ pub(super) fn execute_event(slot_ad: &ClassAd, slot: &str, job: &RunningJob) -> 
 impl Pool {
     /// Kills a running job: its KillSig now and SIGKILL after the vacate time, or SIGKILL
     /// at once.
-    pub(super) fn stop_job(&mut self, id: JobId, stop: Stop, fast: bool) {
+    pub(super) fn stop_job(&mut self, id: JobId, stop: Stop, fast: bool, now: Now) {
         let vacate = self.vacate_time(id, &stop);
-        let t = now();
+        let t = now.t;
         // A stopped process takes its signal once it runs again: the job is continued first
         // (the starter continues a suspended job it kills), its suspension ended.
         if let Some(by) = self.running.get(&id).and_then(|r| r.suspended) {
@@ -117,7 +117,7 @@ impl Pool {
         if r.stop.is_none() || stop == Stop::Remove {
             r.stop = Some(stop);
         }
-        let deadline = Instant::now() + vacate;
+        let deadline = now.after(vacate);
         if fast {
             let _ = r.job.hard_kill();
             r.hard_kill_at = None;
@@ -136,71 +136,59 @@ impl Pool {
         }
     }
 
-    /// `condor_vacate_job`, `condor_suspend` and `condor_continue` on running jobs; the ids
-    /// not acted on (not running here, already stopping, or not in the state the signal
-    /// needs), as a space-separated list.
-    pub(super) fn signal_jobs(&mut self, signal: JobSignal, ids: &[JobId]) -> String {
-        let t = now();
-        let mut missed = Vec::new();
-        for &id in ids {
-            if let Some(done) = self.signal_local(id, signal) {
-                if !done {
-                    missed.push(id.to_string());
-                }
-                continue;
-            }
-            let done = match signal {
-                JobSignal::Vacate | JobSignal::VacateFast => {
-                    let stoppable = self.running.get(&id).is_some_and(|r| r.stop.is_none());
-                    if stoppable {
-                        self.stop_job(
-                            id,
-                            Stop::Vacate {
-                                reason: "Job vacated by schedd".to_owned(),
-                                code: hold_codes::SCHEDD_VACATE,
-                                subcode: 0,
-                            },
-                            signal == JobSignal::VacateFast,
-                        );
-                    }
-                    stoppable
-                }
-                JobSignal::Suspend => {
-                    // The startd first: a claim it cannot suspend (retiring to be vacated,
-                    // ...) leaves the job running.
-                    let slot = self
-                        .running
-                        .get(&id)
-                        .filter(|r| r.stop.is_none() && r.suspended.is_none())
-                        .map(|r| r.slot.clone());
-                    match slot {
-                        Some(slot) => match self.startd.suspend_claim(&slot, t) {
-                            Ok(()) => self.suspend_job(id, Suspender::User, t),
-                            Err(e) => {
-                                tracing::warn!("suspending the claim on {slot}: {e}");
-                                false
-                            }
+    /// `condor_vacate_job`, `condor_suspend` or `condor_continue` of a job running on a slot;
+    /// whether it was acted on (false when it does not run here, is already stopping, or is
+    /// not in the state the signal needs).
+    pub(super) fn signal_job(&mut self, id: JobId, signal: JobSignal, now: Now) -> bool {
+        let t = now.t;
+        match signal {
+            JobSignal::Vacate | JobSignal::VacateFast => {
+                let stoppable = self.running.get(&id).is_some_and(|r| r.stop.is_none());
+                if stoppable {
+                    self.stop_job(
+                        id,
+                        Stop::Vacate {
+                            reason: "Job vacated by schedd".to_owned(),
+                            code: hold_codes::SCHEDD_VACATE,
+                            subcode: 0,
                         },
-                        None => false,
-                    }
+                        signal == JobSignal::VacateFast,
+                        now,
+                    );
                 }
-                JobSignal::Continue => {
-                    let done = self.continue_job(id, Some(Suspender::User), t);
-                    if let Some(slot) = self.running.get(&id).map(|r| r.slot.clone()) {
-                        if done {
-                            if let Err(e) = self.startd.continue_claim(&slot, t) {
-                                tracing::warn!("continuing the claim on {slot}: {e}");
-                            }
+                stoppable
+            }
+            JobSignal::Suspend => {
+                // The startd first: a claim it cannot suspend (retiring to be vacated, ...)
+                // leaves the job running.
+                let slot = self
+                    .running
+                    .get(&id)
+                    .filter(|r| r.stop.is_none() && r.suspended.is_none())
+                    .map(|r| r.slot.clone());
+                match slot {
+                    Some(slot) => match self.startd.suspend_claim(&slot, t) {
+                        Ok(()) => self.suspend_job(id, Suspender::User, t),
+                        Err(e) => {
+                            tracing::warn!("suspending the claim on {slot}: {e}");
+                            false
+                        }
+                    },
+                    None => false,
+                }
+            }
+            JobSignal::Continue => {
+                let done = self.continue_job(id, Some(Suspender::User), t);
+                if let Some(slot) = self.running.get(&id).map(|r| r.slot.clone()) {
+                    if done {
+                        if let Err(e) = self.startd.continue_claim(&slot, t) {
+                            tracing::warn!("continuing the claim on {slot}: {e}");
                         }
                     }
-                    done
                 }
-            };
-            if !done {
-                missed.push(id.to_string());
+                done
             }
         }
-        missed.join(" ")
     }
 
     /// Stops a running job's processes: the job is `Suspended` (7), its suspension counted
@@ -284,17 +272,33 @@ impl Pool {
         Duration::from_secs(secs as u64)
     }
 
-    /// Stops a running job, whether the startd's slot or the schedd itself runs it.
-    pub(super) fn stop_running(&mut self, id: JobId, stop: Stop) {
-        if !self.stop_local(id, stop.clone(), false) {
-            self.stop_job(id, stop, false);
+    /// The startd's eviction of a job: back to idle with the startd's reason and code. The
+    /// startd times the vacate itself (a `Kill` follows when the vacate time is over).
+    pub(super) fn evict(&mut self, id: JobId, reason: String, code: i64, hard: bool, now: Now) {
+        let own_stop = self.running.get(&id).is_some_and(|r| r.stop.is_some());
+        self.stop_job(
+            id,
+            Stop::Vacate {
+                reason,
+                code,
+                subcode: 0,
+            },
+            hard,
+            now,
+        );
+        if !own_stop {
+            if let Some(r) = self.running.get_mut(&id) {
+                r.hard_kill_at = None;
+            }
         }
     }
 
-    /// Starts idle job `id` on the claimed slot `slot`.
-    pub(super) fn start_job(&mut self, id: JobId, slot: &str, t: i64) {
+    /// Starts idle job `id` on the claimed slot `slot`; what the schedd and the matchmaker
+    /// are to do when it cannot start (hold or requeue it, release the claim).
+    pub(super) fn start_job(&mut self, id: JobId, slot: &str, now: Now) -> Vec<Action> {
+        let t = now.t;
         let Some(idle) = self.idle.remove(id) else {
-            return;
+            return Vec::new();
         };
         self.changes.expecting(id, JobStatus::Idle);
         let mut ad = idle.ad.clone();
@@ -304,8 +308,10 @@ impl Pool {
             Err(e) => {
                 tracing::warn!("activating {slot} for job {id}: {e}");
                 self.idle.insert(id, idle);
-                self.release_claim(slot, t);
-                return;
+                return vec![Action::ReleaseClaim {
+                    slot: slot.to_owned(),
+                    renegotiate: true,
+                }];
             }
         };
         let slot_ad = self.startd.slot_ad(slot).unwrap_or_default();
@@ -319,6 +325,7 @@ impl Pool {
             execute_dir: &self.execute,
             config: &self.config,
         };
+        let mut actions = Vec::new();
         match starter::start(&request) {
             Err(failure) => {
                 tracing::info!("job {id} failed to start: {}", failure.reason);
@@ -337,20 +344,26 @@ impl Pool {
                     let requeued = outcome.status.is_none_or(|s| s == JobStatus::Idle);
                     self.push_outcome(id, outcome);
                     if requeued {
-                        self.requeue(id, idle.ad.clone());
+                        actions.push(Action::Requeue {
+                            job: id,
+                            ad: idle.ad.clone(),
+                        });
                     }
                 } else {
-                    self.hold(
-                        id,
-                        &ad,
-                        &failure.reason,
-                        failure.code,
-                        failure.subcode,
+                    actions.push(Action::Hold {
+                        job: id,
+                        ad: ad.clone(),
+                        reason: failure.reason.clone(),
+                        code: failure.code,
+                        subcode: failure.subcode,
                         logs,
-                    );
+                    });
                 }
-                self.release_claim(slot, t);
-                self.negotiate_now = false;
+                // Tried again at the next cycle, not at once.
+                actions.push(Action::ReleaseClaim {
+                    slot: slot.to_owned(),
+                    renegotiate: false,
+                });
             }
             Ok(job) => {
                 tracing::info!("job {id} started on {slot} (pid {})", job.pid);
@@ -388,13 +401,14 @@ impl Pool {
                 );
             }
         }
+        actions
     }
 
     /// A job's process ended: what comes next depends on why it ended (a stop the pool
     /// asked for) or, when it ended by itself, on its exit policy.
-    pub(super) fn job_exited(&mut self, id: JobId) {
+    pub(super) fn job_exited(&mut self, id: JobId, now: Now) -> Vec<Action> {
         let Some(r) = self.running.remove(&id) else {
-            return;
+            return Vec::new();
         };
         // Forgotten first, reaped second: nothing signals the pid once it can be reused.
         let exit = starter::reap(r.job.pid).unwrap_or_else(|e| {
@@ -407,7 +421,7 @@ impl Pool {
                 max_rss_kib: 0,
             }
         });
-        let t = now();
+        let t = now.t;
         self.session.now = t;
         let expect = match r.stop {
             Some(Stop::Remove) => JobStatus::Removed,
@@ -442,11 +456,15 @@ impl Pool {
         if let Some(c) = self.claims.get_mut(&slot) {
             c.job = None;
         }
+        let mut actions = Vec::new();
         if !kept {
             // The startd ended the claim with the job (preempted, draining, its policy).
-            self.forget_claim(&slot, t);
+            actions.push(Action::ForgetClaim { slot });
         } else if stop.is_some() || !self.accepting() {
-            self.release_claim(&slot, t);
+            actions.push(Action::ReleaseClaim {
+                slot,
+                renegotiate: true,
+            });
         }
         let starter_updates = AdUpdate {
             set: result.updates.clone(),
@@ -488,22 +506,25 @@ impl Pool {
                     body: evicted_event(Eviction::Vacated, usage, reason, &ad),
                 });
                 if status == Some(JobStatus::Idle) {
-                    self.requeue(id, ad);
+                    actions.push(Action::Requeue { job: id, ad });
                 }
             }
-            None => self.job_completed(id, ad, &result, logs, t),
+            None => actions.extend(self.job_completed(id, ad, &result, logs, now)),
         }
+        actions
     }
 
-    /// A job's process exited by itself: its exit policy decides what comes next.
+    /// A job's process exited by itself: its exit policy decides what comes next (a hold
+    /// or a requeue is the schedd's).
     pub(super) fn job_completed(
         &mut self,
         id: JobId,
         mut ad: ClassAd,
         result: &starter::JobResult,
         logs: JobLogs,
-        t: i64,
-    ) {
+        now: Now,
+    ) -> Vec<Action> {
+        let t = now.t;
         let usage = run_usage(result);
         if let Some(size) = lookup_int(&ad, "ImageSize") {
             self.events.push(PendingEvent {
@@ -530,8 +551,14 @@ impl Pool {
             update.apply(&mut ad);
             update.extend(run::stop_updates(&self.run_config, &ad, JobStatus::Held, t));
             self.changes.of(id).update.extend(update);
-            self.hold(id, &ad, &hold.reason, hold.code, hold.subcode, logs);
-            return;
+            return vec![Action::Hold {
+                job: id,
+                ad,
+                reason: hold.reason.clone(),
+                code: hold.code,
+                subcode: hold.subcode,
+                logs,
+            }];
         }
         let (firing, outcome) = run::job_exited(&self.policy, &self.run_config, &ad, &info, t);
         outcome.updates.apply(&mut ad);
@@ -579,7 +606,7 @@ impl Pool {
                     ),
                 });
                 if status == Some(JobStatus::Idle) {
-                    self.requeue(id, ad);
+                    return vec![Action::Requeue { job: id, ad }];
                 }
             }
             PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
@@ -590,5 +617,6 @@ impl Pool {
                 });
             }
         }
+        Vec::new()
     }
 }

@@ -26,10 +26,12 @@ pub(super) fn cooling_down(ad: &ClassAd, t: i64) -> bool {
 }
 
 impl Pool {
-    /// Runs the startd's policy and carries out what it decided: suspending, continuing,
-    /// vacating and killing jobs, forgetting the claims it ended, and what a finished drain
-    /// asks of the daemons.
-    pub(super) fn apply_startd(&mut self, t: i64) {
+    /// Runs the startd's policy and turns what it decided into the other roles' work:
+    /// suspending, continuing, vacating and killing jobs (the shadow), forgetting the claims
+    /// it ended (the matchmaker), and what a finished drain asks of the daemons (control).
+    pub(super) fn startd_policy(&mut self, now: Now) -> Vec<Action> {
+        let t = now.t;
+        let mut actions = Vec::new();
         for decision in self.startd.evaluate(t) {
             match decision {
                 Decision::Job { slot, action } => {
@@ -55,18 +57,27 @@ impl Pool {
                         continue;
                     }
                     tracing::info!("startd policy on {slot} (job {id}): {action:?}");
-                    match action {
-                        JobAction::Suspend => {
-                            self.suspend_job(id, Suspender::Startd, t);
-                        }
+                    actions.push(match action {
+                        JobAction::Suspend => Action::Suspend {
+                            job: id,
+                            by: Suspender::Startd,
+                        },
                         // The startd continues any suspended job before it evicts it, whoever
                         // suspended it.
-                        JobAction::Continue => {
-                            self.continue_job(id, None, t);
-                        }
-                        JobAction::Vacate { reason, code } => self.evict(id, reason, code, false),
-                        JobAction::Kill { reason, code } => self.evict(id, reason, code, true),
-                    }
+                        JobAction::Continue => Action::Continue { job: id, by: None },
+                        JobAction::Vacate { reason, code } => Action::Evict {
+                            job: id,
+                            reason,
+                            code,
+                            hard: false,
+                        },
+                        JobAction::Kill { reason, code } => Action::Evict {
+                            job: id,
+                            reason,
+                            code,
+                            hard: true,
+                        },
+                    });
                 }
                 Decision::ClaimEnded { slot, reason } => {
                     if self
@@ -78,64 +89,19 @@ impl Pool {
                         continue;
                     }
                     tracing::info!("startd ended the claim on {slot}: {reason}");
-                    self.forget_claim(&slot, t);
+                    actions.push(Action::ForgetClaim { slot });
                 }
-                Decision::Daemon(what) => self.drain_completed(what),
+                Decision::Daemon(what) => actions.push(Action::DrainCompleted(what)),
             }
         }
+        actions
     }
 
-    /// The startd's eviction of a job: back to idle with the startd's reason and code. The
-    /// startd times the vacate itself (a `Kill` follows when the vacate time is over).
-    pub(super) fn evict(&mut self, id: JobId, reason: String, code: i64, hard: bool) {
-        let own_stop = self.running.get(&id).is_some_and(|r| r.stop.is_some());
-        self.stop_job(
-            id,
-            Stop::Vacate {
-                reason,
-                code,
-                subcode: 0,
-            },
-            hard,
-        );
-        if !own_stop {
-            if let Some(r) = self.running.get_mut(&id) {
-                r.hard_kill_at = None;
-            }
-        }
-    }
-
-    /// A new startd from the configuration, as when the master restarts one: its slots are
-    /// fresh (not draining), and no claim survives.
-    pub(super) fn restart_startd(&mut self) {
-        match Startd::from_config(&self.config, now()) {
-            Ok(startd) => {
-                self.release_all_claims();
-                self.startd = startd;
-                self.startd_exited = false;
-                self.negotiate_now = true;
-            }
-            Err(e) => tracing::error!("restarting the startd: {e}"),
-        }
-    }
-
-    /// A drain finished with an `-on-completion` request: `-exit-on-completion` turns the
-    /// startd off (as the master does not restart an exited startd), `-restart-on-completion`
-    /// starts it afresh from the configuration, `-reconfig-on-completion` reconfigures.
-    pub(super) fn drain_completed(&mut self, what: OnCompletion) {
-        tracing::info!("draining completed: {what:?}");
-        match what {
-            OnCompletion::Exit => {
-                self.set_off(Subsystem::Startd, true);
-                self.startd_exited = true;
-            }
-            OnCompletion::Restart => self.restart_startd(),
-            OnCompletion::Reconfig => {
-                if let Err(e) = self.reconfig() {
-                    tracing::error!("reconfig failed: {e}");
-                }
-            }
-            OnCompletion::Resume | OnCompletion::Nothing => self.negotiate_now = true,
-        }
+    /// A new startd in place of the old one, as when the master restarts it: its slots are
+    /// fresh (not draining); the claims were released first.
+    pub(super) fn replace_startd(&mut self, startd: Startd) {
+        self.startd = startd;
+        self.startd_exited = false;
+        self.negotiate_now = true;
     }
 }

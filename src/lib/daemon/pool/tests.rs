@@ -1,0 +1,324 @@
+//! The pool's roles on a made-up clock: the idle index, the journal's changes, drain
+//! requests, and the loop's timers, which run on the time passed in rather than the real one.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::classad::{parse_old_ad, ClassAd};
+use crate::client::master::DrainArgs;
+use crate::config::Config;
+use crate::negotiator;
+use crate::queue::{JobId, JobStatus};
+use crate::startd::{DrainSchedule, OnCompletion};
+use crate::submit::{SubmitContext, SubmitFile};
+
+use super::control::drain_request;
+use super::journal::Changes;
+use super::matchmaker::job_key;
+use super::schedd::IdleIndex;
+use super::{Msg, Now, Pool};
+
+/// A wall clock far from the real one: nothing that read the real clock could pass for it.
+const T: i64 = 2_000_000_000;
+
+fn id(cluster: i32, proc: i32) -> JobId {
+    JobId::new(cluster, proc)
+}
+
+fn idle_job(id: JobId, owner: &str, prio: i64) -> negotiator::IdleJob {
+    let ad = parse_old_ad(&format!("Owner = \"{owner}\"\nJobPrio = {prio}\n")).unwrap();
+    negotiator::IdleJob::new(job_key(id), ad, "example.org")
+}
+
+/// The ids of a submitter's idle jobs, in the order the index offers them.
+fn order(index: &IdleIndex, submitter: &str) -> Vec<JobId> {
+    index
+        .of(submitter)
+        .map(|j| JobId::new(j.id.cluster, j.id.proc))
+        .collect()
+}
+
+#[test]
+fn the_idle_index_offers_a_submitters_jobs_by_priority_then_age() {
+    let mut index = IdleIndex::default();
+    index.insert(id(3, 0), idle_job(id(3, 0), "alice", 0));
+    index.insert(id(1, 1), idle_job(id(1, 1), "alice", 0));
+    index.insert(id(2, 0), idle_job(id(2, 0), "alice", 5));
+    index.insert(id(1, 0), idle_job(id(1, 0), "bob", 0));
+    assert_eq!(
+        order(&index, "alice@example.org"),
+        [id(2, 0), id(1, 1), id(3, 0)]
+    );
+    assert_eq!(order(&index, "bob@example.org"), [id(1, 0)]);
+    assert!(order(&index, "carol@example.org").is_empty());
+
+    // A job inserted again takes its new place (a priority change), once.
+    index.insert(id(3, 0), idle_job(id(3, 0), "alice", 9));
+    assert_eq!(
+        order(&index, "alice@example.org"),
+        [id(3, 0), id(2, 0), id(1, 1)]
+    );
+    // A job moving to another submitter leaves the first one's order.
+    index.insert(id(1, 1), idle_job(id(1, 1), "bob", 0));
+    assert_eq!(order(&index, "alice@example.org"), [id(3, 0), id(2, 0)]);
+    assert_eq!(order(&index, "bob@example.org"), [id(1, 0), id(1, 1)]);
+
+    // A submitter with no idle job left is gone from the index.
+    assert!(index.remove(id(1, 0)).is_some());
+    assert!(index.remove(id(1, 1)).is_some());
+    assert!(index.remove(id(1, 1)).is_none());
+    assert!(!index.by_submitter.contains_key("bob@example.org"));
+    assert_eq!(index.jobs.len(), 2);
+}
+
+#[test]
+fn the_idle_index_keeps_the_stamps_of_jobs_read_from_the_store_only() {
+    let store = crate::queue::Stamp {
+        proc: 7,
+        cluster: 3,
+    };
+    let mut index = IdleIndex::default();
+    index.insert_read(id(1, 0), idle_job(id(1, 0), "alice", 0), store);
+    assert_eq!(index.stamps.get(&id(1, 0)), Some(&store));
+    // Changed in memory by the pool: read again at the next reload.
+    index.insert(id(1, 0), idle_job(id(1, 0), "alice", 1));
+    assert!(!index.stamps.contains_key(&id(1, 0)));
+    index.insert_read(id(2, 0), idle_job(id(2, 0), "alice", 0), store);
+    index.remove(id(2, 0));
+    assert!(index.stamps.is_empty());
+}
+
+#[test]
+fn changes_are_kept_in_the_order_jobs_were_first_changed() {
+    let mut changes = Changes::default();
+    assert!(changes.is_empty());
+    changes.of(id(2, 0)).status = Some(JobStatus::Running);
+    changes.expecting(id(1, 0), JobStatus::Idle);
+    changes.of(id(2, 0)).to_history = true;
+    assert_eq!(changes.order, [id(2, 0), id(1, 0)]);
+    assert!(!changes.is_empty());
+    // The first expectation stands: the status the step found the job in.
+    changes.expecting(id(1, 0), JobStatus::Running);
+    assert_eq!(changes.jobs[&id(1, 0)].expect, Some(JobStatus::Idle));
+    assert_eq!(changes.jobs[&id(2, 0)].expect, None);
+    assert!(changes.jobs[&id(2, 0)].to_history);
+    assert_eq!(changes.jobs[&id(2, 0)].status, Some(JobStatus::Running));
+}
+
+fn drain(schedule: &str, on_completion: &str) -> DrainArgs {
+    DrainArgs {
+        schedule: schedule.into(),
+        on_completion: on_completion.into(),
+        reason: Some("by test".into()),
+        check: None,
+        start: None,
+        request_id: None,
+    }
+}
+
+#[test]
+fn drain_requests_name_a_schedule_and_a_completion() {
+    for (word, schedule) in [
+        ("graceful", DrainSchedule::Graceful),
+        ("quick", DrainSchedule::Quick),
+        ("fast", DrainSchedule::Fast),
+    ] {
+        let r = drain_request(drain(word, "nothing")).unwrap();
+        assert_eq!(r.schedule, schedule);
+        assert_eq!(r.on_completion, OnCompletion::Nothing);
+        assert_eq!(r.reason.as_deref(), Some("by test"));
+    }
+    for (word, completion) in [
+        ("resume", OnCompletion::Resume),
+        ("exit", OnCompletion::Exit),
+        ("restart", OnCompletion::Restart),
+        ("reconfig", OnCompletion::Reconfig),
+    ] {
+        let r = drain_request(drain("graceful", word)).unwrap();
+        assert_eq!(r.on_completion, completion);
+    }
+    assert_eq!(
+        drain_request(drain("slow", "nothing")).unwrap_err(),
+        "unknown drain schedule \"slow\""
+    );
+    assert_eq!(
+        drain_request(drain("fast", "explode")).unwrap_err(),
+        "unknown drain completion \"explode\""
+    );
+}
+
+#[test]
+fn the_clock_maps_wall_times_to_instants() {
+    let at = Instant::now();
+    let now = Now::fake(T, at);
+    assert_eq!(now.instant_at(T + 30), at + Duration::from_secs(30));
+    // A time that has passed is now.
+    assert_eq!(now.instant_at(T - 30), at);
+    assert_eq!(
+        now.after(Duration::from_secs(5)),
+        at + Duration::from_secs(5)
+    );
+    // The fraction of a second the wall clock is past `t` comes off.
+    let later = Now {
+        fraction: Duration::from_millis(250),
+        ..now
+    };
+    assert_eq!(later.instant_at(T + 1), at + Duration::from_millis(750));
+}
+
+/// A pool in its own directory, opened at the made-up time `now`.
+fn pool_at(now: Now) -> (tempfile::TempDir, Pool, mpsc::Receiver<Msg>) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::for_test(
+        "NUM_CPUS = 1\nPERIODIC_EXPR_INTERVAL = 60\nNEGOTIATOR_INTERVAL = 20\n\
+         POLLING_INTERVAL = 5\n",
+        "MASTER",
+        None,
+        dir.path(),
+    );
+    let (tx, rx) = mpsc::channel();
+    let pool = Pool::open_at(config, tx, now).unwrap();
+    (dir, pool, rx)
+}
+
+/// Submits a description to the pool's queue, as condor_submit does.
+fn submit(pool: &Pool, text: &str) {
+    let ctx = SubmitContext {
+        config: &pool.config,
+        cwd: std::env::temp_dir(),
+        env: crate::config::Environment::from_pairs(Vec::<(String, String)>::new()),
+        owner: pool.session.user.clone(),
+        qdate: T,
+        utc_offset: Some(0),
+        submit_method: 0,
+        remote: false,
+        command_line: Default::default(),
+    };
+    let file = SubmitFile::parse(text, "test.sub", &ctx).unwrap();
+    crate::client::submit::queue_jobs(&pool.session, &[&file], false, &mut |_, _| Ok(()))
+        .map_err(|(_, e)| e.to_string())
+        .unwrap();
+}
+
+fn status(pool: &Pool, job: JobId) -> Option<i64> {
+    pool.queue.job(job).unwrap().map(|j| j.status_code())
+}
+
+#[test]
+fn the_timers_run_on_the_clock_passed_in() {
+    let at = Instant::now();
+    let start = Now::fake(T, at);
+    let (_dir, mut pool, _rx) = pool_at(start);
+    // Just opened: a negotiation is due at once.
+    assert_eq!(pool.next_deadline(start), at);
+    pool.step(start).unwrap();
+    assert_eq!(pool.next_negotiation, at + Duration::from_secs(20));
+    assert_eq!(pool.next_update, at + Duration::from_secs(5));
+    assert_eq!(pool.next_periodic, at + Duration::from_secs(60));
+    // The step's wall time is what the pool records.
+    assert_eq!(pool.session.now, T);
+
+    // Six seconds on, by the made-up clock only: the startd's update came, the others wait.
+    let later = Now::fake(T + 6, at + Duration::from_secs(6));
+    pool.step(later).unwrap();
+    assert_eq!(pool.next_update, at + Duration::from_secs(11));
+    assert_eq!(pool.next_negotiation, at + Duration::from_secs(20));
+    assert_eq!(pool.session.now, T + 6);
+}
+
+#[test]
+fn the_periodic_policy_runs_when_the_clock_says_so() {
+    let at = Instant::now();
+    let start = Now::fake(T, at);
+    let (_dir, mut pool, _rx) = pool_at(start);
+    // A job that never matches, removed by its periodic policy at the first pass.
+    submit(
+        &pool,
+        "executable = /bin/true\nrequirements = false\nperiodic_remove = true\nqueue\n",
+    );
+    let job = id(1, 0);
+    pool.step(start).unwrap();
+    assert_eq!(status(&pool, job), Some(JobStatus::Idle.code()));
+    let before = Now::fake(T + 59, at + Duration::from_secs(59));
+    pool.step(before).unwrap();
+    assert_eq!(status(&pool, job), Some(JobStatus::Idle.code()));
+    // The pass is due: the job leaves the queue, removed at the made-up time.
+    let due = Now::fake(T + 60, at + Duration::from_secs(60));
+    pool.step(due).unwrap();
+    assert_eq!(status(&pool, job), None);
+    let entries: Vec<_> = pool
+        .queue
+        .history(&crate::queue::HistoryQuery::all())
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].id(), job);
+    let ad: ClassAd = entries[0].ad().unwrap().clone();
+    assert_eq!(
+        crate::output::render::lookup_int(&ad, "EnteredCurrentStatus"),
+        Some(T + 60)
+    );
+    assert_eq!(
+        crate::output::render::lookup_int(&ad, "JobStatus"),
+        Some(JobStatus::Removed.code())
+    );
+    assert_eq!(pool.next_periodic, at + Duration::from_secs(120));
+}
+
+#[test]
+fn a_drain_is_decided_by_control_and_the_startd_then_carried_out_by_the_loop() {
+    use super::Action;
+    use crate::client::master::{Command, Subsystem};
+    let at = Instant::now();
+    let now = Now::fake(T, at);
+    let (_dir, mut pool, _rx) = pool_at(now);
+    pool.step(now).unwrap();
+    // Control starts the drain and asks for the startd's policy; it carries nothing out.
+    let (id, actions) = pool
+        .command(Command::Drain(drain("fast", "exit")), now)
+        .unwrap();
+    assert_eq!(id, "1");
+    assert!(
+        matches!(actions[..], [Action::EvaluateStartd]),
+        "{actions:?}"
+    );
+    assert!(!pool.startd_off);
+    // The startd, with no job to wait for, is drained: the completion is for control.
+    let decided = pool.startd_policy(now);
+    assert!(
+        matches!(decided[..], [Action::DrainCompleted(OnCompletion::Exit)]),
+        "{decided:?}"
+    );
+    pool.apply(decided, now);
+    assert!(pool.startd_off && pool.startd_exited);
+    // Turned on again, the exited startd is to be restarted: the loop does it.
+    let (_, actions) = pool.command(Command::On(Subsystem::Startd), now).unwrap();
+    assert!(
+        matches!(actions[..], [Action::RestartStartd]),
+        "{actions:?}"
+    );
+    pool.apply(actions, now);
+    assert!(!pool.startd_off && !pool.startd_exited);
+    assert!(pool
+        .startd
+        .slot_ads()
+        .iter()
+        .all(|ad| { crate::output::render::lookup_bool(ad, "Draining") != Some(true) }));
+}
+
+#[test]
+fn a_shutdown_decides_to_vacate_and_stops_accepting() {
+    use crate::client::master::{Command, Shutdown, Subsystem};
+    let at = Instant::now();
+    let now = Now::fake(T, at);
+    let (_dir, mut pool, _rx) = pool_at(now);
+    assert!(pool.accepting());
+    let (answer, actions) = pool
+        .command(Command::Off(Subsystem::Master, Shutdown::Graceful), now)
+        .unwrap();
+    assert_eq!(answer, "");
+    // Nothing runs, so nothing is to stop; no new job starts.
+    assert!(actions.is_empty());
+    assert!(!pool.accepting());
+}
