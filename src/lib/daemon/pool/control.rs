@@ -2,6 +2,19 @@
 
 use super::*;
 
+/// What control decides: whether the pool is stopping, and which daemons are off.
+pub(super) struct Control {
+    pub(super) lifecycle: Lifecycle,
+    pub(super) schedd_off: bool,
+    pub(super) startd_off: bool,
+    /// The startd exited when a drain completed (`-exit-on-completion`): `condor_on` starts
+    /// a new one.
+    pub(super) startd_exited: bool,
+    pub(super) negotiator_off: bool,
+    /// When the master started, for the daemons' ads.
+    pub(super) started_at: i64,
+}
+
 /// A `condor_drain` request as the startd takes it.
 pub(super) fn drain_request(args: DrainArgs) -> Result<DrainRequest, String> {
     let schedule = match args.schedule.as_str() {
@@ -68,12 +81,12 @@ impl Pool {
                 self.startd
                     .cancel_drain(id.as_deref(), now.t)
                     .map_err(|e| e.to_string())?;
-                self.negotiate_now = true;
+                self.timers.negotiate_now = true;
                 actions.push(Action::EvaluateStartd);
             }
             Command::Reschedule => {
-                self.negotiate_now = true;
-                self.local.woken();
+                self.timers.negotiate_now = true;
+                self.schedd.local.woken();
             }
             Command::Reconfig => self.reconfig(now).map_err(|e| e.to_string())?,
             Command::Off(Subsystem::Master, how) => actions = self.stop(how, false),
@@ -88,12 +101,12 @@ impl Pool {
             }
             Command::On(daemon) => {
                 self.set_off(daemon, false);
-                if self.startd_exited && !self.startd_off {
+                if self.control.startd_exited && !self.control.startd_off {
                     // The startd that exited on a drain's completion starts afresh.
                     actions.push(Action::RestartStartd);
                 }
-                self.negotiate_now = true;
-                self.local.woken();
+                self.timers.negotiate_now = true;
+                self.schedd.local.woken();
             }
             // The socket sends queries as `Msg::Query`; one arriving here changes nothing.
             Command::Query(_) => {}
@@ -125,7 +138,7 @@ impl Pool {
         match what {
             OnCompletion::Exit => {
                 self.set_off(Subsystem::Startd, true);
-                self.startd_exited = true;
+                self.control.startd_exited = true;
             }
             OnCompletion::Restart => return vec![Action::RestartStartd],
             OnCompletion::Reconfig => {
@@ -133,7 +146,7 @@ impl Pool {
                     tracing::error!("reconfig failed: {e}");
                 }
             }
-            OnCompletion::Resume | OnCompletion::Nothing => self.negotiate_now = true,
+            OnCompletion::Resume | OnCompletion::Nothing => self.timers.negotiate_now = true,
         }
         Vec::new()
     }
@@ -142,13 +155,13 @@ impl Pool {
     pub(super) fn set_off(&mut self, daemon: Subsystem, off: bool) {
         match daemon {
             Subsystem::Master | Subsystem::Daemons => {
-                self.schedd_off = off;
-                self.startd_off = off;
-                self.negotiator_off = off;
+                self.control.schedd_off = off;
+                self.control.startd_off = off;
+                self.control.negotiator_off = off;
             }
-            Subsystem::Schedd => self.schedd_off = off,
-            Subsystem::Startd => self.startd_off = off,
-            Subsystem::Negotiator | Subsystem::Collector => self.negotiator_off = off,
+            Subsystem::Schedd => self.control.schedd_off = off,
+            Subsystem::Startd => self.control.startd_off = off,
+            Subsystem::Negotiator | Subsystem::Collector => self.control.negotiator_off = off,
         }
     }
 
@@ -158,29 +171,30 @@ impl Pool {
         let t = now.t;
         self.flush_accountant();
         self.startd.reconfigure(&config, t)?;
-        self.defrag = defrag_of(&config, self.startd.name())?;
+        self.matchmaker.defrag = defrag_of(&config, self.startd.name())?;
         let neg = Negotiator::from_config(&config)?;
-        self.negotiator
+        self.matchmaker
+            .negotiator
             .reconfigure(neg.config().clone(), neg.accountant_config().clone());
-        self.policy = UserPolicy::from_config(&config);
-        self.run_config = RunConfig::from_config(&config);
-        self.local.config = LocalConfig::from_config(&config);
-        self.local.woken();
-        self.accountant = Accountant::open(
-            self.negotiator.accountant_config().clone(),
+        self.schedd.policy = UserPolicy::from_config(&config);
+        self.schedd.run_config = RunConfig::from_config(&config);
+        self.schedd.local.config = LocalConfig::from_config(&config);
+        self.schedd.local.woken();
+        self.matchmaker.accountant = Accountant::open(
+            self.matchmaker.negotiator.accountant_config().clone(),
             self.session.spool(),
         )?;
-        self.checked_claims = None;
-        self.accounting_domain = config
+        self.matchmaker.checked_claims = None;
+        self.schedd.accounting_domain = config
             .string("ACCOUNTING_DOMAIN")?
             .or(config.string("UID_DOMAIN")?)
             .unwrap_or_default();
         self.session = Session::new(config.clone(), self.session.user.clone(), t)?;
         self.config = config;
         // The idle jobs' submitter names carry the accounting domain: read them all again.
-        self.idle = IdleIndex::default();
-        self.reload_next = true;
-        self.negotiate_now = true;
+        self.schedd.idle = IdleIndex::default();
+        self.schedd.reload_next = true;
+        self.timers.negotiate_now = true;
         tracing::info!("reconfigured");
         Ok(())
     }
@@ -188,7 +202,7 @@ impl Pool {
     /// Begins stopping: no new job starts; the running jobs to vacate as `how` says.
     pub(super) fn stop(&mut self, how: Shutdown, restart: bool) -> Vec<Action> {
         tracing::info!("shutting down ({})", how.word());
-        self.lifecycle = Lifecycle::Stopping { how, restart };
+        self.control.lifecycle = Lifecycle::Stopping { how, restart };
         let mut actions = self.vacate_all(how, "the condor_master is shutting down");
         // The schedd's shutdown: its own jobs get their KillSig and go back to idle.
         actions.extend(self.vacate_local(how));
@@ -200,7 +214,7 @@ impl Pool {
         if how == Shutdown::Peaceful {
             return Vec::new();
         }
-        let mut ids: Vec<JobId> = self.running.keys().copied().collect();
+        let mut ids: Vec<JobId> = self.shadow.running.keys().copied().collect();
         ids.sort();
         ids.into_iter()
             .map(|job| Action::Stop {
@@ -216,11 +230,13 @@ impl Pool {
     }
 
     pub(super) fn accepting(&self) -> bool {
-        self.lifecycle == Lifecycle::Running && !self.schedd_off && !self.startd_off
+        self.control.lifecycle == Lifecycle::Running
+            && !self.control.schedd_off
+            && !self.control.startd_off
     }
 
     /// Whether the master runs on (it is not stopping).
     pub(super) fn lifecycle_running(&self) -> bool {
-        self.lifecycle == Lifecycle::Running
+        self.control.lifecycle == Lifecycle::Running
     }
 }

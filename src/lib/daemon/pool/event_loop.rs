@@ -5,6 +5,23 @@ use std::collections::VecDeque;
 
 use super::*;
 
+/// The loop's timers, on the monotonic clock.
+pub(super) struct Timers {
+    /// A wake-up or a change asks for a negotiation cycle now.
+    pub(super) negotiate_now: bool,
+    /// When the pool, quiet since, gives back the memory its work used
+    /// ([`Pool::release_memory`]).
+    pub(super) trim_at: Option<Instant>,
+    /// The next periodic negotiation cycle (`NEGOTIATOR_INTERVAL`).
+    pub(super) next_negotiation: Instant,
+    /// The next periodic policy pass (`PERIODIC_EXPR_INTERVAL`).
+    pub(super) next_periodic: Instant,
+    /// The startd's next policy evaluation (`POLLING_INTERVAL`).
+    pub(super) next_update: Instant,
+    /// The defrag daemon's next poll (`DEFRAG_INTERVAL`).
+    pub(super) next_defrag: Instant,
+}
+
 impl Pool {
     /// Runs the main loop until the pool stops; true when it should restart.
     pub fn run(mut self, rx: Receiver<Msg>) -> bool {
@@ -25,11 +42,11 @@ impl Pool {
             }
             msgs.extend(rx.try_iter());
             let woke = Now::read();
-            if msgs.is_empty() && self.trim_at.is_some_and(|t| t <= woke.at) {
-                self.trim_at = None;
+            if msgs.is_empty() && self.timers.trim_at.is_some_and(|t| t <= woke.at) {
+                self.timers.trim_at = None;
                 self.release_memory();
             } else if !msgs.is_empty() {
-                self.trim_at = Some(woke.after(IDLE_TRIM_DELAY));
+                self.timers.trim_at = Some(woke.after(IDLE_TRIM_DELAY));
             }
             for m in msgs {
                 self.handle(m, woke);
@@ -37,14 +54,14 @@ impl Pool {
             if let Err(e) = self.step(Now::read()) {
                 tracing::error!("{e}");
             }
-            if let Lifecycle::Stopping { restart, .. } = self.lifecycle {
-                if self.running.is_empty() && self.local.running.is_empty() {
+            if let Lifecycle::Stopping { restart, .. } = self.control.lifecycle {
+                if self.shadow.running.is_empty() && self.schedd.local.running.is_empty() {
                     let now = Now::read();
                     self.release_all_claims(now);
                     if let Ok(actions) = self.commit() {
                         self.apply(actions, now);
                     }
-                    self.cleaner.finish();
+                    self.shadow.cleaner.finish();
                     tracing::info!("condor_master stopping");
                     return restart;
                 }
@@ -55,27 +72,28 @@ impl Pool {
     /// When the loop must wake at the latest, at time `now`.
     pub(super) fn next_deadline(&self, now: Now) -> Instant {
         let mut t = self
+            .timers
             .next_negotiation
-            .min(self.next_periodic)
-            .min(self.next_update);
+            .min(self.timers.next_periodic)
+            .min(self.timers.next_update);
         if let Some(timer) = self.startd.next_timer(now.t) {
             t = t.min(now.instant_at(timer));
         }
-        if self.defrag.is_some() {
-            t = t.min(self.next_defrag);
+        if self.matchmaker.defrag.is_some() {
+            t = t.min(self.timers.next_defrag);
         }
-        for r in self.running.values() {
+        for r in self.shadow.running.values() {
             if let Some(k) = r.hard_kill_at {
                 t = t.min(k);
             }
         }
-        if let Some(k) = self.local.next_deadline() {
+        if let Some(k) = self.schedd.local.next_deadline() {
             t = t.min(k);
         }
-        if let Some(trim) = self.trim_at {
+        if let Some(trim) = self.timers.trim_at {
             t = t.min(trim);
         }
-        if self.negotiate_now {
+        if self.timers.negotiate_now {
             t = now.at;
         }
         t
@@ -98,8 +116,8 @@ impl Pool {
     pub(super) fn handle(&mut self, msg: Msg, now: Now) {
         match msg {
             Msg::Wake => {
-                self.negotiate_now = true;
-                self.local.woken();
+                self.timers.negotiate_now = true;
+                self.schedd.local.woken();
             }
             Msg::Exited { job } => {
                 if !self.local_exited(job, now) {
@@ -140,49 +158,51 @@ impl Pool {
         let t = now.t;
         self.session.now = t;
         let version = self.queue.data_version()?;
-        if version != self.data_version || self.reload_next {
+        if version != self.schedd.data_version || self.schedd.reload_next {
             // What the messages changed is committed before the queue is read again.
             let actions = self.commit()?;
             self.apply(actions, now);
-            self.reload_next = false;
-            self.data_version = version;
+            self.schedd.reload_next = false;
+            self.schedd.data_version = version;
             // A failed read is tried again at the next step; this one goes on (a step never
             // stops halfway: the pool would wedge on one bad job).
             match self.queue_changed(now) {
                 Ok(actions) => self.apply(actions, now),
                 Err(e) => {
                     tracing::error!("reading the queue's changes: {e}");
-                    self.reload_next = true;
+                    self.schedd.reload_next = true;
                 }
             }
         }
         let instant = now.at;
         let kills: Vec<JobId> = self
+            .shadow
             .running
             .iter()
             .filter(|(_, r)| r.hard_kill_at.is_some_and(|k| k <= instant))
             .map(|(id, _)| *id)
             .collect();
         for id in kills {
-            if let Some(r) = self.running.get_mut(&id) {
+            if let Some(r) = self.shadow.running.get_mut(&id) {
                 let _ = r.job.hard_kill();
                 r.hard_kill_at = None;
             }
         }
         self.local_hard_kills(instant);
-        if instant >= self.next_periodic {
-            self.next_periodic = instant + knob_secs(&self.config, "PERIODIC_EXPR_INTERVAL", 60);
+        if instant >= self.timers.next_periodic {
+            self.timers.next_periodic =
+                instant + knob_secs(&self.config, "PERIODIC_EXPR_INTERVAL", 60);
             match self.periodic(now) {
                 Ok(actions) => self.apply(actions, now),
                 Err(e) => tracing::error!("the periodic policy pass: {e}"),
             }
         }
-        self.start_local_jobs(now, instant >= self.next_negotiation);
+        self.start_local_jobs(now, instant >= self.timers.next_negotiation);
         if self.accepting() {
             let starts = self.reuse_claims(now);
             self.apply(starts, now);
-            let due = self.negotiate_now || instant >= self.next_negotiation;
-            if due && !self.negotiator_off {
+            let due = self.timers.negotiate_now || instant >= self.timers.next_negotiation;
+            if due && !self.control.negotiator_off {
                 match self.negotiate(now) {
                     Ok(starts) => self.apply(starts, now),
                     Err(e) => tracing::error!("a negotiation cycle: {e}"),
@@ -194,17 +214,21 @@ impl Pool {
         } else {
             self.release_idle_claims(t);
         }
-        self.negotiate_now = false;
-        if instant >= self.next_negotiation {
-            self.next_negotiation = instant + knob_secs(&self.config, "NEGOTIATOR_INTERVAL", 60);
+        self.timers.negotiate_now = false;
+        if instant >= self.timers.next_negotiation {
+            self.timers.next_negotiation =
+                instant + knob_secs(&self.config, "NEGOTIATOR_INTERVAL", 60);
         }
         let timer_due = self.startd.next_timer(t).is_some_and(|at| at <= t);
-        if timer_due || instant >= self.next_update {
+        if timer_due || instant >= self.timers.next_update {
             let actions = self.startd_policy(now);
             self.apply(actions, now);
-            self.next_update = instant + knob_secs(&self.config, "POLLING_INTERVAL", 5);
+            self.timers.next_update = instant + knob_secs(&self.config, "POLLING_INTERVAL", 5);
         }
-        if self.defrag.is_some() && instant >= self.next_defrag && self.accepting() {
+        if self.matchmaker.defrag.is_some()
+            && instant >= self.timers.next_defrag
+            && self.accepting()
+        {
             let actions = self.defrag(now);
             self.apply(actions, now);
         }
@@ -247,7 +271,7 @@ impl Pool {
                 Action::ReleaseClaim { slot, renegotiate } => {
                     self.release_claim(&slot, now.t);
                     if !renegotiate {
-                        self.negotiate_now = false;
+                        self.timers.negotiate_now = false;
                     }
                     Vec::new()
                 }

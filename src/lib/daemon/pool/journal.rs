@@ -46,6 +46,13 @@ impl Changes {
     }
 }
 
+/// What the step changed and has to log: written by [`Pool::commit`], once per step.
+#[derive(Default)]
+pub(super) struct Journal {
+    pub(super) changes: Changes,
+    pub(super) events: Vec<PendingEvent>,
+}
+
 /// An event to log once the step's transaction has committed.
 pub(super) struct PendingEvent {
     pub(super) logs: JobLogs,
@@ -57,14 +64,15 @@ impl Pool {
     /// Commits the step's queue changes in one transaction, then logs its events; the
     /// running jobs that finished jobs' `OtherJobRemoveRequirements` removed, to stop.
     pub(super) fn commit(&mut self) -> Result<Vec<Action>, DaemonError> {
-        if self.changes.is_empty() && self.events.is_empty() {
+        if self.journal.changes.is_empty() && self.journal.events.is_empty() {
             return Ok(Vec::new());
         }
-        let changes = std::mem::take(&mut self.changes);
+        let changes = std::mem::take(&mut self.journal.changes);
         let running: std::collections::HashSet<JobId> = self
+            .shadow
             .running
             .keys()
-            .chain(self.local.running.keys())
+            .chain(self.schedd.local.running.keys())
             .copied()
             .collect();
         let result = self.queue.transaction_at(self.session.now, |tx| {
@@ -144,15 +152,15 @@ impl Pool {
             Ok(r) => r,
             Err(e) => {
                 // Nothing was written: the changes and their events wait for the next step.
-                self.changes = changes;
+                self.journal.changes = changes;
                 return Err(e.into());
             }
         };
         if !dropped.is_empty() {
-            self.reload_next = true;
+            self.schedd.reload_next = true;
         }
-        self.cleaner.sync(self.queue.wal_path());
-        let events = std::mem::take(&mut self.events);
+        self.shadow.cleaner.sync(self.queue.wal_path());
+        let events = std::mem::take(&mut self.journal.events);
         let logs: HashMap<JobId, JobLogs> = events.iter().map(|e| (e.id, e.logs.clone())).collect();
         for e in events {
             let evicted = matches!(e.body, EventBody::JobEvicted(_)) && ended.contains(&e.id);
@@ -191,19 +199,19 @@ impl Pool {
             stop: Stop::Remove,
             fast: false,
         };
-        if let Some(r) = self.running.get_mut(&id) {
+        if let Some(r) = self.shadow.running.get_mut(&id) {
             r.ad.insert("RemoveReason", reason);
             return Some(stop);
-        } else if let Some(l) = self.local.running.get_mut(&id) {
+        } else if let Some(l) = self.schedd.local.running.get_mut(&id) {
             l.ad.insert("RemoveReason", reason);
             return Some(stop);
         } else if other.running {
             // Running as far as the queue knows, but not here: the next recovery or reload
             // sees to it.
-            self.reload_next = true;
+            self.schedd.reload_next = true;
         } else {
-            self.idle.remove(id);
-            self.local.forget_idle(id);
+            self.schedd.idle.remove(id);
+            self.schedd.local.forget_idle(id);
             JobLogs::of(&self.session, &other.ad).write(
                 id.cluster.0,
                 id.proc,
@@ -221,15 +229,15 @@ impl Pool {
     /// commits (the schedd does it when such a job leaves the queue: `jobIsFinished`).
     pub(super) fn finishing(&mut self, id: JobId, ad: &ClassAd) {
         if let Some(others) = OtherJobRemoval::of(id, ad) {
-            self.changes.of(id).others = Some(others);
+            self.journal.changes.of(id).others = Some(others);
         }
     }
 
     /// Queues an outcome's changes: its attributes, then its status.
     pub(super) fn push_outcome(&mut self, id: JobId, outcome: Outcome) {
-        self.changes.of(id).update.extend(outcome.updates);
+        self.journal.changes.of(id).update.extend(outcome.updates);
         if let Some(status) = outcome.status {
-            self.changes.of(id).status = Some(status);
+            self.journal.changes.of(id).status = Some(status);
         }
     }
 }

@@ -584,7 +584,7 @@ impl Pool {
     /// Whether the schedd runs its jobs: the master is not stopping and `condor_off -schedd`
     /// did not turn it off (the startd and the negotiator play no part).
     fn local_accepting(&self) -> bool {
-        self.lifecycle_running() && !self.schedd_off
+        self.lifecycle_running() && !self.control.schedd_off
     }
 
     /// Starts the idle scheduler-universe jobs that may start (`AddRunnableLocalJobs`),
@@ -592,38 +592,38 @@ impl Pool {
     /// came, which re-evaluates expressions that depend on time).
     pub(super) fn start_local_jobs(&mut self, now: Now, periodic: bool) {
         if periodic {
-            self.local.start_soon();
+            self.schedd.local.start_soon();
         }
         if !self.local_accepting() {
             return;
         }
-        let candidates = self.local.candidates(now.at);
+        let candidates = self.schedd.local.candidates(now.at);
         if candidates.is_empty() {
             return;
         }
-        let mut schedd = self.local.config.schedd_ad(
+        let mut schedd = self.schedd.local.config.schedd_ad(
             &self.config,
-            self.local.running.len(),
-            self.local.idle_count(),
+            self.schedd.local.running.len(),
+            self.schedd.local.idle_count(),
         );
-        let mut by_owner = self.local.running_by_owner();
+        let mut by_owner = self.schedd.local.running_by_owner();
         for id in candidates {
-            let Some(ad) = self.local.idle.get(&id).map(|j| j.ad.clone()) else {
+            let Some(ad) = self.schedd.local.idle.get(&id).map(|j| j.ad.clone()) else {
                 continue;
             };
             schedd.insert(
                 "TotalSchedulerJobsRunning",
-                Expr::lit(self.local.running.len() as i64),
+                Expr::lit(self.schedd.local.running.len() as i64),
             );
             schedd.insert(
                 "TotalSchedulerJobsIdle",
-                Expr::lit(self.local.idle_count() as i64),
+                Expr::lit(self.schedd.local.idle_count() as i64),
             );
             let owner = lookup_str(&ad, "Owner")
                 .map(|o| o.to_string())
                 .unwrap_or_default();
             let running = by_owner.get(&owner).copied().unwrap_or(0);
-            if let Err(why) = eligible(&self.local.config, &schedd, &ad, running) {
+            if let Err(why) = eligible(&self.schedd.local.config, &schedd, &ad, running) {
                 tracing::debug!("scheduler universe job {id} does not start: {why:?}");
                 continue;
             }
@@ -636,32 +636,32 @@ impl Pool {
     /// Starts one idle scheduler-universe job (`start_sched_universe_job`); whether it runs.
     fn start_local(&mut self, id: JobId, mut ad: ClassAd, now: Now) -> bool {
         let t = now.t;
-        self.local.forget_idle(id);
+        self.schedd.local.forget_idle(id);
         let logs = JobLogs::of(&self.session, &ad);
         let request = LocalStartRequest {
             job: &ad,
-            local_dir: &self.local.config.dir,
+            local_dir: &self.schedd.local.config.dir,
             config: &self.config,
         };
         let job = match starter::start_local(&request) {
             Ok(job) => job,
             Err(LocalStartError::Hold(f)) => {
                 tracing::info!("scheduler universe job {id} put on hold: {}", f.reason);
-                self.changes.expecting(id, JobStatus::Idle);
+                self.journal.changes.expecting(id, JobStatus::Idle);
                 self.hold(id, &ad, &f.reason, f.code, f.subcode, logs);
                 return false;
             }
             Err(LocalStartError::NotStarted(why)) => {
                 tracing::warn!("scheduler universe job {id} not started: {why}");
-                let retry_at = now.after(self.local.config.retry);
-                self.local.insert_idle(id, ad, None);
-                self.local.blocked.insert(id, retry_at);
+                let retry_at = now.after(self.schedd.local.config.retry);
+                self.schedd.local.insert_idle(id, ad, None);
+                self.schedd.local.blocked.insert(id, retry_at);
                 return false;
             }
         };
         let pid = job.pid;
         tracing::info!("scheduler universe job {id} started (pid {pid})");
-        if let Err(e) = self.reaper.watch(id, pid) {
+        if let Err(e) = self.shadow.reaper.watch(id, pid) {
             tracing::error!("job {id}: nothing can wait for it ({e}); killing it");
             let _ = job.hard_kill();
             let _ = starter::wait_exited(pid);
@@ -670,16 +670,16 @@ impl Pool {
         let updates = start_updates(&ad, t);
         updates.apply(&mut ad);
         ad.insert("JobStatus", Expr::lit(JobStatus::Running.code()));
-        let change = self.changes.expecting(id, JobStatus::Idle);
+        let change = self.journal.changes.expecting(id, JobStatus::Idle);
         change.update.extend(updates);
         change.status = Some(JobStatus::Running);
-        self.events.push(PendingEvent {
+        self.journal.events.push(PendingEvent {
             logs: logs.clone(),
             id,
             body: execute_event(&self.config),
         });
         let owner = lookup_str(&ad, "Owner").map(|o| o.to_string());
-        self.local.running.insert(
+        self.schedd.local.running.insert(
             id,
             LocalJob {
                 job,
@@ -695,7 +695,7 @@ impl Pool {
 
     /// A scheduler-universe job's process ended; false when `id` is not one.
     pub(super) fn local_exited(&mut self, id: JobId, now: Now) -> bool {
-        let Some(l) = self.local.running.remove(&id) else {
+        let Some(l) = self.schedd.local.running.remove(&id) else {
             return false;
         };
         let pid = l.job.pid;
@@ -709,7 +709,7 @@ impl Pool {
         });
         let t = now.t;
         self.session.now = t;
-        self.local.start_soon();
+        self.schedd.local.start_soon();
         // A hold may have been released while the process was on its way out: the run's end
         // then leaves the job idle, to run again (as `check_zombie` leaves it).
         let released = l.stop == Some(Stop::Hold)
@@ -720,10 +720,10 @@ impl Pool {
             Some(Stop::Hold) => JobStatus::Held,
             _ => JobStatus::Running,
         };
-        self.changes.expecting(id, expect);
+        self.journal.changes.expecting(id, expect);
         if matches!(l.stop, Some(Stop::Hold | Stop::Remove)) {
             // A release or a new status may have come meanwhile: read the idle jobs again.
-            self.reload_next = true;
+            self.schedd.reload_next = true;
         }
         let LocalJob {
             job,
@@ -742,11 +742,17 @@ impl Pool {
             result.exit
         );
         let mut end = match &stop {
-            Some(stop) => stopped(&self.run_config, &ad, stop, t),
-            None => exited(&self.policy, &self.run_config, &ad, result.exit, t),
+            Some(stop) => stopped(&self.schedd.run_config, &ad, stop, t),
+            None => exited(
+                &self.schedd.policy,
+                &self.schedd.run_config,
+                &ad,
+                result.exit,
+                t,
+            ),
         };
         if released {
-            end.updates = run::stop_updates(&self.run_config, &ad, JobStatus::Idle, t);
+            end.updates = run::stop_updates(&self.schedd.run_config, &ad, JobStatus::Idle, t);
         }
         let mut after = run::updated(&ad, &end.updates);
         if let Some(status) = end.status {
@@ -755,14 +761,14 @@ impl Pool {
         if end.leaves_queue {
             self.finishing(id, &after);
         }
-        let change = self.changes.of(id);
+        let change = self.journal.changes.of(id);
         change.update.extend(end.updates);
         if let Some(status) = end.status {
             change.status = Some(status);
         }
         change.to_history = end.leaves_queue;
         for body in end.events {
-            self.events.push(PendingEvent {
+            self.journal.events.push(PendingEvent {
                 logs: logs.clone(),
                 id,
                 body,
@@ -780,8 +786,8 @@ impl Pool {
     /// otherwise ([`Pool::vacate_time_of`]).
     /// False when `id` is not one.
     pub(super) fn stop_local(&mut self, id: JobId, stop: Stop, fast: bool, now: Now) -> bool {
-        let vacate = self.vacate_time_of(self.local.running.get(&id).map(|j| &j.ad), &stop);
-        let Some(l) = self.local.running.get_mut(&id) else {
+        let vacate = self.vacate_time_of(self.schedd.local.running.get(&id).map(|j| &j.ad), &stop);
+        let Some(l) = self.schedd.local.running.get_mut(&id) else {
             return false;
         };
         if l.stop.is_none() || stop == Stop::Remove {
@@ -814,7 +820,7 @@ impl Pool {
     /// not one, else whether it was acted on (they are vacated, never suspended or
     /// continued: `abort_job_myself`).
     pub(super) fn signal_local(&mut self, id: JobId, signal: JobSignal, now: Now) -> Option<bool> {
-        let stopping = self.local.running.get(&id)?.stop.is_some();
+        let stopping = self.schedd.local.running.get(&id)?.stop.is_some();
         let vacate = matches!(signal, JobSignal::Vacate | JobSignal::VacateFast);
         if stopping || !vacate {
             return Some(false);
@@ -834,7 +840,7 @@ impl Pool {
         if how == Shutdown::Peaceful {
             return Vec::new();
         }
-        let mut ids: Vec<JobId> = self.local.running.keys().copied().collect();
+        let mut ids: Vec<JobId> = self.schedd.local.running.keys().copied().collect();
         ids.sort();
         ids.into_iter()
             .map(|job| Action::Stop {
@@ -851,7 +857,7 @@ impl Pool {
 
     /// SIGKILLs the scheduler-universe jobs whose soft kill has had its time.
     pub(super) fn local_hard_kills(&mut self, instant: Instant) {
-        for l in self.local.running.values_mut() {
+        for l in self.schedd.local.running.values_mut() {
             if l.hard_kill_at.is_some_and(|k| k <= instant) {
                 let _ = l.job.hard_kill();
                 l.hard_kill_at = None;
@@ -862,7 +868,7 @@ impl Pool {
     /// Another process changed the queue: running scheduler-universe jobs that were removed
     /// (or are gone) or held are stopped.
     pub(super) fn local_queue_changed(&mut self, now: Now) -> Result<(), DaemonError> {
-        let ids: Vec<JobId> = self.local.running.keys().copied().collect();
+        let ids: Vec<JobId> = self.schedd.local.running.keys().copied().collect();
         for id in ids {
             let job = self.queue.job(id)?;
             let stop = match job.as_ref().and_then(|j| j.status()) {
@@ -870,7 +876,7 @@ impl Pool {
                 Some(JobStatus::Held) => Stop::Hold,
                 _ => continue,
             };
-            if let (Some(job), Some(l)) = (job, self.local.running.get_mut(&id)) {
+            if let (Some(job), Some(l)) = (job, self.schedd.local.running.get_mut(&id)) {
                 for (attr, e) in super::schedd::stop_reasons(job) {
                     l.ad.insert(attr, e);
                 }
@@ -882,7 +888,7 @@ impl Pool {
 
     /// Kills what an earlier master's scheduler-universe jobs left running.
     pub(super) fn kill_local_orphans(&self) {
-        let killed = starter::kill_local_orphans(&self.local.config.dir);
+        let killed = starter::kill_local_orphans(&self.schedd.local.config.dir);
         if killed > 0 {
             tracing::info!(
                 "killed {killed} processes of scheduler universe jobs an earlier master started"

@@ -3,6 +3,27 @@
 
 use super::*;
 
+/// The matchmaker's state: the negotiator and the accountant, the schedd's claims, the
+/// preemptions under way, the defrag daemon.
+pub(super) struct Matchmaking {
+    pub(super) negotiator: Negotiator,
+    pub(super) accountant: Accountant,
+    /// A negotiation cycle's accounting, not yet written (see [`Pool::flush_accountant`]).
+    pub(super) pending_accountant: Option<crate::accountant::AccountantState>,
+    /// The claims the last [`Pool::check_matches`] set, and the accountant's generation
+    /// after it: the same claims on an unchanged accountant need no second pass.
+    pub(super) checked_claims: Option<(Vec<SlotClaim>, u64)>,
+    /// The schedd's claims, by slot name.
+    pub(super) claims: HashMap<String, Claim>,
+    /// Idle jobs that preempted running ones, with the slots they wait for: they are not
+    /// negotiated for again until those claims end.
+    pub(super) preempting: HashMap<JobId, Vec<String>>,
+    /// The defrag daemon's policy, when `DAEMON_LIST` names `DEFRAG`.
+    pub(super) defrag: Option<Defrag>,
+    /// Negotiation cycles run.
+    pub(super) cycles: u64,
+}
+
 /// A claim on a slot: a submitter holds it between jobs.
 #[derive(Clone, Debug)]
 pub(super) struct Claim {
@@ -33,15 +54,15 @@ impl Pool {
     /// policy then runs.
     pub(super) fn defrag(&mut self, now: Now) -> Vec<Action> {
         let t = now.t;
-        let Some(defrag) = self.defrag.as_mut() else {
+        let Some(defrag) = self.matchmaker.defrag.as_mut() else {
             return Vec::new();
         };
         let interval = defrag.config.interval;
         if interval <= 0 {
-            self.next_defrag = now.after(Duration::from_secs(3600));
+            self.timers.next_defrag = now.after(Duration::from_secs(3600));
             return Vec::new();
         }
-        self.next_defrag = now.after(Duration::from_secs(interval as u64));
+        self.timers.next_defrag = now.after(Duration::from_secs(interval as u64));
         self.startd.refresh(t);
         let slots = self.startd.slot_ads();
         // On one host, draining is for a job that waits: one that the whole machine could
@@ -60,7 +81,7 @@ impl Pool {
             .filter_map(|a| lookup_int(a, "TotalSlotCpus"))
             .max()
             .unwrap_or(0);
-        let waiting = self.idle.jobs.values().any(|j| {
+        let waiting = self.schedd.idle.jobs.values().any(|j| {
             let cpus = lookup_int(&j.ad, "RequestCpus").unwrap_or(1);
             cpus > free && cpus <= whole && !cooling_down(&j.ad, t)
         });
@@ -80,7 +101,7 @@ impl Pool {
                     if let Err(e) = self.startd.cancel_drain(None, t) {
                         tracing::info!("defrag: failed to cancel draining on {machine}: {e}");
                     }
-                    self.negotiate_now = true;
+                    self.timers.negotiate_now = true;
                 }
             }
         }
@@ -92,6 +113,7 @@ impl Pool {
     pub(super) fn reuse_claims(&mut self, now: Now) -> Vec<Action> {
         let t = now.t;
         let mut free: Vec<(String, Arc<str>)> = self
+            .matchmaker
             .claims
             .iter()
             .filter(|(_, c)| c.job.is_none())
@@ -102,12 +124,13 @@ impl Pool {
         let mut taken = BTreeSet::new();
         for (slot, submitter) in free {
             let next = self
+                .schedd
                 .idle
                 .of(&submitter)
                 .map(|j| from_key(j.id))
                 .filter(|id| !taken.contains(id))
                 .find(|id| {
-                    let ad = &self.idle.jobs[id].ad;
+                    let ad = &self.schedd.idle.jobs[id].ad;
                     !cooling_down(ad, t) && self.startd.may_reuse(&slot, ad, t)
                 });
             match next {
@@ -123,6 +146,7 @@ impl Pool {
 
     pub(super) fn release_idle_claims(&mut self, t: i64) {
         let free: Vec<String> = self
+            .matchmaker
             .claims
             .iter()
             .filter(|(_, c)| c.job.is_none())
@@ -135,14 +159,14 @@ impl Pool {
 
     pub(super) fn release_all_claims(&mut self, now: Now) {
         let t = now.t;
-        let all: Vec<String> = self.claims.keys().cloned().collect();
+        let all: Vec<String> = self.matchmaker.claims.keys().cloned().collect();
         for slot in all {
             self.release_claim(&slot, t);
         }
     }
 
     pub(super) fn release_claim(&mut self, slot: &str, t: i64) {
-        if self.claims.contains_key(slot) {
+        if self.matchmaker.claims.contains_key(slot) {
             self.startd.release(slot, t);
         }
         self.forget_claim(slot, t);
@@ -151,36 +175,40 @@ impl Pool {
     /// Drops the schedd's side of a claim the startd no longer has, and the accountant's
     /// match.
     pub(super) fn forget_claim(&mut self, slot: &str, t: i64) {
-        let Some(claim) = self.claims.remove(slot) else {
+        let Some(claim) = self.matchmaker.claims.remove(slot) else {
             return;
         };
         self.flush_accountant();
         let resource = claim.resource;
         if let Err(e) = self
+            .matchmaker
             .accountant
             .update(|s, cfg| s.remove_match(cfg, &resource, t))
         {
             tracing::error!("accountant: {e}");
         }
         // A job waiting for this slot's job to be preempted may be matched again.
-        for victims in self.preempting.values_mut() {
+        for victims in self.matchmaker.preempting.values_mut() {
             victims.retain(|v| v != slot);
         }
-        self.preempting.retain(|_, victims| !victims.is_empty());
-        self.negotiate_now = true;
+        self.matchmaker
+            .preempting
+            .retain(|_, victims| !victims.is_empty());
+        self.timers.negotiate_now = true;
     }
 
     /// Forgets the preemptions of jobs no longer idle (started elsewhere, removed, held):
     /// their victims stop retiring for them (HTCondor's #19).
     pub(super) fn prune_preemptions(&mut self, t: i64) {
         let gone: Vec<JobId> = self
+            .matchmaker
             .preempting
             .keys()
-            .filter(|id| !self.idle.jobs.contains_key(id))
+            .filter(|id| !self.schedd.idle.jobs.contains_key(id))
             .copied()
             .collect();
         for id in gone {
-            for victim in self.preempting.remove(&id).unwrap_or_default() {
+            for victim in self.matchmaker.preempting.remove(&id).unwrap_or_default() {
                 if let Err(e) = self.startd.withdraw_preemption(&victim, t) {
                     tracing::debug!("withdrawing the preemption of {victim}: {e}");
                 }
@@ -190,8 +218,8 @@ impl Pool {
 
     /// Writes a negotiation cycle's accounting, when it waits (see [`Pool::negotiate`]).
     pub(super) fn flush_accountant(&mut self) {
-        if let Some(next) = self.pending_accountant.take() {
-            if let Err(e) = self.accountant.commit(next) {
+        if let Some(next) = self.matchmaker.pending_accountant.take() {
+            if let Err(e) = self.matchmaker.accountant.commit(next) {
                 tracing::error!("accountant: {e}");
             }
         }
@@ -201,10 +229,11 @@ impl Pool {
     pub(super) fn check_matches(&mut self, slots: &[ClassAd], t: i64) {
         let claims: Vec<SlotClaim> = slots
             .iter()
-            .map(|a| SlotClaim::from_ad(a, self.accountant.config()))
+            .map(|a| SlotClaim::from_ad(a, self.matchmaker.accountant.config()))
             .collect();
-        let generation = self.accountant.generation();
+        let generation = self.matchmaker.accountant.generation();
         if self
+            .matchmaker
             .checked_claims
             .as_ref()
             .is_some_and(|(c, g)| *g == generation && *c == claims)
@@ -212,10 +241,14 @@ impl Pool {
             return;
         }
         match self
+            .matchmaker
             .accountant
             .update(|s, cfg| s.check_matches(cfg, &claims, t))
         {
-            Ok(()) => self.checked_claims = Some((claims, self.accountant.generation())),
+            Ok(()) => {
+                self.matchmaker.checked_claims =
+                    Some((claims, self.matchmaker.accountant.generation()))
+            }
             Err(e) => tracing::error!("accountant: {e}"),
         }
     }
@@ -226,14 +259,15 @@ impl Pool {
     pub(super) fn negotiate(&mut self, now: Now) -> Result<Vec<Action>, DaemonError> {
         let t = now.t;
         self.prune_preemptions(t);
-        if self.idle.jobs.is_empty() {
+        if self.schedd.idle.jobs.is_empty() {
             return Ok(Vec::new());
         }
         // With no slot free, only a periodic cycle may preempt (when preemption is
         // considered at all): a wake-up alone does not cost a cycle.
         let preempt_only = !self.startd.has_free_resources();
         if preempt_only
-            && !(self.negotiator.config().consider_preemption && now.at >= self.next_negotiation)
+            && !(self.matchmaker.negotiator.config().consider_preemption
+                && now.at >= self.timers.next_negotiation)
         {
             return Ok(Vec::new());
         }
@@ -241,29 +275,35 @@ impl Pool {
         let slots = self.startd.slot_ads();
         // What condor_userprio changed, and the matches as the slots have them now
         // (HTCondor's CheckMatches): claims that ended or were never recorded.
-        if let Err(e) = self.accountant.reload() {
+        if let Err(e) = self.matchmaker.accountant.reload() {
             tracing::error!("accountant: {e}");
         }
         self.check_matches(&slots, t);
         let jobs: Vec<IdleJob> = self
+            .schedd
             .idle
             .jobs
             .values()
             // A job that preempted a slot waits for it rather than preempting another.
-            .filter(|j| !cooling_down(&j.ad, t) && !self.preempting.contains_key(&from_key(j.id)))
+            .filter(|j| {
+                !cooling_down(&j.ad, t) && !self.matchmaker.preempting.contains_key(&from_key(j.id))
+            })
             .cloned()
             .collect();
         let input = CycleInput {
             jobs: &jobs,
             slots: &slots,
         };
-        let outcome = self.negotiator.cycle(&input, self.accountant.state(), t);
-        self.cycles += 1;
+        let outcome =
+            self.matchmaker
+                .negotiator
+                .cycle(&input, self.matchmaker.accountant.state(), t);
+        self.matchmaker.cycles += 1;
         // The cycle's accounting is written once its matches have started their jobs: the
         // write (and its fsync) is off the path from a submit to the job's start. Anything
         // that touches the accountant meanwhile (a claim released because its job could not
         // start) writes it first, so the order of the changes is the same.
-        self.pending_accountant = Some(outcome.accountant.clone());
+        self.matchmaker.pending_accountant = Some(outcome.accountant.clone());
         let mut starts = Vec::new();
         let mut had_preemption = false;
         for m in outcome.matches {
@@ -283,7 +323,11 @@ impl Pool {
                 };
                 let mut preempted = Vec::new();
                 for victim in victims {
-                    let busy = self.claims.get(&victim).is_some_and(|c| c.job.is_some());
+                    let busy = self
+                        .matchmaker
+                        .claims
+                        .get(&victim)
+                        .is_some_and(|c| c.job.is_some());
                     if busy {
                         match self.startd.preempt(&victim, by_rank, t) {
                             Ok(()) => preempted.push(victim),
@@ -292,13 +336,15 @@ impl Pool {
                     }
                 }
                 if !preempted.is_empty() {
-                    self.preempting.insert(from_key(m.job), preempted);
+                    self.matchmaker
+                        .preempting
+                        .insert(from_key(m.job), preempted);
                     had_preemption = true;
                 }
                 continue;
             }
             let id = from_key(m.job);
-            let Some(job) = self.idle.jobs.get(&id) else {
+            let Some(job) = self.schedd.idle.jobs.get(&id) else {
                 continue;
             };
             let ad = job.ad.clone();
@@ -311,7 +357,7 @@ impl Pool {
                     } else {
                         claimed.clone()
                     };
-                    self.claims.insert(
+                    self.matchmaker.claims.insert(
                         claimed.clone(),
                         Claim {
                             submitter: m.submitter.clone(),
@@ -319,7 +365,8 @@ impl Pool {
                             job: None,
                         },
                     );
-                    self.changes
+                    self.journal
+                        .changes
                         .expecting(id, JobStatus::Idle)
                         .update
                         .set("LastMatchTime", Expr::lit(t));
@@ -341,8 +388,8 @@ impl Pool {
         }
         for r in outcome.rejections {
             let id = from_key(r.job);
-            if self.idle.jobs.contains_key(&id) {
-                let update = &mut self.changes.expecting(id, JobStatus::Idle).update;
+            if self.schedd.idle.jobs.contains_key(&id) {
+                let update = &mut self.journal.changes.expecting(id, JobStatus::Idle).update;
                 update.set(
                     "LastRejMatchReason",
                     Expr::lit(r.reason.to_string().as_str()),

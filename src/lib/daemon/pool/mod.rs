@@ -96,11 +96,13 @@ mod startd;
 #[cfg(test)]
 mod tests;
 
-use journal::{Changes, PendingEvent};
+use control::Control;
+use event_loop::Timers;
+use journal::{Journal, PendingEvent};
 use local::{LocalConfig, LocalJobs};
-use matchmaker::{defrag_of, job_key, Claim};
-use schedd::{held_event, IdleIndex};
-use shadow::{Running, Suspender};
+use matchmaker::{defrag_of, job_key, Matchmaking};
+use schedd::{held_event, IdleIndex, ScheddState};
+use shadow::{Shadows, Suspender};
 use startd::{cooling_down, resume_updates};
 
 /// Why a running job is being stopped.
@@ -180,61 +182,26 @@ enum Lifecycle {
     },
 }
 
-/// The pool: every daemon's state, owned by the main loop.
+/// The pool: every daemon's state, owned by the main loop, one part per role.
 pub struct Pool {
     config: Config,
     session: Session,
-    execute: PathBuf,
     queue: Queue,
-    data_version: i64,
+    /// The startd itself (slots, claims, its policy); [`startd`] adapts its decisions.
     startd: Startd,
-    /// The defrag daemon's policy, when `DAEMON_LIST` names `DEFRAG`.
-    defrag: Option<Defrag>,
-    next_defrag: Instant,
-    negotiator: Negotiator,
-    accountant: Accountant,
-    /// A negotiation cycle's accounting, not yet written (see [`Pool::flush_accountant`]).
-    pending_accountant: Option<crate::accountant::AccountantState>,
-    /// The claims the last [`Pool::check_matches`] set, and the accountant's generation
-    /// after it: the same claims on an unchanged accountant need no second pass.
-    checked_claims: Option<(Vec<SlotClaim>, u64)>,
-    policy: UserPolicy,
-    run_config: RunConfig,
-    accounting_domain: String,
-    idle: IdleIndex,
-    running: HashMap<JobId, Running>,
-    /// The scheduler-universe jobs, which the schedd runs itself.
-    local: LocalJobs,
-    claims: HashMap<String, Claim>,
-    /// Idle jobs that preempted running ones, with the slots they wait for: they are not
-    /// negotiated for again until those claims end.
-    preempting: HashMap<JobId, Vec<String>>,
     to_main: Sender<Msg>,
-    /// Reports the running jobs' exits.
-    reaper: super::reaper::Reaper,
-    /// Removes finished jobs' scratch directories.
-    cleaner: super::cleanup::Cleaner,
-    changes: Changes,
-    events: Vec<PendingEvent>,
-    /// A wake-up or a change asks for a cycle now.
-    negotiate_now: bool,
-    /// When the pool, quiet since, gives back the memory its work used
-    /// ([`Pool::release_memory`]).
-    trim_at: Option<Instant>,
-    /// The idle jobs must be read again (a change of this pool's was dropped).
-    reload_next: bool,
-    next_negotiation: Instant,
-    next_periodic: Instant,
-    next_update: Instant,
-    lifecycle: Lifecycle,
-    schedd_off: bool,
-    startd_off: bool,
-    /// The startd exited when a drain completed (`-exit-on-completion`): `condor_on` starts
-    /// a new one.
-    startd_exited: bool,
-    negotiator_off: bool,
-    started_at: i64,
-    cycles: u64,
+    /// The loop's timers.
+    timers: Timers,
+    /// The step's changes and events, committed once per step.
+    journal: Journal,
+    /// The idle jobs, the schedd's own jobs, the job policy.
+    schedd: ScheddState,
+    /// The jobs running on slots.
+    shadow: Shadows,
+    /// Claims, negotiation, the accountant, defragmentation.
+    matchmaker: Matchmaking,
+    /// Stopping, and the daemons turned off.
+    control: Control,
 }
 
 /// The clock, in seconds since the epoch.
@@ -334,43 +301,52 @@ impl Pool {
             .unwrap_or_default();
         let instant = now.at;
         let mut pool = Pool {
-            data_version: queue.data_version()?,
+            timers: Timers {
+                next_defrag: instant,
+                negotiate_now: true,
+                trim_at: Some(instant + IDLE_TRIM_DELAY),
+                next_negotiation: instant,
+                next_periodic: instant + knob_secs(&config, "PERIODIC_EXPR_INTERVAL", 60),
+                next_update: instant,
+            },
+            journal: Journal::default(),
+            schedd: ScheddState {
+                data_version: queue.data_version()?,
+                policy,
+                run_config: RunConfig::from_config(&config),
+                accounting_domain,
+                idle: IdleIndex::default(),
+                local: LocalJobs::new(LocalConfig::from_config(&config)),
+                reload_next: false,
+            },
+            shadow: Shadows {
+                execute,
+                running: HashMap::new(),
+                reaper: super::reaper::Reaper::new(to_main.clone()),
+                cleaner: super::cleanup::Cleaner::new(),
+            },
+            matchmaker: Matchmaking {
+                defrag,
+                negotiator,
+                accountant,
+                pending_accountant: None,
+                checked_claims: None,
+                claims: HashMap::new(),
+                preempting: HashMap::new(),
+                cycles: 0,
+            },
+            control: Control {
+                lifecycle: Lifecycle::Running,
+                schedd_off: false,
+                startd_off: false,
+                startd_exited: false,
+                negotiator_off: false,
+                started_at: t,
+            },
             session,
-            execute,
             queue,
             startd,
-            defrag,
-            next_defrag: instant,
-            negotiator,
-            accountant,
-            pending_accountant: None,
-            checked_claims: None,
-            policy,
-            run_config: RunConfig::from_config(&config),
-            accounting_domain,
-            idle: IdleIndex::default(),
-            running: HashMap::new(),
-            local: LocalJobs::new(LocalConfig::from_config(&config)),
-            claims: HashMap::new(),
-            preempting: HashMap::new(),
-            reaper: super::reaper::Reaper::new(to_main.clone()),
-            cleaner: super::cleanup::Cleaner::new(),
             to_main,
-            changes: Changes::default(),
-            events: Vec::new(),
-            negotiate_now: true,
-            trim_at: Some(instant + IDLE_TRIM_DELAY),
-            reload_next: false,
-            next_negotiation: instant,
-            next_periodic: instant + knob_secs(&config, "PERIODIC_EXPR_INTERVAL", 60),
-            next_update: instant,
-            lifecycle: Lifecycle::Running,
-            schedd_off: false,
-            startd_off: false,
-            startd_exited: false,
-            negotiator_off: false,
-            started_at: t,
-            cycles: 0,
             config,
         };
         pool.recover(now)?;

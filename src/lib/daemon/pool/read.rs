@@ -19,7 +19,7 @@ impl Pool {
             let mut ad = ClassAd::new();
             ad.insert("MyType", Expr::lit(my_type));
             ad.insert("Name", Expr::lit(name));
-            common_daemon_attrs(&mut ad, &host, self.started_at, t);
+            common_daemon_attrs(&mut ad, &host, self.control.started_at, t);
             ad
         };
         match kind {
@@ -34,8 +34,8 @@ impl Pool {
             AdKind::Schedd => vec![self.schedd_ads(t).0],
             AdKind::Submitters => self.schedd_ads(t).1,
             AdKind::Negotiator => {
-                let mut ad = self.negotiator.negotiator_ad(&host);
-                common_daemon_attrs(&mut ad, &host, self.started_at, t);
+                let mut ad = self.matchmaker.negotiator.negotiator_ad(&host);
+                common_daemon_attrs(&mut ad, &host, self.control.started_at, t);
                 vec![ad]
             }
             AdKind::Master => {
@@ -50,8 +50,8 @@ impl Pool {
             AdKind::Collector => {
                 let mut ad = daemon_ad("Collector", &format!("My Pool - {host}@{host}"));
                 ad.insert("HostsTotal", Expr::lit(1i64));
-                ad.insert("RunningJobs", Expr::lit(self.running.len() as i64));
-                ad.insert("IdleJobs", Expr::lit(self.idle.jobs.len() as i64));
+                ad.insert("RunningJobs", Expr::lit(self.shadow.running.len() as i64));
+                ad.insert("IdleJobs", Expr::lit(self.schedd.idle.jobs.len() as i64));
                 vec![ad]
             }
         }
@@ -78,16 +78,16 @@ impl Pool {
             };
             totals[i] += n as i64;
         }
-        for j in self.idle.jobs.values() {
+        for j in self.schedd.idle.jobs.values() {
             per_user.entry(j.submitter.to_string()).or_default()[1] += 1;
         }
-        for r in self.running.values() {
+        for r in self.shadow.running.values() {
             per_user.entry(r.submitter.to_string()).or_default()[0] += 1;
         }
         let held = parse_old_expr("JobStatus == 5").expect("constant expression");
         if let Ok(jobs) = self.queue.jobs(&JobQuery::all().with_constraint(held)) {
             for ad in jobs.flatten().filter_map(|j| j.into_ad().ok()) {
-                let who = negotiator::submitter_name(&ad, &self.accounting_domain);
+                let who = negotiator::submitter_name(&ad, &self.schedd.accounting_domain);
                 per_user.entry(who).or_default()[2] += 1;
             }
         }
@@ -99,7 +99,10 @@ impl Pool {
             Expr::lit(self.session.schedd_address().as_str()),
         );
         // As `count_jobs`: the scheduler universe's jobs are counted apart.
-        let (local_running, local_idle) = (self.local.running.len(), self.local.idle_count());
+        let (local_running, local_idle) = (
+            self.schedd.local.running.len(),
+            self.schedd.local.idle_count(),
+        );
         schedd.insert(
             "TotalRunningJobs",
             Expr::lit((totals[0] - local_running as i64).max(0)),
@@ -108,13 +111,14 @@ impl Pool {
             "TotalIdleJobs",
             Expr::lit((totals[1] - local_idle as i64).max(0)),
         );
-        self.local
+        self.schedd
+            .local
             .config
             .publish(&mut schedd, local_running, local_idle);
         schedd.insert("TotalHeldJobs", Expr::lit(totals[2]));
         schedd.insert("TotalJobAds", Expr::lit(all));
         schedd.insert("NumUsers", Expr::lit(per_user.len() as i64));
-        common_daemon_attrs(&mut schedd, &host, self.started_at, t);
+        common_daemon_attrs(&mut schedd, &host, self.control.started_at, t);
         let submitters = per_user
             .into_iter()
             .map(|(user, [running, idle, held])| {
@@ -125,7 +129,7 @@ impl Pool {
                 ad.insert("RunningJobs", Expr::lit(running));
                 ad.insert("IdleJobs", Expr::lit(idle));
                 ad.insert("HeldJobs", Expr::lit(held));
-                common_daemon_attrs(&mut ad, &host, self.started_at, t);
+                common_daemon_attrs(&mut ad, &host, self.control.started_at, t);
                 ad
             })
             .collect();

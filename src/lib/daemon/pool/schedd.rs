@@ -3,6 +3,22 @@
 
 use super::*;
 
+/// The schedd's state: the idle jobs, its own (scheduler-universe) jobs, the job policy.
+pub(super) struct ScheddState {
+    /// The store's `data_version` when the pool last read the queue's changes.
+    pub(super) data_version: i64,
+    /// The idle jobs must be read again (a change of this pool's was dropped).
+    pub(super) reload_next: bool,
+    pub(super) policy: UserPolicy,
+    pub(super) run_config: RunConfig,
+    /// `ACCOUNTING_DOMAIN` (else `UID_DOMAIN`), in the submitters' names.
+    pub(super) accounting_domain: String,
+    /// The idle jobs the negotiator is offered.
+    pub(super) idle: IdleIndex,
+    /// The scheduler-universe jobs, which the schedd runs itself.
+    pub(super) local: LocalJobs,
+}
+
 /// Where a job stands in its submitter's order: higher priorities first, then older ids.
 pub(super) type SubmitterOrder = (std::cmp::Reverse<[i64; 5]>, JobId);
 
@@ -75,7 +91,7 @@ impl Pool {
     /// Puts right what a master that died left: its jobs' processes are killed, running
     /// jobs go back to idle (their start counts kept), removed jobs leave the queue.
     pub(super) fn recover(&mut self, now: Now) -> Result<(), DaemonError> {
-        let killed = starter::kill_orphans(&self.execute);
+        let killed = starter::kill_orphans(&self.shadow.execute);
         if killed > 0 {
             tracing::info!("killed {killed} processes of jobs an earlier master started");
         }
@@ -90,12 +106,12 @@ impl Pool {
         for (id, status, ad) in self.readable_jobs(&query, "recovery")? {
             let logs = JobLogs::of(&self.session, &ad);
             if let Some(st) = JobStatus::from_code(status) {
-                self.changes.expecting(id, st);
+                self.journal.changes.expecting(id, st);
             }
             if status == JobStatus::Removed.code() {
-                self.changes.of(id).to_history = true;
+                self.journal.changes.of(id).to_history = true;
                 self.finishing(id, &ad);
-                self.events.push(PendingEvent {
+                self.journal.events.push(PendingEvent {
                     logs,
                     id,
                     body: EventBody::JobAborted(JobAborted {
@@ -113,7 +129,7 @@ impl Pool {
             tracing::info!("job {id} was running when the last master stopped: back to idle");
             let host = lookup_str(&ad, "RemoteHost").map(|s| s.to_string());
             let outcome = run::evict_updates(
-                &self.run_config,
+                &self.schedd.run_config,
                 &ad,
                 "Job not found at execution machine",
                 hold_codes::RECONNECT_FAILED,
@@ -121,7 +137,7 @@ impl Pool {
                 now.t,
             );
             self.push_outcome(id, outcome);
-            self.events.push(PendingEvent {
+            self.journal.events.push(PendingEvent {
                 logs,
                 id,
                 body: EventBody::JobReconnectFailed(JobReconnectFailed {
@@ -144,25 +160,25 @@ impl Pool {
         // Jobs no longer idle (or gone) leave the index: a walk of both sorted lists.
         let mut gone = Vec::new();
         let mut next = scanned.iter().map(|(id, _)| *id).peekable();
-        for &id in self.idle.jobs.keys() {
+        for &id in self.schedd.idle.jobs.keys() {
             while next.next_if(|s| *s < id).is_some() {}
-            if next.peek() != Some(&id) || self.running.contains_key(&id) {
+            if next.peek() != Some(&id) || self.shadow.running.contains_key(&id) {
                 gone.push(id);
             }
         }
         for id in gone {
-            self.idle.remove(id);
+            self.schedd.idle.remove(id);
         }
-        self.local.retain_idle(&scanned);
+        self.schedd.local.retain_idle(&scanned);
         // New, changed by another process, or changed in memory by the pool: read again by
         // key (the jobs of one cluster then share its ad).
         let mut stale: BTreeMap<JobId, Stamp> = scanned
             .into_iter()
             .filter(|(id, stamp)| {
-                !self.running.contains_key(id)
-                    && !self.local.is_running(*id)
-                    && self.idle.stamps.get(id) != Some(stamp)
-                    && !self.local.has_stamp(*id, stamp)
+                !self.shadow.running.contains_key(id)
+                    && !self.schedd.local.is_running(*id)
+                    && self.schedd.idle.stamps.get(id) != Some(stamp)
+                    && !self.schedd.local.has_stamp(*id, stamp)
             })
             .collect();
         if stale.is_empty() {
@@ -181,8 +197,8 @@ impl Pool {
                     // of the idle jobs until it changes.
                     Err(e) => {
                         tracing::warn!("job {id} cannot be read, so it is not run: {e}");
-                        self.idle.remove(id);
-                        self.local.forget_idle(id);
+                        self.schedd.idle.remove(id);
+                        self.schedd.local.forget_idle(id);
                     }
                 }
             }
@@ -190,20 +206,20 @@ impl Pool {
         // What is left was gone or no longer idle by the read (a commit after the scan):
         // the next reload sees where it went.
         for id in stale.into_keys() {
-            self.idle.remove(id);
-            self.local.forget_idle(id);
+            self.schedd.idle.remove(id);
+            self.schedd.local.forget_idle(id);
         }
         for (id, ad, stamp) in read {
             if local::is_scheduler_universe(&ad) {
                 // Never negotiated for: the schedd starts it itself.
-                self.idle.remove(id);
-                self.local.insert_idle(id, ad, Some(stamp));
+                self.schedd.idle.remove(id);
+                self.schedd.local.insert_idle(id, ad, Some(stamp));
                 continue;
             }
-            self.local.forget_idle(id);
-            self.idle.insert_read(
+            self.schedd.local.forget_idle(id);
+            self.schedd.idle.insert_read(
                 id,
-                IdleJob::new(job_key(id), ad, &self.accounting_domain),
+                IdleJob::new(job_key(id), ad, &self.schedd.accounting_domain),
                 stamp,
             );
         }
@@ -214,7 +230,7 @@ impl Pool {
     /// held (the stops of those on slots, for the shadow).
     pub(super) fn queue_changed(&mut self, now: Now) -> Result<Vec<Action>, DaemonError> {
         self.reload_idle()?;
-        let mut running: Vec<JobId> = self.running.keys().copied().collect();
+        let mut running: Vec<JobId> = self.shadow.running.keys().copied().collect();
         running.sort();
         let mut stops = Vec::new();
         for id in running {
@@ -226,7 +242,7 @@ impl Pool {
                 _ => continue,
             };
             // The tool's reasons, for the events and the history.
-            if let (Some(job), Some(r)) = (job, self.running.get_mut(&id)) {
+            if let (Some(job), Some(r)) = (job, self.shadow.running.get_mut(&id)) {
                 for (attr, e) in stop_reasons(job) {
                     r.ad.insert(attr, e);
                 }
@@ -238,7 +254,7 @@ impl Pool {
             });
         }
         self.local_queue_changed(now)?;
-        self.negotiate_now = true;
+        self.timers.negotiate_now = true;
         Ok(stops)
     }
 
@@ -252,26 +268,26 @@ impl Pool {
             let Some(status) = JobStatus::from_code(status) else {
                 continue;
             };
-            if let Some(r) = self.running.get(&id) {
+            if let Some(r) = self.shadow.running.get(&id) {
                 if r.stop.is_some() {
                     continue;
                 }
                 ad = r.ad.clone();
             }
-            if let Some(l) = self.local.running.get(&id) {
+            if let Some(l) = self.schedd.local.running.get(&id) {
                 if l.stop.is_some() {
                     continue;
                 }
                 ad = l.ad.clone();
             }
-            let firing = self.policy.periodic(&ad, status.code(), t);
+            let firing = self.schedd.policy.periodic(&ad, status.code(), t);
             if !firing.fired() {
                 continue;
             }
-            self.changes.expecting(id, status);
+            self.journal.changes.expecting(id, status);
             let logs = JobLogs::of(&self.session, &ad);
             let reason = firing.reason_or_unknown().to_owned();
-            if self.running.contains_key(&id) || self.local.is_running(id) {
+            if self.shadow.running.contains_key(&id) || self.schedd.local.is_running(id) {
                 match firing.action {
                     PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
                         self.hold(id, &ad, &reason, firing.code, firing.subcode, logs);
@@ -282,17 +298,18 @@ impl Pool {
                         });
                     }
                     PolicyAction::RemoveFromQueue => {
-                        self.changes
+                        self.journal
+                            .changes
                             .of(id)
                             .update
                             .set("RemoveReason", Expr::lit(reason.as_str()));
-                        if let Some(r) = self.running.get_mut(&id) {
+                        if let Some(r) = self.shadow.running.get_mut(&id) {
                             r.ad.insert("RemoveReason", Expr::lit(reason.as_str()));
                         }
-                        if let Some(l) = self.local.running.get_mut(&id) {
+                        if let Some(l) = self.schedd.local.running.get_mut(&id) {
                             l.ad.insert("RemoveReason", Expr::lit(reason.as_str()));
                         }
-                        self.changes.of(id).status = Some(JobStatus::Removed);
+                        self.journal.changes.of(id).status = Some(JobStatus::Removed);
                         self.finishing(id, &ad);
                         stops.push(Action::Stop {
                             job: id,
@@ -313,7 +330,8 @@ impl Pool {
                 }
                 continue;
             }
-            let Some(outcome) = run::periodic_outcome(&self.run_config, &ad, status, &firing, t)
+            let Some(outcome) =
+                run::periodic_outcome(&self.schedd.run_config, &ad, status, &firing, t)
             else {
                 continue;
             };
@@ -329,21 +347,21 @@ impl Pool {
             let new_status = outcome.status;
             let mut updated = ad.clone();
             outcome.updates.apply(&mut updated);
-            self.idle.remove(id);
-            self.local.forget_idle(id);
+            self.schedd.idle.remove(id);
+            self.schedd.local.forget_idle(id);
             self.push_outcome(id, outcome);
             match new_status {
                 Some(JobStatus::Removed) => {
-                    self.changes.of(id).to_history = true;
+                    self.journal.changes.of(id).to_history = true;
                     self.finishing(id, &updated);
                 }
                 Some(JobStatus::Idle) => {
                     self.requeue(id, updated, now);
-                    self.negotiate_now = true;
+                    self.timers.negotiate_now = true;
                 }
                 _ => {}
             }
-            self.events.push(PendingEvent { logs, id, body });
+            self.journal.events.push(PendingEvent { logs, id, body });
         }
         Ok(stops)
     }
@@ -358,14 +376,15 @@ impl Pool {
         subcode: i64,
         logs: JobLogs,
     ) {
-        self.idle.remove(id);
-        self.local.forget_idle(id);
-        self.changes
+        self.schedd.idle.remove(id);
+        self.schedd.local.forget_idle(id);
+        self.journal
+            .changes
             .of(id)
             .update
             .extend(run::hold_updates(ad, reason, code, subcode));
-        self.changes.of(id).status = Some(JobStatus::Held);
-        self.events.push(PendingEvent {
+        self.journal.changes.of(id).status = Some(JobStatus::Held);
+        self.journal.events.push(PendingEvent {
             logs,
             id,
             body: held_event(reason, code, subcode),
@@ -378,15 +397,17 @@ impl Pool {
     pub(super) fn requeue(&mut self, id: JobId, mut ad: ClassAd, now: Now) {
         if local::is_scheduler_universe(&ad) {
             ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
-            self.local.insert_idle(id, ad, None);
+            self.schedd.local.insert_idle(id, ad, None);
             return;
         }
         if let Some(until) = lookup_int(&ad, "JobCoolDownExpiration") {
-            self.next_negotiation = self.next_negotiation.min(now.instant_at(until));
+            self.timers.next_negotiation = self.timers.next_negotiation.min(now.instant_at(until));
         }
         ad.insert("JobStatus", Expr::lit(JobStatus::Idle.code()));
-        self.idle
-            .insert(id, IdleJob::new(job_key(id), ad, &self.accounting_domain));
+        self.schedd.idle.insert(
+            id,
+            IdleJob::new(job_key(id), ad, &self.schedd.accounting_domain),
+        );
     }
 }
 

@@ -7,6 +7,17 @@ use super::*;
 /// (condorlite's bound: a removal is meant to be prompt).
 pub(super) const REMOVE_KILL_TIME: i64 = 10;
 
+/// The shadows: the jobs running on slots, and what watches and cleans up after them.
+pub(super) struct Shadows {
+    /// Where the jobs' scratch directories are (`EXECUTE`).
+    pub(super) execute: PathBuf,
+    pub(super) running: HashMap<JobId, Running>,
+    /// Reports the running jobs' exits.
+    pub(super) reaper: super::super::reaper::Reaper,
+    /// Removes finished jobs' scratch directories.
+    pub(super) cleaner: super::super::cleanup::Cleaner,
+}
+
 /// A job whose process runs.
 pub(super) struct Running {
     pub(super) job: RunningJob,
@@ -102,8 +113,8 @@ impl Pool {
         let t = now.t;
         // A stopped process takes its signal once it runs again: the job is continued first
         // (the starter continues a suspended job it kills), its suspension ended.
-        if let Some(by) = self.running.get(&id).and_then(|r| r.suspended) {
-            let slot = self.running.get(&id).map(|r| r.slot.clone());
+        if let Some(by) = self.shadow.running.get(&id).and_then(|r| r.suspended) {
+            let slot = self.shadow.running.get(&id).map(|r| r.slot.clone());
             self.continue_job(id, None, t);
             if let (Suspender::User, Some(slot)) = (by, slot) {
                 if let Err(e) = self.startd.continue_claim(&slot, t) {
@@ -111,7 +122,7 @@ impl Pool {
                 }
             }
         }
-        let Some(r) = self.running.get_mut(&id) else {
+        let Some(r) = self.shadow.running.get_mut(&id) else {
             return;
         };
         if r.stop.is_none() || stop == Stop::Remove {
@@ -143,7 +154,11 @@ impl Pool {
         let t = now.t;
         match signal {
             JobSignal::Vacate | JobSignal::VacateFast => {
-                let stoppable = self.running.get(&id).is_some_and(|r| r.stop.is_none());
+                let stoppable = self
+                    .shadow
+                    .running
+                    .get(&id)
+                    .is_some_and(|r| r.stop.is_none());
                 if stoppable {
                     self.stop_job(
                         id,
@@ -162,6 +177,7 @@ impl Pool {
                 // The startd first: a claim it cannot suspend (retiring to be vacated, ...)
                 // leaves the job running.
                 let slot = self
+                    .shadow
                     .running
                     .get(&id)
                     .filter(|r| r.stop.is_none() && r.suspended.is_none())
@@ -179,7 +195,7 @@ impl Pool {
             }
             JobSignal::Continue => {
                 let done = self.continue_job(id, Some(Suspender::User), t);
-                if let Some(slot) = self.running.get(&id).map(|r| r.slot.clone()) {
+                if let Some(slot) = self.shadow.running.get(&id).map(|r| r.slot.clone()) {
                     if done {
                         if let Err(e) = self.startd.continue_claim(&slot, t) {
                             tracing::warn!("continuing the claim on {slot}: {e}");
@@ -195,7 +211,7 @@ impl Pool {
     /// (`TotalSuspensions`, `LastSuspensionTime`) and logged (010), as the shadow's
     /// `recordSuspendEvent` has it.
     pub(super) fn suspend_job(&mut self, id: JobId, by: Suspender, t: i64) -> bool {
-        let Some(r) = self.running.get_mut(&id) else {
+        let Some(r) = self.shadow.running.get_mut(&id) else {
             return false;
         };
         if r.stop.is_some() || r.suspended.is_some() || r.job.suspend().is_err() {
@@ -213,10 +229,10 @@ impl Pool {
             num_pids: starter::group_size(r.job.pid) as i32,
         });
         let logs = r.logs.clone();
-        let change = self.changes.expecting(id, expect);
+        let change = self.journal.changes.expecting(id, expect);
         change.update.extend(update);
         change.status = Some(JobStatus::Suspended);
-        self.events.push(PendingEvent { logs, id, body });
+        self.journal.events.push(PendingEvent { logs, id, body });
         true
     }
 
@@ -224,7 +240,7 @@ impl Pool {
     /// the time it spent suspended added to `CumulativeSuspensionTime` (the shadow's
     /// `recordResumeEvent`), event 011.
     pub(super) fn continue_job(&mut self, id: JobId, by: Option<Suspender>, t: i64) -> bool {
-        let Some(r) = self.running.get_mut(&id) else {
+        let Some(r) = self.shadow.running.get_mut(&id) else {
             return false;
         };
         let matches = r.suspended.is_some() && (by.is_none() || r.suspended == by);
@@ -236,10 +252,10 @@ impl Pool {
         update.apply(&mut r.ad);
         r.ad.insert("JobStatus", Expr::lit(JobStatus::Running.code()));
         let logs = r.logs.clone();
-        let change = self.changes.expecting(id, JobStatus::Suspended);
+        let change = self.journal.changes.expecting(id, JobStatus::Suspended);
         change.update.extend(update);
         change.status = Some(JobStatus::Running);
-        self.events.push(PendingEvent {
+        self.journal.events.push(PendingEvent {
             logs,
             id,
             body: EventBody::JobUnsuspended,
@@ -251,7 +267,7 @@ impl Pool {
     /// `JobMaxVacateTime` and the machine's `MachineMaxVacateTime` (600 s by default); a
     /// removal or a hold gets at most [`REMOVE_KILL_TIME`].
     pub(super) fn vacate_time(&self, id: JobId, stop: &Stop) -> Duration {
-        self.vacate_time_of(self.running.get(&id).map(|r| &r.ad), stop)
+        self.vacate_time_of(self.shadow.running.get(&id).map(|r| &r.ad), stop)
     }
 
     /// [`Pool::vacate_time`] of a job whose ad this is.
@@ -275,7 +291,11 @@ impl Pool {
     /// The startd's eviction of a job: back to idle with the startd's reason and code. The
     /// startd times the vacate itself (a `Kill` follows when the vacate time is over).
     pub(super) fn evict(&mut self, id: JobId, reason: String, code: i64, hard: bool, now: Now) {
-        let own_stop = self.running.get(&id).is_some_and(|r| r.stop.is_some());
+        let own_stop = self
+            .shadow
+            .running
+            .get(&id)
+            .is_some_and(|r| r.stop.is_some());
         self.stop_job(
             id,
             Stop::Vacate {
@@ -287,7 +307,7 @@ impl Pool {
             now,
         );
         if !own_stop {
-            if let Some(r) = self.running.get_mut(&id) {
+            if let Some(r) = self.shadow.running.get_mut(&id) {
                 r.hard_kill_at = None;
             }
         }
@@ -297,17 +317,17 @@ impl Pool {
     /// are to do when it cannot start (hold or requeue it, release the claim).
     pub(super) fn start_job(&mut self, id: JobId, slot: &str, now: Now) -> Vec<Action> {
         let t = now.t;
-        let Some(idle) = self.idle.remove(id) else {
+        let Some(idle) = self.schedd.idle.remove(id) else {
             return Vec::new();
         };
-        self.changes.expecting(id, JobStatus::Idle);
+        self.journal.changes.expecting(id, JobStatus::Idle);
         let mut ad = idle.ad.clone();
         let logs = JobLogs::of(&self.session, &ad);
         let env = match self.startd.activate(slot, &ad, t) {
             Ok(env) => env,
             Err(e) => {
                 tracing::warn!("activating {slot} for job {id}: {e}");
-                self.idle.insert(id, idle);
+                self.schedd.idle.insert(id, idle);
                 return vec![Action::ReleaseClaim {
                     slot: slot.to_owned(),
                     renegotiate: true,
@@ -315,14 +335,14 @@ impl Pool {
             }
         };
         let slot_ad = self.startd.slot_ad(slot).unwrap_or_default();
-        let updates = run::start_updates_with(&self.run_config, &ad, &slot_ad, slot, t);
+        let updates = run::start_updates_with(&self.schedd.run_config, &ad, &slot_ad, slot, t);
         updates.apply(&mut ad);
         ad.insert("JobStatus", Expr::lit(JobStatus::Running.code()));
         let request = StartRequest {
             job: &ad,
             slot: &slot_ad,
             slot_env: &env,
-            execute_dir: &self.execute,
+            execute_dir: &self.shadow.execute,
             config: &self.config,
         };
         let mut actions = Vec::new();
@@ -334,7 +354,7 @@ impl Pool {
                     // Not the job's fault (HTCondor's codes from 1000): back to idle, tried
                     // again at the next negotiation cycle rather than at once.
                     let outcome = run::evict_updates(
-                        &self.run_config,
+                        &self.schedd.run_config,
                         &ad,
                         &failure.reason,
                         failure.code,
@@ -368,7 +388,7 @@ impl Pool {
             Ok(job) => {
                 tracing::info!("job {id} started on {slot} (pid {})", job.pid);
                 let pid = job.pid;
-                if let Err(e) = self.reaper.watch(id, pid) {
+                if let Err(e) = self.shadow.reaper.watch(id, pid) {
                     // Without a waiter the job's end would go unseen: stop it now, and let
                     // the exit path put it back.
                     tracing::error!("job {id}: nothing can wait for it ({e}); killing it");
@@ -376,17 +396,17 @@ impl Pool {
                     let _ = starter::wait_exited(pid);
                     let _ = self.to_main.send(Msg::Exited { job: id });
                 }
-                self.changes.of(id).update.extend(updates);
-                self.changes.of(id).status = Some(JobStatus::Running);
-                self.events.push(PendingEvent {
+                self.journal.changes.of(id).update.extend(updates);
+                self.journal.changes.of(id).status = Some(JobStatus::Running);
+                self.journal.events.push(PendingEvent {
                     logs: logs.clone(),
                     id,
                     body: EventBody::Execute(execute_event(&slot_ad, slot, &job)),
                 });
-                if let Some(c) = self.claims.get_mut(slot) {
+                if let Some(c) = self.matchmaker.claims.get_mut(slot) {
                     c.job = Some(id);
                 }
-                self.running.insert(
+                self.shadow.running.insert(
                     id,
                     Running {
                         job,
@@ -407,7 +427,7 @@ impl Pool {
     /// A job's process ended: what comes next depends on why it ended (a stop the pool
     /// asked for) or, when it ended by itself, on its exit policy.
     pub(super) fn job_exited(&mut self, id: JobId, now: Now) -> Vec<Action> {
-        let Some(r) = self.running.remove(&id) else {
+        let Some(r) = self.shadow.running.remove(&id) else {
             return Vec::new();
         };
         // Forgotten first, reaped second: nothing signals the pid once it can be reused.
@@ -428,10 +448,10 @@ impl Pool {
             Some(Stop::Hold) => JobStatus::Held,
             _ => r.status(),
         };
-        self.changes.expecting(id, expect);
+        self.journal.changes.expecting(id, expect);
         if matches!(r.stop, Some(Stop::Hold | Stop::Remove)) {
             // A release or a new status may have come meanwhile: read the idle jobs again.
-            self.reload_next = true;
+            self.schedd.reload_next = true;
         }
         let Running {
             job,
@@ -446,14 +466,14 @@ impl Pool {
             // It ended while suspended: the suspension ends with it.
             let update = resume_updates(&ad, t);
             update.apply(&mut ad);
-            self.changes.of(id).update.extend(update);
+            self.journal.changes.of(id).update.extend(update);
         }
         let (result, scratch) = job.finish_deferred(exit);
         if let Some(dir) = scratch {
-            self.cleaner.remove(dir);
+            self.shadow.cleaner.remove(dir);
         }
         let kept = self.startd.job_ended(&slot, t);
-        if let Some(c) = self.claims.get_mut(&slot) {
+        if let Some(c) = self.matchmaker.claims.get_mut(&slot) {
             c.job = None;
         }
         let mut actions = Vec::new();
@@ -471,15 +491,15 @@ impl Pool {
             delete: Vec::new(),
         };
         starter_updates.apply(&mut ad);
-        self.changes.of(id).update.extend(starter_updates);
+        self.journal.changes.of(id).update.extend(starter_updates);
         let usage = run_usage(&result);
         match stop {
             Some(Stop::Remove) => {
-                let update = run::stop_updates(&self.run_config, &ad, JobStatus::Removed, t);
-                self.changes.of(id).update.extend(update);
-                self.changes.of(id).to_history = true;
+                let update = run::stop_updates(&self.schedd.run_config, &ad, JobStatus::Removed, t);
+                self.journal.changes.of(id).update.extend(update);
+                self.journal.changes.of(id).to_history = true;
                 self.finishing(id, &ad);
-                self.events.push(PendingEvent {
+                self.journal.events.push(PendingEvent {
                     logs,
                     id,
                     body: EventBody::JobAborted(JobAborted {
@@ -488,19 +508,20 @@ impl Pool {
                 });
             }
             Some(Stop::Hold) => {
-                let update = run::stop_updates(&self.run_config, &ad, JobStatus::Held, t);
-                self.changes.of(id).update.extend(update);
+                let update = run::stop_updates(&self.schedd.run_config, &ad, JobStatus::Held, t);
+                self.journal.changes.of(id).update.extend(update);
             }
             Some(Stop::Vacate {
                 reason,
                 code,
                 subcode,
             }) => {
-                let outcome = run::evict_updates(&self.run_config, &ad, &reason, code, subcode, t);
+                let outcome =
+                    run::evict_updates(&self.schedd.run_config, &ad, &reason, code, subcode, t);
                 outcome.updates.apply(&mut ad);
                 let status = outcome.status;
                 self.push_outcome(id, outcome);
-                self.events.push(PendingEvent {
+                self.journal.events.push(PendingEvent {
                     logs,
                     id,
                     body: evicted_event(Eviction::Vacated, usage, reason, &ad),
@@ -527,7 +548,7 @@ impl Pool {
         let t = now.t;
         let usage = run_usage(result);
         if let Some(size) = lookup_int(&ad, "ImageSize") {
-            self.events.push(PendingEvent {
+            self.journal.events.push(PendingEvent {
                 logs: logs.clone(),
                 id,
                 body: EventBody::ImageSize(ImageSize {
@@ -549,8 +570,13 @@ impl Pool {
         if let Some(hold) = &result.hold {
             let mut update = run::exit_updates(&ad, &info, t);
             update.apply(&mut ad);
-            update.extend(run::stop_updates(&self.run_config, &ad, JobStatus::Held, t));
-            self.changes.of(id).update.extend(update);
+            update.extend(run::stop_updates(
+                &self.schedd.run_config,
+                &ad,
+                JobStatus::Held,
+                t,
+            ));
+            self.journal.changes.of(id).update.extend(update);
             return vec![Action::Hold {
                 job: id,
                 ad,
@@ -560,13 +586,14 @@ impl Pool {
                 logs,
             }];
         }
-        let (firing, outcome) = run::job_exited(&self.policy, &self.run_config, &ad, &info, t);
+        let (firing, outcome) =
+            run::job_exited(&self.schedd.policy, &self.schedd.run_config, &ad, &info, t);
         outcome.updates.apply(&mut ad);
         let status = outcome.status;
         self.push_outcome(id, outcome);
         match firing.action {
             PolicyAction::RemoveFromQueue | PolicyAction::ReleaseFromHold => {
-                self.events.push(PendingEvent {
+                self.journal.events.push(PendingEvent {
                     logs,
                     id,
                     body: EventBody::JobTerminated(JobTerminated {
@@ -588,11 +615,11 @@ impl Pool {
                 });
                 self.finishing(id, &ad);
                 if lookup_bool(&ad, "LeaveJobInQueue") != Some(true) {
-                    self.changes.of(id).to_history = true;
+                    self.journal.changes.of(id).to_history = true;
                 }
             }
             PolicyAction::StaysInQueue | PolicyAction::VacateFromRunning => {
-                self.events.push(PendingEvent {
+                self.journal.events.push(PendingEvent {
                     logs,
                     id,
                     body: evicted_event(
@@ -610,7 +637,7 @@ impl Pool {
                 }
             }
             PolicyAction::HoldInQueue | PolicyAction::UndefinedEval => {
-                self.events.push(PendingEvent {
+                self.journal.events.push(PendingEvent {
                     logs,
                     id,
                     body: held_event(firing.reason_or_unknown(), firing.code, firing.subcode),

@@ -35,7 +35,7 @@ impl Pool {
         for decision in self.startd.evaluate(t) {
             match decision {
                 Decision::Job { slot, action } => {
-                    let Some(id) = self.claims.get(&slot).and_then(|c| c.job) else {
+                    let Some(id) = self.matchmaker.claims.get(&slot).and_then(|c| c.job) else {
                         continue;
                     };
                     // A decision may wait a step (a query's refresh made it) while its job
@@ -44,7 +44,7 @@ impl Pool {
                     let now_in = self.startd.state(&slot);
                     let current = match action {
                         JobAction::Suspend => now_in == Some((State::Claimed, Activity::Suspended)),
-                        JobAction::Continue => self.running.get(&id).is_some_and(|r| {
+                        JobAction::Continue => self.shadow.running.get(&id).is_some_and(|r| {
                             r.suspended.is_some()
                                 && now_in != Some((State::Claimed, Activity::Suspended))
                         }),
@@ -101,7 +101,7 @@ impl Pool {
     /// fresh (not draining); the claims were released first.
     pub(super) fn replace_startd(&mut self, startd: Startd) {
         self.startd = startd;
-        self.startd_exited = false;
-        self.negotiate_now = true;
+        self.control.startd_exited = false;
+        self.timers.negotiate_now = true;
     }
 }

@@ -212,17 +212,17 @@ fn the_timers_run_on_the_clock_passed_in() {
     // Just opened: a negotiation is due at once.
     assert_eq!(pool.next_deadline(start), at);
     pool.step(start).unwrap();
-    assert_eq!(pool.next_negotiation, at + Duration::from_secs(20));
-    assert_eq!(pool.next_update, at + Duration::from_secs(5));
-    assert_eq!(pool.next_periodic, at + Duration::from_secs(60));
+    assert_eq!(pool.timers.next_negotiation, at + Duration::from_secs(20));
+    assert_eq!(pool.timers.next_update, at + Duration::from_secs(5));
+    assert_eq!(pool.timers.next_periodic, at + Duration::from_secs(60));
     // The step's wall time is what the pool records.
     assert_eq!(pool.session.now, T);
 
     // Six seconds on, by the made-up clock only: the startd's update came, the others wait.
     let later = Now::fake(T + 6, at + Duration::from_secs(6));
     pool.step(later).unwrap();
-    assert_eq!(pool.next_update, at + Duration::from_secs(11));
-    assert_eq!(pool.next_negotiation, at + Duration::from_secs(20));
+    assert_eq!(pool.timers.next_update, at + Duration::from_secs(11));
+    assert_eq!(pool.timers.next_negotiation, at + Duration::from_secs(20));
     assert_eq!(pool.session.now, T + 6);
 }
 
@@ -263,7 +263,7 @@ fn the_periodic_policy_runs_when_the_clock_says_so() {
         crate::output::render::lookup_int(&ad, "JobStatus"),
         Some(JobStatus::Removed.code())
     );
-    assert_eq!(pool.next_periodic, at + Duration::from_secs(120));
+    assert_eq!(pool.timers.next_periodic, at + Duration::from_secs(120));
 }
 
 #[test]
@@ -283,7 +283,7 @@ fn a_drain_is_decided_by_control_and_the_startd_then_carried_out_by_the_loop() {
         matches!(actions[..], [Action::EvaluateStartd]),
         "{actions:?}"
     );
-    assert!(!pool.startd_off);
+    assert!(!pool.control.startd_off);
     // The startd, with no job to wait for, is drained: the completion is for control.
     let decided = pool.startd_policy(now);
     assert!(
@@ -291,7 +291,7 @@ fn a_drain_is_decided_by_control_and_the_startd_then_carried_out_by_the_loop() {
         "{decided:?}"
     );
     pool.apply(decided, now);
-    assert!(pool.startd_off && pool.startd_exited);
+    assert!(pool.control.startd_off && pool.control.startd_exited);
     // Turned on again, the exited startd is to be restarted: the loop does it.
     let (_, actions) = pool.command(Command::On(Subsystem::Startd), now).unwrap();
     assert!(
@@ -299,7 +299,7 @@ fn a_drain_is_decided_by_control_and_the_startd_then_carried_out_by_the_loop() {
         "{actions:?}"
     );
     pool.apply(actions, now);
-    assert!(!pool.startd_off && !pool.startd_exited);
+    assert!(!pool.control.startd_off && !pool.control.startd_exited);
     assert!(pool
         .startd
         .slot_ads()
