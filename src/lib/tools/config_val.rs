@@ -136,113 +136,147 @@ pub fn command() -> Command {
         )
 }
 
-/// What one run asks for.
+/// condor_config_val's command line, parsed once.
 #[derive(Debug, Default)]
-struct Request {
+struct ConfigValArgs {
+    /// `-version`: print the version and exit.
+    version: bool,
+    /// `-owner`: print the name of the user running the tool.
+    owner: bool,
+    /// `-tilde`: print the condor user's home directory.
+    tilde: bool,
+    /// The positional `VAR`s (regular expressions with `-dump`, or `use CATEGORY[:TEMPLATE]`).
     vars: Vec<String>,
+    /// `-raw`: raw values.
     raw: bool,
+    /// `-default`: default values.
     default: bool,
+    /// `-verbose` (not `-verbose:terse`): where each variable was set.
     verbose: bool,
+    /// `-dump`: every variable whose name matches a `VAR`.
     dump: bool,
+    /// `-expanded`: expanded values (with `-dump`).
     expanded: bool,
+    /// `-config`: the configuration files read.
     config: bool,
+    /// `-summary`: the variables the configuration files changed.
     summary: bool,
+    /// `-summary:detected` (any qualifier starting with `det`).
     summary_detected: bool,
+    /// `-writeconfig[:OPTIONS] FILE`: the file and the qualifier.
     writeconfig: Option<(String, Option<String>)>,
+    /// `-macro` (`Some(false)`) or `-macro:path` (`Some(true)`).
     macro_mode: Option<bool>,
+    /// `-set`: set each `VAR = value` in the user's configuration file.
     set: bool,
+    /// `-unset`: remove each `VAR` from the user's configuration file.
     unset: bool,
+    /// The daemon to query (`-master`, `-schedd`, ..., `-rset`, `-evaluate`, ..., or `-name`
+    /// and `-address`, which name the master): condorlite cannot reach one.
     daemon: Option<&'static str>,
+    /// `-subsystem NAME` (`TOOL` by default).
     subsystem: String,
+    /// `-local-name NAME`.
     local_name: Option<String>,
+    /// `-root-config FILE`.
     root_config: Option<String>,
 }
 
-fn request(inv: &Invocation) -> Result<Request, CommandError> {
-    let m = &inv.matches;
-    let on = |id: &str| m.get_flag(id);
-    let vars: Vec<String> = m
-        .get_many::<String>("vars")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
-    let daemon = [
-        ("rset", "master"),
-        ("runset", "master"),
-        ("evaluate", "master"),
-        ("used", "master"),
-        ("unused", "master"),
-        ("master", "master"),
-        ("schedd", "schedd"),
-        ("startd", "startd"),
-        ("collector", "collector"),
-        ("negotiator", "negotiator"),
-    ]
-    .iter()
-    .rev()
-    .find(|(id, _)| on(id))
-    .map(|(_, d)| *d)
-    .or_else(|| {
-        (m.contains_id("name") && m.get_one::<String>("name").is_some()
-            || m.get_one::<String>("address").is_some())
-        .then_some("master")
-    });
-    let req = Request {
-        vars,
-        raw: on("raw"),
-        default: on("default"),
-        verbose: on("verbose") && inv.qualifier("verbose") != Some("terse"),
-        dump: on("dump"),
-        expanded: on("expanded"),
-        config: on("config"),
-        summary: on("summary"),
-        summary_detected: inv.qualifier("summary").is_some_and(|q| {
-            q.split([',', ':'])
-                .any(|o| o.len() >= 3 && "detected".starts_with(o))
-        }),
-        writeconfig: m
-            .get_one::<String>("writeconfig")
-            .map(|f| (f.clone(), inv.qualifier("writeconfig").map(str::to_owned))),
-        macro_mode: on("macro").then(|| {
-            inv.qualifier("macro")
-                .is_some_and(|q| q.starts_with("path"))
-        }),
-        set: on("set"),
-        unset: on("unset"),
-        daemon,
-        subsystem: m
-            .get_one::<String>("subsystem")
-            .cloned()
-            .unwrap_or_else(|| "TOOL".into()),
-        local_name: m.get_one::<String>("local-name").cloned(),
-        root_config: m.get_one::<String>("root-config").cloned(),
-    };
-    if req.default && req.verbose {
-        return Err(CommandError::Usage(
-            "-default cannot be used with -verbose".into(),
-        ));
+impl ConfigValArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    fn from_invocation(inv: &Invocation) -> ConfigValArgs {
+        let m = &inv.matches;
+        let on = |id: &str| m.get_flag(id);
+        let vars: Vec<String> = m
+            .get_many::<String>("vars")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default();
+        let daemon = [
+            ("rset", "master"),
+            ("runset", "master"),
+            ("evaluate", "master"),
+            ("used", "master"),
+            ("unused", "master"),
+            ("master", "master"),
+            ("schedd", "schedd"),
+            ("startd", "startd"),
+            ("collector", "collector"),
+            ("negotiator", "negotiator"),
+        ]
+        .iter()
+        .rev()
+        .find(|(id, _)| on(id))
+        .map(|(_, d)| *d)
+        .or_else(|| {
+            (m.contains_id("name") && m.get_one::<String>("name").is_some()
+                || m.get_one::<String>("address").is_some())
+            .then_some("master")
+        });
+        ConfigValArgs {
+            version: on("version"),
+            owner: on("owner"),
+            tilde: on("tilde"),
+            vars,
+            raw: on("raw"),
+            default: on("default"),
+            verbose: on("verbose") && inv.qualifier("verbose") != Some("terse"),
+            dump: on("dump"),
+            expanded: on("expanded"),
+            config: on("config"),
+            summary: on("summary"),
+            summary_detected: inv.qualifier("summary").is_some_and(|q| {
+                q.split([',', ':'])
+                    .any(|o| o.len() >= 3 && "detected".starts_with(o))
+            }),
+            writeconfig: m
+                .get_one::<String>("writeconfig")
+                .map(|f| (f.clone(), inv.qualifier("writeconfig").map(str::to_owned))),
+            macro_mode: on("macro").then(|| {
+                inv.qualifier("macro")
+                    .is_some_and(|q| q.starts_with("path"))
+            }),
+            set: on("set"),
+            unset: on("unset"),
+            daemon,
+            subsystem: m
+                .get_one::<String>("subsystem")
+                .cloned()
+                .unwrap_or_else(|| "TOOL".into()),
+            local_name: m.get_one::<String>("local-name").cloned(),
+            root_config: m.get_one::<String>("root-config").cloned(),
+        }
     }
-    if req.summary && req.writeconfig.is_some() {
-        return Err(CommandError::Usage(
-            "-summary cannot be used with -writeconfig".into(),
-        ));
+
+    /// The combinations config_val.cpp refuses.
+    fn check(&self) -> Result<(), CommandError> {
+        if self.default && self.verbose {
+            return Err(CommandError::Usage(
+                "-default cannot be used with -verbose".into(),
+            ));
+        }
+        if self.summary && self.writeconfig.is_some() {
+            return Err(CommandError::Usage(
+                "-summary cannot be used with -writeconfig".into(),
+            ));
+        }
+        Ok(())
     }
-    Ok(req)
 }
 
 fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let m = &inv.matches;
-    if m.get_flag("version") {
+    let req = ConfigValArgs::from_invocation(inv);
+    if req.version {
         writeln!(out, "{}", config::condor_version())?;
         writeln!(out, "$CondorPlatform: condorlite $")?;
         return Ok(());
     }
-    let req = request(inv)?;
+    req.check()?;
     let mut opts = LoadOptions::from_process();
     opts.subsystem = req.subsystem.clone();
     opts.local_name = req.local_name.clone();
     opts.root_config = req.root_config.clone();
     opts.keep_defaults = req.summary || req.writeconfig.is_some();
-    if m.get_flag("owner") {
+    if req.owner {
         let user = nix::unistd::User::from_uid(nix::unistd::getuid())
             .ok()
             .flatten()
@@ -255,7 +289,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
     for warning in config.warnings() {
         writeln!(err, "{warning}")?;
     }
-    if m.get_flag("tilde") {
+    if req.tilde {
         return match config.raw("TILDE") {
             Some(t) if !t.is_empty() => Ok(writeln!(out, "{t}")?),
             _ => Err(CommandError::failed(
@@ -354,7 +388,7 @@ fn indent(value: &str, prefix: &str) -> String {
 fn query(
     config: &Config,
     view: &View<'_>,
-    req: &Request,
+    req: &ConfigValArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CommandError> {
@@ -459,7 +493,7 @@ fn all_names(config: &Config) -> Vec<String> {
 fn dump(
     config: &Config,
     view: &View<'_>,
-    req: &Request,
+    req: &ConfigValArgs,
     out: &mut dyn Write,
 ) -> Result<(), CommandError> {
     let host = view
@@ -713,7 +747,7 @@ fn print_template(spec: &str, expand: bool, out: &mut dyn Write) -> Result<(), C
 /// `-set "NAME = value"...` and `-unset NAME...` in the user's configuration file.
 fn edit(
     config: &Config,
-    req: &Request,
+    req: &ConfigValArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CommandError> {
@@ -782,9 +816,9 @@ pub fn type_name(kind: Kind) -> &'static str {
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str]) -> Result<Request, CommandError> {
-        let argv = std::iter::once("condor_config_val").chain(args.iter().copied());
-        TOOL.parse(argv).and_then(|inv| request(&inv))
+    fn parse(args: &[&str]) -> Result<ConfigValArgs, CommandError> {
+        let args = ConfigValArgs::from_invocation(&TOOL.parse_words(args)?);
+        args.check().map(|()| args)
     }
 
     #[test]
@@ -804,6 +838,62 @@ mod tests {
         assert!(r.set);
         assert_eq!(r.vars, ["A = 1", "B = 2"]);
         assert_eq!(parse(&["-schedd"]).unwrap().daemon, Some("schedd"));
+    }
+
+    #[test]
+    fn nothing_given() {
+        let r = parse(&[]).unwrap();
+        assert!(!(r.version || r.owner || r.tilde || r.raw || r.default || r.verbose));
+        assert!(!(r.dump || r.expanded || r.config || r.summary || r.set || r.unset));
+        assert!(r.vars.is_empty() && r.writeconfig.is_none() && r.macro_mode.is_none());
+        assert_eq!(r.daemon, None);
+        assert_eq!(r.subsystem, "TOOL");
+        assert_eq!((r.local_name, r.root_config), (None, None));
+    }
+
+    #[test]
+    fn flags() {
+        assert!(parse(&["-version"]).unwrap().version);
+        assert!(parse(&["-o"]).unwrap().owner);
+        assert!(parse(&["-t"]).unwrap().tilde);
+        assert!(parse(&["-def", "X"]).unwrap().default);
+        assert!(parse(&["-co"]).unwrap().config);
+        assert!(parse(&["-uns", "X"]).unwrap().unset);
+    }
+
+    #[test]
+    fn verbose_and_its_terse_qualifier() {
+        assert!(parse(&["-v", "X"]).unwrap().verbose);
+        assert!(!parse(&["-v:terse", "X"]).unwrap().verbose);
+    }
+
+    #[test]
+    fn writeconfig_and_macro() {
+        let r = parse(&["-writeconfig:upgrade", "f"]).unwrap();
+        assert_eq!(r.writeconfig, Some(("f".into(), Some("upgrade".into()))));
+        assert_eq!(
+            parse(&["-wri", "-"]).unwrap().writeconfig,
+            Some(("-".into(), None))
+        );
+        assert!(parse(&["-summary", "-wri", "f"]).is_err());
+        assert_eq!(parse(&["-mac", "X"]).unwrap().macro_mode, Some(false));
+        assert_eq!(parse(&["-mac:path", "X"]).unwrap().macro_mode, Some(true));
+    }
+
+    #[test]
+    fn daemons() {
+        assert_eq!(parse(&["-ma", "X"]).unwrap().daemon, Some("master"));
+        assert_eq!(parse(&["-neg", "X"]).unwrap().daemon, Some("negotiator"));
+        assert_eq!(parse(&["-rset", "X"]).unwrap().daemon, Some("master"));
+        assert_eq!(parse(&["-n", "m", "X"]).unwrap().daemon, Some("master"));
+        assert_eq!(parse(&["-a", "<1:2>", "X"]).unwrap().daemon, Some("master"));
+    }
+
+    #[test]
+    fn lookup_context() {
+        let r = parse(&["-local-name", "ln", "-root-config", "/c", "X"]).unwrap();
+        assert_eq!(r.local_name.as_deref(), Some("ln"));
+        assert_eq!(r.root_config.as_deref(), Some("/c"));
     }
 
     #[test]

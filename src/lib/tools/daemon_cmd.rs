@@ -213,44 +213,91 @@ fn command(kind: Kind) -> ClapCommand {
     cmd
 }
 
-/// The daemon the command line names, if any.
-fn subsystem(inv: &Invocation) -> Result<Option<Subsystem>, CommandError> {
-    let m = &inv.matches;
-    let flagged = |id: &str| m.try_get_one::<bool>(id).ok().flatten() == Some(&true);
-    for (id, s) in [
-        ("master", Subsystem::Master),
-        ("startd", Subsystem::Startd),
-        ("schedd", Subsystem::Schedd),
-        ("collector", Subsystem::Collector),
-        ("negotiator", Subsystem::Negotiator),
-    ] {
-        if flagged(id) {
-            return Ok(Some(s));
-        }
-    }
-    if flagged("kbdd") {
-        return Err(CommandError::failed(
-            1,
-            "this pool runs no condor_kbdd (the startd watches the console itself)",
-        ));
-    }
-    if let Ok(Some(name)) = m.try_get_one::<String>("daemon") {
-        return Subsystem::from_word(name)
-            .map(Some)
-            .ok_or_else(|| CommandError::failed(1, format!("ERROR: unknown daemon \"{name}\"")));
-    }
-    Ok(None)
+/// A daemon named on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Daemon {
+    /// `-master`, `-startd`, `-schedd`, `-collector`, `-negotiator`, or `-daemon NAME` of one.
+    Known(Subsystem),
+    /// `-kbdd`: a daemon this pool does not run.
+    Kbdd,
+    /// `-daemon NAME` of no daemon condorlite knows.
+    Unknown(String),
 }
 
-fn shutdown(inv: &Invocation) -> Shutdown {
-    let m = &inv.matches;
-    let flagged = |id: &str| m.try_get_one::<bool>(id).ok().flatten() == Some(&true);
-    if flagged("fast") {
-        Shutdown::Fast
-    } else if flagged("peaceful") && !flagged("force-graceful") {
-        Shutdown::Peaceful
-    } else {
-        Shutdown::Graceful
+/// The command line of condor_off, condor_on, condor_restart, condor_reconfig and
+/// condor_reschedule, parsed once (every option is read for every command, as tool.cpp
+/// does; each command uses those that apply to it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DaemonCmdArgs {
+    /// `-version`: print the version and exit.
+    version: bool,
+    /// The daemon to act on (the first of `-master`, `-startd`, `-schedd`, `-collector`,
+    /// `-negotiator`, then `-kbdd`, then `-daemon NAME`).
+    daemon: Option<Daemon>,
+    /// `-fast`, `-peaceful` (unless `-force-graceful`), else `-graceful`.
+    shutdown: Shutdown,
+    /// The hosts: the positional words, then `-name`s, then `-addr`s.
+    names: Vec<String>,
+}
+
+impl DaemonCmdArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    fn from_invocation(inv: &Invocation) -> DaemonCmdArgs {
+        let m = &inv.matches;
+        let flagged = |id: &str| m.try_get_one::<bool>(id).ok().flatten() == Some(&true);
+        let daemon = [
+            ("master", Subsystem::Master),
+            ("startd", Subsystem::Startd),
+            ("schedd", Subsystem::Schedd),
+            ("collector", Subsystem::Collector),
+            ("negotiator", Subsystem::Negotiator),
+        ]
+        .into_iter()
+        .find(|(id, _)| flagged(id))
+        .map(|(_, s)| Daemon::Known(s))
+        .or_else(|| flagged("kbdd").then_some(Daemon::Kbdd))
+        .or_else(|| match m.try_get_one::<String>("daemon") {
+            Ok(Some(name)) => Some(match Subsystem::from_word(name) {
+                Some(s) => Daemon::Known(s),
+                None => Daemon::Unknown(name.clone()),
+            }),
+            _ => None,
+        });
+        let shutdown = if flagged("fast") {
+            Shutdown::Fast
+        } else if flagged("peaceful") && !flagged("force-graceful") {
+            Shutdown::Peaceful
+        } else {
+            Shutdown::Graceful
+        };
+        let mut names: Vec<String> = Vec::new();
+        for id in ["targets", "name", "addr"] {
+            if let Ok(Some(v)) = m.try_get_many::<String>(id) {
+                names.extend(v.cloned());
+            }
+        }
+        DaemonCmdArgs {
+            version: flagged("version"),
+            daemon,
+            shutdown,
+            names,
+        }
+    }
+
+    /// The daemon named, if any; an error for one this pool does not run.
+    fn subsystem(&self) -> Result<Option<Subsystem>, CommandError> {
+        match &self.daemon {
+            None => Ok(None),
+            Some(Daemon::Known(s)) => Ok(Some(*s)),
+            Some(Daemon::Kbdd) => Err(CommandError::failed(
+                1,
+                "this pool runs no condor_kbdd (the startd watches the console itself)",
+            )),
+            Some(Daemon::Unknown(name)) => Err(CommandError::failed(
+                1,
+                format!("ERROR: unknown daemon \"{name}\""),
+            )),
+        }
     }
 }
 
@@ -343,29 +390,24 @@ fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CommandError> {
-    let m = &inv.matches;
-    if m.get_flag("version") {
+    let args = DaemonCmdArgs::from_invocation(inv);
+    if args.version {
         writeln!(out, "{}", crate::version::CONDOR_VERSION)?;
         writeln!(out, "{}", crate::version::CONDOR_PLATFORM)?;
         return Ok(());
     }
     let config = Config::load().map_err(|e| CommandError::failed(1, e.to_string()))?;
     let sub = if kind.takes_subsystem() {
-        subsystem(inv)?
+        args.subsystem()?
     } else {
         None
     };
     let how = if kind.takes_shutdown() {
-        shutdown(inv)
+        args.shutdown
     } else {
         Shutdown::Graceful
     };
-    let mut names: Vec<String> = Vec::new();
-    for id in ["targets", "name", "addr"] {
-        if let Ok(Some(v)) = m.try_get_many::<String>(id) {
-            names.extend(v.cloned());
-        }
-    }
+    let names = args.names;
     let unknown: Vec<&String> = names.iter().filter(|n| !is_this_host(n, &config)).collect();
     let (command, report) = plan(kind, sub, how);
     let whom = if kind == Kind::Reschedule {
@@ -401,4 +443,72 @@ fn run(
         return Err(CommandError::Exit(status));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(tool: &Tool, args: &[&str]) -> DaemonCmdArgs {
+        DaemonCmdArgs::from_invocation(&tool.parse_words(args).expect("a valid command line"))
+    }
+
+    #[test]
+    fn nothing_given() {
+        let args = parse(&OFF, &[]);
+        assert!(!args.version);
+        assert_eq!(args.daemon, None);
+        assert_eq!(args.shutdown, Shutdown::Graceful);
+        assert!(args.names.is_empty());
+    }
+
+    #[test]
+    fn version() {
+        assert!(parse(&RECONFIG, &["-v"]).version);
+    }
+
+    #[test]
+    fn daemons() {
+        let daemon = |args: &[&str]| parse(&OFF, args).daemon;
+        assert_eq!(daemon(&["-m"]), Some(Daemon::Known(Subsystem::Master)));
+        assert_eq!(daemon(&["-startd"]), Some(Daemon::Known(Subsystem::Startd)));
+        assert_eq!(daemon(&["-sc"]), Some(Daemon::Known(Subsystem::Schedd)));
+        assert_eq!(
+            daemon(&["-coll"]),
+            Some(Daemon::Known(Subsystem::Collector))
+        );
+        assert_eq!(
+            daemon(&["-neg"]),
+            Some(Daemon::Known(Subsystem::Negotiator))
+        );
+        assert_eq!(daemon(&["-k"]), Some(Daemon::Kbdd));
+        assert_eq!(
+            daemon(&["-d", "schedd"]),
+            Some(Daemon::Known(Subsystem::Schedd))
+        );
+        assert_eq!(daemon(&["-d", "x"]), Some(Daemon::Unknown("x".into())));
+        // The named flags come before -daemon.
+        assert_eq!(
+            daemon(&["-d", "x", "-schedd"]),
+            Some(Daemon::Known(Subsystem::Schedd))
+        );
+        assert!(parse(&OFF, &["-k"]).subsystem().is_err());
+        assert!(parse(&OFF, &["-d", "x"]).subsystem().is_err());
+    }
+
+    #[test]
+    fn shutdowns() {
+        let how = |args: &[&str]| parse(&RESTART, args).shutdown;
+        assert_eq!(how(&["-f"]), Shutdown::Fast);
+        assert_eq!(how(&["-pe"]), Shutdown::Peaceful);
+        assert_eq!(how(&["-pe", "-fo"]), Shutdown::Graceful);
+        assert_eq!(how(&["-g"]), Shutdown::Graceful);
+        assert_eq!(how(&["-f", "-pe"]), Shutdown::Fast);
+    }
+
+    #[test]
+    fn hosts() {
+        let args = parse(&ON, &["-addr", "<1.2.3.4:5>", "-n", "h2", "h1", "h3"]);
+        assert_eq!(args.names, ["h1", "h3", "h2", "<1.2.3.4:5>"]);
+    }
 }

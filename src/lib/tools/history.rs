@@ -147,6 +147,64 @@ pub fn command() -> Command {
         )
 }
 
+/// condor_history's command line, parsed once.
+#[derive(Clone, Debug, Default)]
+pub struct HistoryArgs {
+    /// `-long`, `-json`, `-jsonl`, `-xml`, `-attributes`, `-af`, `-format`, `-wide`.
+    pub output: OutputOptions,
+    /// The positional words that are not `-af` attributes: job ids, owners, and unknown
+    /// dash words (reported by `run`), in order.
+    pub words: Vec<String>,
+    /// `-constraint EXPR`, in order (ANDed).
+    pub constraints: Vec<String>,
+    /// `-limit N` (or `-match N`), read as C's `atoi`; absent unless positive.
+    pub limit: Option<i64>,
+    /// `-scanlimit N`, read as C's `atoi`; absent unless positive.
+    pub scan_limit: Option<i64>,
+    /// `-forwards` (`-nobackwards`): oldest first, unless a later `-backwards` turns it off.
+    pub forwards: bool,
+    /// `-since JOB|EXPR`, as given.
+    pub since: Option<String>,
+    /// `-completedsince TIME`, as given.
+    pub completed_since: Option<String>,
+    /// `-file PATH`: a history file or a queue store.
+    pub file: Option<String>,
+    /// `-search PATH`: a history file and its rotated copies.
+    pub search: Option<String>,
+}
+
+impl HistoryArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    pub fn from_invocation(inv: &Invocation) -> HistoryArgs {
+        let m = &inv.matches;
+        let (output, words) = OutputOptions::from_invocation(inv);
+        let number = |id: &str| {
+            m.get_one::<String>(id)
+                .map(|s| i64::from(atoi(s)))
+                .filter(|n| *n > 0)
+        };
+        let forwards_at = m.index_of("forwards").filter(|_| m.get_flag("forwards"));
+        let backwards_at = m.index_of("backwards").filter(|_| m.get_flag("backwards"));
+        let forwards = match (forwards_at, backwards_at) {
+            (Some(f), Some(b)) => f > b,
+            (f, _) => f.is_some(),
+        };
+        let text = |id: &str| m.get_one::<String>(id).cloned();
+        HistoryArgs {
+            output,
+            words,
+            constraints: options::constraints(inv),
+            limit: number("limit"),
+            scan_limit: number("scanlimit"),
+            forwards,
+            since: text("since"),
+            completed_since: text("completedsince"),
+            file: text("file"),
+            search: text("search"),
+        }
+    }
+}
+
 /// `sscanf(arg, "%d.%d")` and `sscanf(arg, "%d")`: a job, a cluster, or (no number) an
 /// owner.
 fn history_id(arg: &str) -> JobIdSpec {
@@ -223,8 +281,18 @@ fn fail(err: &mut dyn Write, msg: &str) -> CommandError {
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let m = &inv.matches;
-    let (output, words) = OutputOptions::from_invocation(inv);
+    let HistoryArgs {
+        output,
+        words,
+        constraints,
+        limit,
+        scan_limit,
+        forwards,
+        since: since_text,
+        completed_since,
+        file,
+        search,
+    } = HistoryArgs::from_invocation(inv);
     if let Some(bad) = words.iter().find(|w| w.starts_with('-')) {
         return Err(fail(err, &format!("Error: Unknown argument {bad}")));
     }
@@ -240,16 +308,6 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             "Error: Cannot use more than one of XML and JSON[L]",
         ));
     }
-    let number = |id: &str| m.get_one::<String>(id).map(|s| i64::from(atoi(s)));
-    let limit = number("limit").filter(|n| *n > 0);
-    let scan_limit = number("scanlimit").filter(|n| *n > 0);
-    let forwards_at = m.index_of("forwards").filter(|_| m.get_flag("forwards"));
-    let backwards_at = m.index_of("backwards").filter(|_| m.get_flag("backwards"));
-    let forwards = match (forwards_at, backwards_at) {
-        (Some(f), Some(b)) => f > b,
-        (f, _) => f.is_some(),
-    };
-    let since_text = m.get_one::<String>("since");
     if forwards && since_text.is_some() {
         return Err(fail(
             err,
@@ -257,7 +315,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         ));
     }
     let mut since: Option<Expr> = None;
-    if let Some(text) = since_text {
+    if let Some(text) = since_text.as_deref() {
         since = match parse_old_expr(text) {
             Ok(Expr::Lit(_)) | Err(_) => match str_is_proc_id(text) {
                 Some((c, p, end)) if end == text.len() => {
@@ -280,7 +338,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             return Err(CommandError::Exit(1));
         }
     }
-    if let Some(t) = m.get_one::<String>("completedsince") {
+    if let Some(t) = completed_since {
         match parse_old_expr(&format!("CompletionDate <= {t}")) {
             Ok(e) => since = Some(e),
             Err(_) => {
@@ -290,7 +348,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
     }
     let mut jobs = JobQuery::ids(words.iter().map(|w| history_id(w)));
-    for c in options::constraints(inv) {
+    for c in constraints {
         match parse_old_expr(&c) {
             Ok(e) => jobs = jobs.with_constraint(e),
             Err(_) => {
@@ -329,9 +387,9 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     };
     // Where the records come from: a file named with -file (or the files -search finds),
     // else the local schedd's history.
-    let source = match (m.get_one::<String>("file"), m.get_one::<String>("search")) {
+    let source = match (file, search) {
         (Some(file), _) => Source::File(PathBuf::from(file)),
-        (None, Some(search)) => Source::Files(find_history_files(Path::new(search))),
+        (None, Some(search)) => Source::Files(find_history_files(Path::new(&search))),
         (None, None) => Source::Store(None),
     };
     let source = match source {
@@ -957,5 +1015,66 @@ mod tests {
         assert_eq!(history_id("42x"), JobIdSpec::Cluster(ClusterId(42)));
         assert_eq!(history_id("42.x"), JobIdSpec::Cluster(ClusterId(42)));
         assert_eq!(history_id("alice"), JobIdSpec::Owner("alice".into()));
+    }
+
+    fn parse(args: &[&str]) -> HistoryArgs {
+        HistoryArgs::from_invocation(&TOOL.parse_words(args).expect("a valid command line"))
+    }
+
+    #[test]
+    fn nothing_given() {
+        let args = parse(&[]);
+        assert!(args.words.is_empty() && args.constraints.is_empty());
+        assert_eq!((args.limit, args.scan_limit), (None, None));
+        assert!(!args.forwards);
+        assert_eq!((args.since, args.completed_since), (None, None));
+        assert_eq!((args.file, args.search), (None, None));
+        assert!(args.output.ads.is_none() && args.output.formats.is_empty());
+    }
+
+    #[test]
+    fn words_and_constraints() {
+        let args = parse(&["alice", "-c", "x > 1", "3.1", "-bogus", "-const", "y"]);
+        assert_eq!(args.words, ["alice", "3.1", "-bogus"]);
+        assert_eq!(args.constraints, ["x > 1", "y"]);
+    }
+
+    #[test]
+    fn limits_read_as_atoi_and_positive_only() {
+        assert_eq!(parse(&["-lim", "5x"]).limit, Some(5));
+        assert_eq!(parse(&["-match", "7"]).limit, Some(7));
+        assert_eq!(parse(&["-limit", "0"]).limit, None);
+        assert_eq!(parse(&["-scan", "12"]).scan_limit, Some(12));
+        assert_eq!(parse(&["-scanlimit", "-1"]).scan_limit, None);
+    }
+
+    #[test]
+    fn the_later_of_forwards_and_backwards_wins() {
+        assert!(parse(&["-forw"]).forwards);
+        assert!(parse(&["-nob"]).forwards);
+        assert!(!parse(&["-forwards", "-b"]).forwards);
+        assert!(parse(&["-b", "-forwards"]).forwards);
+        assert!(!parse(&["-backwards"]).forwards);
+    }
+
+    #[test]
+    fn since_and_completedsince() {
+        assert_eq!(parse(&["-since", "3.0"]).since.as_deref(), Some("3.0"));
+        let args = parse(&["-com", "1700000000"]);
+        assert_eq!(args.completed_since.as_deref(), Some("1700000000"));
+    }
+
+    #[test]
+    fn sources() {
+        assert_eq!(parse(&["-fi", "h"]).file.as_deref(), Some("h"));
+        assert_eq!(parse(&["-sea", "h"]).search.as_deref(), Some("h"));
+    }
+
+    #[test]
+    fn output_options() {
+        let args = parse(&["-af", "Owner", "ClusterId", "-json"]);
+        assert_eq!(args.output.ads, Some(AdFormat::Json));
+        assert_eq!(args.output.formats.len(), 1);
+        assert!(args.words.is_empty());
     }
 }

@@ -76,14 +76,35 @@ fn command() -> Command {
         )
 }
 
+/// condor_master's command line, parsed once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct MasterArgs {
+    /// `-version`: print the version and exit.
+    version: bool,
+    /// `-f`: run in the foreground (unless `-b` is also given).
+    foreground: bool,
+}
+
+impl MasterArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    fn from_invocation(inv: &Invocation) -> MasterArgs {
+        let m = &inv.matches;
+        MasterArgs {
+            version: m.get_flag("version"),
+            foreground: m.get_flag("f") && !m.get_flag("b"),
+        }
+    }
+}
+
 fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    if inv.matches.get_flag("version") {
+    let args = MasterArgs::from_invocation(inv);
+    if args.version {
         writeln!(out, "{}", crate::version::CONDOR_VERSION)?;
         writeln!(out, "{}", crate::version::CONDOR_PLATFORM)?;
         return Ok(());
     }
     let options = MasterOptions {
-        foreground: inv.matches.get_flag("f") && !inv.matches.get_flag("b"),
+        foreground: args.foreground,
     };
     out.flush()?;
     if let Err(e) = run_master(options) {
@@ -91,4 +112,23 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         return Err(CommandError::Exit(1));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> MasterArgs {
+        MasterArgs::from_invocation(&TOOL.parse_words(args).expect("a valid command line"))
+    }
+
+    #[test]
+    fn flags() {
+        assert_eq!(parse(&[]), MasterArgs::default());
+        assert!(parse(&["-v"]).version);
+        assert!(parse(&["-f"]).foreground);
+        assert!(!parse(&["-f", "-b"]).foreground);
+        assert!(!parse(&["-b"]).foreground);
+        assert_eq!(parse(&["-t"]), MasterArgs::default());
+    }
 }

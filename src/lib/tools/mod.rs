@@ -121,6 +121,14 @@ impl Tool {
     }
 }
 
+#[cfg(test)]
+impl Tool {
+    /// Parses the words after the program name (for the tests of the tools' typed arguments).
+    pub(crate) fn parse_words(&self, words: &[&str]) -> Result<Invocation, CommandError> {
+        self.parse(std::iter::once(self.name).chain(words.iter().copied()))
+    }
+}
+
 /// The registered tool called `name`.
 pub fn find(name: &str) -> Option<&'static Tool> {
     TOOLS.iter().find(|tool| tool.name == name)

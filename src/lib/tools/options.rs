@@ -247,3 +247,100 @@ pub fn constraints(inv: &Invocation) -> Vec<String> {
         .map(|v| v.cloned().collect())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shared options as a tool that has them all parses them (with condor_q's prefix
+    /// rules: `-long` takes qualifiers).
+    fn parse(args: &[&str]) -> (OutputOptions, Vec<String>, Vec<String>) {
+        use crate::cli::args::{ArgSpec, Prefix, Unknown};
+        static PREFIXES: &[Prefix] = &[
+            Prefix::min("long", 1).qualified(),
+            Prefix::min("xml", 3),
+            Prefix::min("jsonl", 5),
+            Prefix::min("json", 4),
+            Prefix::min("wide", 1).qualified(),
+            Prefix::min("attributes", 2),
+            Prefix::min("format", 1),
+            Prefix::min("af", 2).qualified(),
+            Prefix::min("autoformat", 5).qualified(),
+            Prefix::min("constraint", 1),
+        ];
+        let spec = ArgSpec {
+            prefixes: PREFIXES,
+            unknown: Unknown::Positional,
+        };
+        let cmd = output_formats(job_selection(Command::new("t"), "jobs"));
+        let argv = std::iter::once("t").chain(args.iter().copied());
+        let inv = Invocation::parse(cmd, &spec, argv).expect("a valid command line");
+        let (output, words) = OutputOptions::from_invocation(&inv);
+        (output, words, constraints(&inv))
+    }
+
+    #[test]
+    fn nothing_given() {
+        let (o, words, cons) = parse(&[]);
+        assert_eq!(o.ads, None);
+        assert!(!o.nosort && !o.empty_autoformat && !o.xml_and_json);
+        assert!(o.formats.is_empty() && o.attributes.is_empty() && o.wide.is_none());
+        assert!(words.is_empty() && cons.is_empty());
+    }
+
+    #[test]
+    fn ad_formats_the_last_wins() {
+        assert_eq!(parse(&["-l"]).0.ads, Some(AdFormat::Long));
+        assert_eq!(parse(&["-json"]).0.ads, Some(AdFormat::Json));
+        assert_eq!(parse(&["-jsonl"]).0.ads, Some(AdFormat::JsonLines));
+        assert_eq!(parse(&["-xml"]).0.ads, Some(AdFormat::Xml));
+        assert_eq!(parse(&["-json", "-l"]).0.ads, Some(AdFormat::Json));
+        let (o, ..) = parse(&["-xml", "-json"]);
+        assert_eq!(o.ads, Some(AdFormat::Json));
+        assert!(o.xml_and_json);
+    }
+
+    #[test]
+    fn long_qualifiers() {
+        let (o, ..) = parse(&["-long:nosort"]);
+        assert_eq!(o.ads, Some(AdFormat::Long));
+        assert!(o.nosort);
+        assert_eq!(parse(&["-long:json"]).0.ads, Some(AdFormat::Json));
+    }
+
+    #[test]
+    fn af_and_format_in_order() {
+        let (o, words, _) = parse(&["1.0", "-format", "%d", "ClusterId", "-af:h", "A", "B", "-"]);
+        assert_eq!(
+            o.formats,
+            [
+                FormatArg::Format {
+                    format: "%d".into(),
+                    attr: "ClusterId".into()
+                },
+                FormatArg::AutoFormat {
+                    qualifiers: Some("h".into()),
+                    attrs: vec!["A".into(), "B".into()]
+                },
+            ]
+        );
+        assert_eq!(words, ["1.0"]);
+        assert!(parse(&["-af"]).0.empty_autoformat);
+        let (_, words, _) = parse(&["-af", "A", "-x", "B"]);
+        assert_eq!(words, ["-x", "B"]);
+    }
+
+    #[test]
+    fn attributes_and_wide() {
+        let (o, ..) = parse(&["-attributes", "A,B C", "-attr", "D"]);
+        assert_eq!(o.attributes, ["A", "B", "C", "D"]);
+        assert_eq!(parse(&["-wide"]).0.wide, Some(None));
+        assert_eq!(parse(&["-wide:80"]).0.wide, Some(Some(80)));
+    }
+
+    #[test]
+    fn constraints_in_order() {
+        let (.., cons) = parse(&["-constraint", "A", "-c", "B"]);
+        assert_eq!(cons, ["A", "B"]);
+    }
+}

@@ -134,18 +134,44 @@ fn usage(err: &mut dyn Write) {
     );
 }
 
-/// What the command line asks for.
+/// condor_prio's command line, parsed once.
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Request {
-    /// `-p N`.
+struct PrioArgs {
+    /// `-p N` (the last one given), read as C's `atoi`.
     priority: Option<i32>,
-    /// `+N`/`-N`.
+    /// `+N`/`-N` (the last one given).
     adjustment: Option<i32>,
-    /// The job selections, in order.
+    /// The job selections (`CLUSTER`, `CLUSTER.PROC`, an owner, `-a`), in order.
     args: Vec<String>,
+    /// `-n SCHEDD` (the last one given).
+    schedd: Option<String>,
+    /// `-pool HOST` (the last one given).
+    pool: Option<String>,
 }
 
-impl Request {
+impl PrioArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    fn from_invocation(inv: &Invocation) -> PrioArgs {
+        let m = &inv.matches;
+        let last = |id: &str| {
+            m.get_many::<String>(id)
+                .and_then(|mut v| v.next_back().cloned())
+        };
+        let mut parsed = PrioArgs {
+            priority: last("p").as_deref().map(atoi),
+            schedd: last("n"),
+            pool: last("pool"),
+            ..PrioArgs::default()
+        };
+        for (_, word) in inv.indexed::<String>(WORDS) {
+            match adjustment(&word) {
+                Some(adj) => parsed.adjustment = Some(adj),
+                None => parsed.args.push(word),
+            }
+        }
+        parsed
+    }
+
     /// `calc_prio`: the new priority of a job whose priority is `old`.
     fn new_priority(&self, old: i32) -> i32 {
         match (self.priority, self.adjustment) {
@@ -193,43 +219,29 @@ pub fn run(
 ) -> Result<(), CommandError> {
     // prio.cpp reads the configuration first.
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let m = &inv.matches;
-    let last = |id: &str| {
-        m.get_many::<String>(id)
-            .and_then(|mut v| v.next_back().cloned())
-    };
-    let words: Vec<String> = inv
-        .indexed::<String>(WORDS)
-        .into_iter()
-        .map(|(_, w)| w)
-        .collect();
-    let (p, n, pool) = (last("p"), last("n"), last("pool"));
-    if p.is_none() && n.is_none() && pool.is_none() && words.is_empty() {
+    let request = PrioArgs::from_invocation(inv);
+    let (n, pool) = (&request.schedd, &request.pool);
+    if request.priority.is_none()
+        && n.is_none()
+        && pool.is_none()
+        && request.adjustment.is_none()
+        && request.args.is_empty()
+    {
         usage(err);
         return Err(CommandError::Exit(1));
-    }
-    let mut request = Request {
-        priority: p.as_deref().map(atoi),
-        ..Request::default()
-    };
-    for word in words {
-        match adjustment(&word) {
-            Some(adj) => request.adjustment = Some(adj),
-            None => request.args.push(word),
-        }
     }
     if pool.is_some() && n.is_none() {
         let _ = writeln!(err, "{NAME}: -pool also requires -n to be specified");
         return Err(CommandError::Exit(1));
     }
 
-    if let Some(name) = &n {
-        let found = match &pool {
+    if let Some(name) = n {
+        let found = match pool {
             Some(pool) if !pool_is_local(&session, pool) => false,
             _ => session.locate_schedd(name) == ScheddLocation::Local,
         };
         if !found {
-            match &pool {
+            match pool {
                 None => {
                     let _ = writeln!(err, "{NAME}: No such schedd named {name} in local pool");
                 }
@@ -416,7 +428,7 @@ fn listed(session: &Session, knobs: [&str; 2], attr: &str) -> bool {
 fn update(
     session: &Session,
     queue: &mut Queue,
-    request: &Request,
+    request: &PrioArgs,
     selected: &[(JobId, i32)],
     err: &mut dyn Write,
 ) -> Result<bool, QueueError> {
@@ -488,6 +500,22 @@ fn update(
 mod tests {
     use super::*;
 
+    fn parse(args: &[&str]) -> PrioArgs {
+        PrioArgs::from_invocation(&TOOL.parse_words(args).expect("a valid command line"))
+    }
+
+    #[test]
+    fn command_line() {
+        assert_eq!(parse(&[]), PrioArgs::default());
+        let args = parse(&["-p", "3x", "-p", "5", "-n", "s1", "-n", "s2", "-pool", "cm"]);
+        assert_eq!(args.priority, Some(5));
+        assert_eq!(args.schedd.as_deref(), Some("s2"));
+        assert_eq!(args.pool.as_deref(), Some("cm"));
+        let args = parse(&["+2", "alice", "-3", "4.0", "-a"]);
+        assert_eq!(args.adjustment, Some(-3));
+        assert_eq!(args.args, ["alice", "4.0", "-a"]);
+    }
+
     #[test]
     fn adjustments_and_priorities() {
         assert_eq!(adjustment("+5"), Some(5));
@@ -496,22 +524,21 @@ mod tests {
         assert_eq!(adjustment("-a"), None);
         assert_eq!(adjustment("+"), None);
         assert_eq!(adjustment("5"), None);
-        let set = Request {
+        let set = PrioArgs {
             priority: Some(7),
             adjustment: Some(3),
-            args: Vec::new(),
+            ..PrioArgs::default()
         };
         assert_eq!(set.new_priority(100), 7, "-p wins over an adjustment");
-        let adjust = Request {
-            priority: None,
+        let adjust = PrioArgs {
             adjustment: Some(-3),
-            args: Vec::new(),
+            ..PrioArgs::default()
         };
         assert_eq!(adjust.new_priority(1), -2);
         assert_eq!(
-            Request {
+            PrioArgs {
                 adjustment: Some(1),
-                ..Request::default()
+                ..PrioArgs::default()
             }
             .new_priority(i32::MAX),
             i32::MIN,

@@ -157,12 +157,50 @@ fn usage(err: &mut dyn Write) {
     let _ = err.write_all(text.as_bytes());
 }
 
-/// An argument, in command-line order.
+/// A restriction or edit argument, in command-line order.
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Event {
+    /// `-constraint EXPR`.
     Constraint(String),
+    /// `-owner OWNER`.
     Owner(String),
+    /// `-jobids ID-LIST`.
     JobIds(String),
+    /// A positional word: a job id, an owner, an attribute, a value, or an unknown dash word.
     Word(String),
+}
+
+/// condor_qedit's command line, parsed once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct QeditArgs {
+    /// `-constraint`, `-owner`, `-jobids` and the positional words, in command-line order.
+    events: Vec<Event>,
+    /// `-dry-run`: say whether each edit is allowed, change nothing.
+    dry_run: bool,
+}
+
+impl QeditArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    fn from_invocation(inv: &Invocation) -> QeditArgs {
+        let mut events: Vec<(usize, Event)> = Vec::new();
+        for (i, c) in inv.indexed::<String>("constraint") {
+            events.push((i, Event::Constraint(c)));
+        }
+        for (i, o) in inv.indexed::<String>("owner") {
+            events.push((i, Event::Owner(o)));
+        }
+        for (i, j) in inv.indexed::<String>("jobids") {
+            events.push((i, Event::JobIds(j)));
+        }
+        for (i, w) in inv.indexed::<String>("words") {
+            events.push((i, Event::Word(w)));
+        }
+        events.sort_by_key(|(i, _)| *i);
+        QeditArgs {
+            events: events.into_iter().map(|(_, e)| e).collect(),
+            dry_run: inv.matches.get_flag("dry-run"),
+        }
+    }
 }
 
 /// `JOB_ID_KEY(const char*)`: `C` or `C.P` (a missing proc is -1).
@@ -275,22 +313,7 @@ fn protection(session: &Session, attr: &str) -> Option<&'static str> {
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let m = &inv.matches;
-    let mut events: Vec<(usize, Event)> = Vec::new();
-    for (i, c) in inv.indexed::<String>("constraint") {
-        events.push((i, Event::Constraint(c)));
-    }
-    for (i, o) in inv.indexed::<String>("owner") {
-        events.push((i, Event::Owner(o)));
-    }
-    for (i, j) in inv.indexed::<String>("jobids") {
-        events.push((i, Event::JobIds(j)));
-    }
-    for (i, w) in inv.indexed::<String>("words") {
-        events.push((i, Event::Word(w)));
-    }
-    events.sort_by_key(|(i, _)| *i);
-    let dry_run = m.get_flag("dry-run");
+    let QeditArgs { events, dry_run } = QeditArgs::from_invocation(inv);
 
     let mut and_parts: Vec<String> = Vec::new();
     let mut job_list: Vec<String> = Vec::new();
@@ -299,7 +322,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut arbitrary_constraint = false;
     let mut aborted = false;
     let mut edits: BTreeMap<String, String> = BTreeMap::new();
-    let mut events = events.into_iter().map(|(_, e)| e).peekable();
+    let mut events = events.into_iter().peekable();
     while let Some(event) = events.next() {
         match event {
             Event::Constraint(c) => {
@@ -610,6 +633,29 @@ fn set_by_constraint(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(args: &[&str]) -> QeditArgs {
+        QeditArgs::from_invocation(&TOOL.parse_words(args).expect("a valid command line"))
+    }
+
+    #[test]
+    fn command_line() {
+        assert_eq!(parse(&[]), QeditArgs::default());
+        assert!(parse(&["-dry", "1", "A", "2"]).dry_run);
+        let args = parse(&["-j", "1,2", "-o", "bob", "-c", "x", "3.0", "-bogus", "A=1"]);
+        assert!(!args.dry_run);
+        assert_eq!(
+            args.events,
+            [
+                Event::JobIds("1,2".into()),
+                Event::Owner("bob".into()),
+                Event::Constraint("x".into()),
+                Event::Word("3.0".into()),
+                Event::Word("-bogus".into()),
+                Event::Word("A=1".into()),
+            ]
+        );
+    }
 
     #[test]
     fn job_id_constraints() {

@@ -426,12 +426,77 @@ impl UserCluster {
     }
 }
 
-/// An argument event, in command-line order.
-enum Event {
+/// One job-selecting argument, in command-line order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// `-constraint EXPR`.
     Constraint(String),
+    /// `-all`.
     All,
+    /// `-name SCHEDD`.
     Name(String),
+    /// A positional word: `CLUSTER.PROC`, `CLUSTER`, an owner, or an unknown dash word.
     Word(String),
+}
+
+/// The command line of `condor_rm` and its five siblings, parsed once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RmArgs {
+    /// `-version`: print the version and exit.
+    pub version: bool,
+    /// `-forcex`: remove jobs already being removed (condor_rm only).
+    pub forcex: bool,
+    /// `-fast`: vacate with a hard kill (condor_vacate_job only).
+    pub fast: bool,
+    /// `-subcode N`: the number, or the text when it is not one (`Err`, reported by `run`).
+    pub subcode: Option<Result<i64, String>>,
+    /// `-constraint`, `-all`, `-name` and the positional words, in command-line order.
+    pub events: Vec<Event>,
+    /// `-held` (or `-hold`): act on held jobs only.
+    pub held: bool,
+    /// `-reason REASON`: replaces the default reason.
+    pub reason: Option<String>,
+    /// `-long`: print the result ad.
+    pub long: bool,
+    /// `-totals`: print the success/failure counts.
+    pub totals: bool,
+}
+
+impl RmArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    pub fn from_invocation(inv: &Invocation) -> RmArgs {
+        let m = &inv.matches;
+        let mut events: Vec<(usize, Event)> = Vec::new();
+        for (i, c) in inv.indexed::<String>("constraint") {
+            events.push((i, Event::Constraint(c)));
+        }
+        for i in inv.occurrences("all") {
+            events.push((i, Event::All));
+        }
+        for (i, n) in inv.indexed::<String>("name") {
+            events.push((i, Event::Name(n)));
+        }
+        for (i, w) in inv.indexed::<String>(WORDS) {
+            events.push((i, Event::Word(w)));
+        }
+        events.sort_by_key(|(i, _)| *i);
+        RmArgs {
+            version: m.get_flag("version"),
+            forcex: m.get_flag("forcex"),
+            fast: m.get_flag("fast"),
+            subcode: m
+                .get_one::<String>("subcode")
+                .map(|text| match text.parse::<i64>() {
+                    Ok(n) if n != i64::MIN => Ok(n),
+                    _ => Err(text.clone()),
+                }),
+            events: events.into_iter().map(|(_, e)| e).collect(),
+            held: m.get_flag("held"),
+            reason: m.get_one::<String>("reason").cloned(),
+            long: m.get_flag("long"),
+            totals: m.get_flag("totals"),
+        }
+    }
 }
 
 fn run(
@@ -440,9 +505,9 @@ fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CommandError> {
-    let m = &inv.matches;
+    let args = RmArgs::from_invocation(inv);
     let name = mode.name();
-    if m.get_flag("version") {
+    if args.version {
         writeln!(out, "{}", crate::config::condor_version())?;
         return Ok(());
     }
@@ -451,7 +516,7 @@ fn run(
         CommandError::Exit(1)
     };
     let mut action = mode.action();
-    if m.get_flag("forcex") {
+    if args.forcex {
         if mode != Mode::Remove {
             let _ = writeln!(err, "-forcex is only valid with condor_rm");
             usage(mode, err);
@@ -459,7 +524,7 @@ fn run(
         }
         action = Action::RemoveX;
     }
-    if m.get_flag("fast") {
+    if args.fast {
         if mode != Mode::Vacate {
             let _ = writeln!(err, "-fast is only valid with condor_vacate_job");
             usage(mode, err);
@@ -467,27 +532,11 @@ fn run(
         }
         action = Action::VacateFast;
     }
-    let subcode = match m.get_one::<String>("subcode") {
+    let subcode = match args.subcode {
         None => None,
-        Some(text) => match text.parse::<i64>() {
-            Ok(n) if n != i64::MIN => Some(n),
-            _ => return Err(fail(err, format!("Invalid -subcode {text}!"))),
-        },
+        Some(Ok(n)) => Some(n),
+        Some(Err(text)) => return Err(fail(err, format!("Invalid -subcode {text}!"))),
     };
-    let mut events: Vec<(usize, Event)> = Vec::new();
-    for (i, c) in inv.indexed::<String>("constraint") {
-        events.push((i, Event::Constraint(c)));
-    }
-    for i in inv.occurrences("all") {
-        events.push((i, Event::All));
-    }
-    for (i, n) in inv.indexed::<String>("name") {
-        events.push((i, Event::Name(n)));
-    }
-    for (i, w) in inv.indexed::<String>(WORDS) {
-        events.push((i, Event::Word(w)));
-    }
-    events.sort_by_key(|(i, _)| *i);
     // rm.cpp reads the configuration before its arguments.
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
     // The schedd of the last -name, when it is not this one.
@@ -503,7 +552,7 @@ fn run(
         kind: Kind::None,
     };
     let mut job_ids: Vec<JobId> = Vec::new();
-    for (_, event) in events {
+    for event in args.events {
         match event {
             Event::Constraint(c) => {
                 if c.starts_with('-') {
@@ -559,7 +608,7 @@ fn run(
             }
         }
     }
-    let held = m.get_flag("held");
+    let held = args.held;
     if constraint.kind == Kind::None
         && user_cluster.kind == Kind::None
         && job_ids.is_empty()
@@ -581,8 +630,8 @@ fn run(
             user_cluster.kind = Kind::Complex;
         }
     }
-    let reason = match m.get_one::<String>("reason") {
-        Some(r) => r.clone(),
+    let reason = match args.reason {
+        Some(r) => r,
         None => match action {
             Action::Release => "via condor_release".to_owned(),
             Action::RemoveX => "via condor_rm -forcex".to_owned(),
@@ -600,8 +649,7 @@ fn run(
             format!("Error: cannot get address of schedd {host}"),
         ));
     }
-    let long = m.get_flag("long");
-    let totals = m.get_flag("totals");
+    let (long, totals) = (args.long, args.totals);
     let mut queue = session
         .open_queue()
         .map_err(|e| CommandError::failed(1, e.to_string()))?;
@@ -805,4 +853,62 @@ fn result_message(action: Action, id: JobId, result: ActionResult) -> (bool, Str
         }
     };
     (false, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(tool: &Tool, args: &[&str]) -> RmArgs {
+        RmArgs::from_invocation(&tool.parse_words(args).expect("a valid command line"))
+    }
+
+    #[test]
+    fn nothing_given() {
+        assert_eq!(parse(&RM, &[]), RmArgs::default());
+    }
+
+    #[test]
+    fn flags() {
+        assert!(parse(&RM, &["-version"]).version);
+        assert!(parse(&RM, &["-f"]).forcex);
+        assert!(parse(&VACATE_JOB, &["-f"]).fast);
+        assert!(parse(&HOLD, &["-fa"]).fast);
+        assert!(parse(&HOLD, &["-fo"]).forcex);
+        assert!(parse(&RM, &["-held"]).held);
+        assert!(parse(&RM, &["-hold"]).held);
+        assert!(parse(&RM, &["-l"]).long);
+        assert!(parse(&RM, &["-tot"]).totals);
+    }
+
+    #[test]
+    fn subcode() {
+        assert_eq!(parse(&HOLD, &["-s", "12"]).subcode, Some(Ok(12)));
+        assert_eq!(parse(&HOLD, &["-subcode", "-3"]).subcode, Some(Ok(-3)));
+        assert_eq!(
+            parse(&HOLD, &["-subcode", "x"]).subcode,
+            Some(Err("x".to_owned()))
+        );
+    }
+
+    #[test]
+    fn reason() {
+        let args = parse(&HOLD, &["-r", "because", "1.0"]);
+        assert_eq!(args.reason.as_deref(), Some("because"));
+    }
+
+    #[test]
+    fn selection_keeps_command_line_order() {
+        let args = parse(&RM, &["alice", "-c", "x > 1", "-name", "s", "2.0", "-all"]);
+        assert_eq!(
+            args.events,
+            [
+                Event::Word("alice".into()),
+                Event::Constraint("x > 1".into()),
+                Event::Name("s".into()),
+                Event::Word("2.0".into()),
+                Event::All,
+            ]
+        );
+    }
 }

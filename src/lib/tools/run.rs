@@ -101,6 +101,40 @@ const USAGE: &str = "\twhere shell-cmd is any Unix shell statement.
 \tOpSys, and any additional requirements.
 ";
 
+/// condor_run's command line, parsed once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct RunArgs {
+    /// `-help`: print the usage.
+    help: bool,
+    /// `-getenv`: give the job this environment (`getenv = True`).
+    getenv: bool,
+    /// `-u UNIVERSE` (vanilla by default).
+    universe: Option<String>,
+    /// `-a COMMAND`: extra submit commands, in order.
+    submit_commands: Vec<String>,
+    /// The shell command's words.
+    command: Vec<String>,
+}
+
+impl RunArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    fn from_invocation(inv: &Invocation) -> RunArgs {
+        let m = &inv.matches;
+        let many = |id: &str| -> Vec<String> {
+            m.get_many::<String>(id)
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default()
+        };
+        RunArgs {
+            help: m.get_flag("help"),
+            getenv: m.get_flag("getenv"),
+            universe: m.get_one::<String>("u").cloned(),
+            submit_commands: many("a"),
+            command: many("command"),
+        }
+    }
+}
+
 /// The temporary files, removed however condor_run ends.
 struct TempFiles(Vec<PathBuf>);
 
@@ -113,19 +147,16 @@ impl Drop for TempFiles {
 }
 
 fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let m = &inv.matches;
-    let words: Vec<String> = m
-        .get_many::<String>("command")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
-    if m.get_flag("help") || words.is_empty() {
+    let args = RunArgs::from_invocation(inv);
+    let words = &args.command;
+    if args.help || words.is_empty() {
         writeln!(
             out,
             "usage: condor_run [-getenv] [-u <universe>] [-a command]* \"shell-cmd\""
         )?;
         write!(out, "{USAGE}")?;
         // HTCondor's script exits 1 even when asked for help; asked, condorlite exits 0.
-        return if words.is_empty() && !m.get_flag("help") {
+        return if words.is_empty() && !args.help {
             Err(CommandError::Exit(1))
         } else {
             Ok(())
@@ -156,10 +187,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o700));
     }
-    let universe = m
-        .get_one::<String>("u")
-        .cloned()
-        .unwrap_or_else(|| "vanilla".to_owned());
+    let universe = args.universe.as_deref().unwrap_or("vanilla");
     let mut requirements: Option<String> = std::env::var("CONDOR_REQUIREMENTS").ok();
     for (var, attr) in [("CONDOR_ARCH", "Arch"), ("CONDOR_OPSYS", "OpSys")] {
         if let Ok(v) = std::env::var(var) {
@@ -179,13 +207,13 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         file_name(&output),
         file_name(&error),
     );
-    if m.get_flag("getenv") {
+    if args.getenv {
         text.push_str("getenv = True\n");
     }
     if let Some(r) = requirements {
         text.push_str(&format!("requirements = {r}\n"));
     }
-    for a in m.get_many::<String>("a").into_iter().flatten() {
+    for a in &args.submit_commands {
         text.push_str(a);
         text.push('\n');
     }
@@ -367,5 +395,38 @@ fn wait_for_end(log: &Path, pool: Option<&EmbeddedPool>) -> Result<End, Interrup
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> RunArgs {
+        RunArgs::from_invocation(&TOOL.parse_words(args).expect("a valid command line"))
+    }
+
+    #[test]
+    fn nothing_given() {
+        assert_eq!(parse(&[]), RunArgs::default());
+    }
+
+    #[test]
+    fn flags() {
+        assert!(parse(&["-he"]).help);
+        assert!(parse(&["-ge", "true"]).getenv);
+    }
+
+    #[test]
+    fn universe_and_submit_commands() {
+        let args = parse(&["-u", "local", "-a", "x = 1", "-a", "y = 2", "true"]);
+        assert_eq!(args.universe.as_deref(), Some("local"));
+        assert_eq!(args.submit_commands, ["x = 1", "y = 2"]);
+    }
+
+    #[test]
+    fn the_command_takes_the_remaining_words() {
+        let args = parse(&["echo", "hi", "there"]);
+        assert_eq!(args.command, ["echo", "hi", "there"]);
     }
 }

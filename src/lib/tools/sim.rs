@@ -110,55 +110,79 @@ pub fn command() -> Command {
         )
 }
 
-/// A `-until`/`-step` value.
-fn time_option(inv: &Invocation, name: &str) -> Result<Option<i64>, CommandError> {
-    match inv.matches.get_one::<String>(name) {
-        None => Ok(None),
-        Some(v) => parse_duration(v)
-            .map(Some)
-            .map_err(|e| CommandError::Usage(format!("-{name}: {e}"))),
-    }
+/// condor_sim's command line, parsed once.
+#[derive(Clone, Debug)]
+struct SimArgs {
+    /// The `WORKLOAD` file.
+    workload: String,
+    /// `-config FILE`..., `-set NAME=VALUE`..., `-until TIME`, `-step TIME`.
+    options: SimOptions,
+    /// `-csv`: CSV instead of tables.
+    csv: bool,
+    /// `-summary`: only the summary.
+    summary: bool,
+    /// `-svg FILE`: also draw the allocation over time.
+    svg: Option<String>,
 }
 
-/// The command line's additions to the workload.
-fn options(inv: &Invocation) -> Result<SimOptions, CommandError> {
-    let mut opts = SimOptions {
-        config_files: inv
-            .matches
-            .get_many::<String>("config")
-            .map(|v| v.cloned().collect())
-            .unwrap_or_default(),
-        ..SimOptions::default()
-    };
-    for set in inv.matches.get_many::<String>("set").into_iter().flatten() {
-        let (name, value) = set
-            .split_once('=')
-            .map(|(n, v)| (n.trim(), v.trim()))
-            .filter(|(n, _)| {
-                !n.is_empty()
-                    && n.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
-            })
-            .ok_or_else(|| CommandError::Usage(format!("-set takes NAME=VALUE, not \"{set}\"")))?;
-        opts.sets.push((name.to_owned(), value.to_owned()));
+impl SimArgs {
+    /// Reads and checks the parsed command line (the only place that looks options up by
+    /// name).
+    fn from_invocation(inv: &Invocation) -> Result<SimArgs, CommandError> {
+        let m = &inv.matches;
+        let Some(workload) = m.get_one::<String>(WORKLOAD).cloned() else {
+            return Err(CommandError::Usage(
+                "no workload file (usage: condor_sim [options] WORKLOAD; see -help)".into(),
+            ));
+        };
+        let mut options = SimOptions {
+            config_files: m
+                .get_many::<String>("config")
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default(),
+            ..SimOptions::default()
+        };
+        for set in m.get_many::<String>("set").into_iter().flatten() {
+            let (name, value) = set
+                .split_once('=')
+                .map(|(n, v)| (n.trim(), v.trim()))
+                .filter(|(n, _)| {
+                    !n.is_empty()
+                        && n.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+                })
+                .ok_or_else(|| {
+                    CommandError::Usage(format!("-set takes NAME=VALUE, not \"{set}\""))
+                })?;
+            options.sets.push((name.to_owned(), value.to_owned()));
+        }
+        // A `-until`/`-step` value.
+        let time = |name: &str| match m.get_one::<String>(name) {
+            None => Ok(None),
+            Some(v) => parse_duration(v)
+                .map(Some)
+                .map_err(|e| CommandError::Usage(format!("-{name}: {e}"))),
+        };
+        options.until = time("until")?;
+        options.step = time("step")?;
+        if options.step.is_some_and(|s| s <= 0) {
+            return Err(CommandError::Usage(
+                "-step must be at least 1 second".into(),
+            ));
+        }
+        Ok(SimArgs {
+            workload,
+            options,
+            csv: m.get_flag("csv"),
+            summary: m.get_flag("summary"),
+            svg: m.get_one::<String>("svg").cloned(),
+        })
     }
-    opts.until = time_option(inv, "until")?;
-    opts.step = time_option(inv, "step")?;
-    if opts.step.is_some_and(|s| s <= 0) {
-        return Err(CommandError::Usage(
-            "-step must be at least 1 second".into(),
-        ));
-    }
-    Ok(opts)
 }
 
 fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let Some(file) = inv.matches.get_one::<String>(WORKLOAD) else {
-        return Err(CommandError::Usage(
-            "no workload file (usage: condor_sim [options] WORKLOAD; see -help)".into(),
-        ));
-    };
-    let opts = options(inv)?;
+    let args = SimArgs::from_invocation(inv)?;
+    let (file, opts) = (&args.workload, &args.options);
     let text = std::fs::read_to_string(file).map_err(|e| {
         CommandError::failed(
             1,
@@ -170,9 +194,8 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
     })?;
     let workload =
         Workload::parse(&text, file).map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let report = sim::run(&workload, &opts).map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let csv = inv.matches.get_flag("csv");
-    let summary_only = inv.matches.get_flag("summary");
+    let report = sim::run(&workload, opts).map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let (csv, summary_only) = (args.csv, args.summary);
     match (csv, summary_only) {
         (true, true) => sim::report::write_summary_csv(&report, out)?,
         (true, false) => sim::report::write_csv(&report, out)?,
@@ -192,7 +215,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
             writeln!(out, "Note: {note}")?;
         }
     }
-    if let Some(path) = inv.matches.get_one::<String>("svg") {
+    if let Some(path) = &args.svg {
         std::fs::write(path, sim::svg::render(&report)).map_err(|e| {
             CommandError::failed(
                 1,
@@ -204,4 +227,48 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<SimArgs, CommandError> {
+        SimArgs::from_invocation(&TOOL.parse_words(args)?)
+    }
+
+    #[test]
+    fn the_workload_is_required() {
+        assert!(parse(&[]).is_err());
+        let args = parse(&["w.txt"]).unwrap();
+        assert_eq!(args.workload, "w.txt");
+        assert!(!args.csv && !args.summary && args.svg.is_none());
+        assert!(args.options.config_files.is_empty() && args.options.sets.is_empty());
+        assert_eq!((args.options.until, args.options.step), (None, None));
+    }
+
+    #[test]
+    fn config_files_and_sets() {
+        let args = parse(&["-config", "a", "-config", "b", "-set", " X.y = 1 ", "w"]).unwrap();
+        assert_eq!(args.options.config_files, ["a", "b"]);
+        assert_eq!(args.options.sets, [("X.y".to_owned(), "1".to_owned())]);
+        assert!(parse(&["-set", "no value", "w"]).is_err());
+        assert!(parse(&["-set", "=1", "w"]).is_err());
+    }
+
+    #[test]
+    fn until_and_step() {
+        let args = parse(&["-until", "1h", "-step", "90s", "w"]).unwrap();
+        assert_eq!(args.options.until, Some(3600));
+        assert_eq!(args.options.step, Some(90));
+        assert!(parse(&["-step", "0", "w"]).is_err());
+        assert!(parse(&["-until", "soon", "w"]).is_err());
+    }
+
+    #[test]
+    fn outputs() {
+        let args = parse(&["-csv", "-summary", "-svg", "o.svg", "w"]).unwrap();
+        assert!(args.csv && args.summary);
+        assert_eq!(args.svg.as_deref(), Some("o.svg"));
+    }
 }

@@ -2,7 +2,7 @@
 //! src/condor_submit.V6/submit.cpp does, with condorlite's queue store standing in for the
 //! schedd.
 //!
-//! The command line is resolved into a [`Request`] first (file or standard input, `key=value`
+//! The command line is resolved into a [`SubmitArgs`] first (file or standard input, `key=value`
 //! assignments, `-append`, `-queue`, `-batch-name`, `-terse`, `-verbose`, `-dry-run`,
 //! `-maxjobs`, `-name`/`-remote`). The submit library ([`crate::submit`]) makes the job ads;
 //! this module adds what condor_submit and the schedd add around it:
@@ -246,13 +246,18 @@ pub struct DryRun {
     pub first_cluster: i64,
 }
 
-/// One condor_submit run, resolved from its command line.
+/// condor_submit's command line, parsed and resolved once.
 #[derive(Clone, Debug)]
-pub struct Request {
+pub struct SubmitArgs {
+    /// The positional `FILE` (`-` for standard input), or `-file FILE`.
     pub source: Source,
+    /// The positional `key=value` words, `-append`, `-queue`, `-batch-name`, `-batch-id`.
     pub command_line: CommandLine,
+    /// `-verbose` (implied by `-` unless `-terse`; the later of the two wins).
     pub verbose: bool,
+    /// `-terse`.
     pub terse: bool,
+    /// `-dry-run[:OPTIONS] FILE`.
     pub dry_run: Option<DryRun>,
     /// `-maxjobs N` (0 or -1: no limit).
     pub max_jobs: i64,
@@ -260,6 +265,7 @@ pub struct Request {
     pub schedd: Option<String>,
     /// `-remote` or `-spool`: the jobs' files are spooled to the schedd.
     pub remote: bool,
+    /// `-allow-crlf-script`: only warn about a `#!` script with CRLF line endings.
     pub allow_crlf_script: bool,
     /// `-dump FILE`: write the job ads to FILE (`-` for stdout) instead of queueing them.
     pub dump: Option<String>,
@@ -273,9 +279,9 @@ fn usage_failure(text: impl Into<String>) -> CommandError {
     CommandError::failed(1, text)
 }
 
-impl Request {
+impl SubmitArgs {
     /// Resolves a parsed command line (see the module docs).
-    pub fn from_invocation(inv: &Invocation) -> Result<Request, CommandError> {
+    pub fn from_invocation(inv: &Invocation) -> Result<SubmitArgs, CommandError> {
         let m = &inv.matches;
         let mut command_line = CommandLine::default();
         let submit_err = |e: SubmitError| usage_failure(strip_prefix(&e.condor_submit_text()));
@@ -428,7 +434,7 @@ impl Request {
         }
         let remote = m.get_many::<String>("remote").is_some() || m.get_flag("spool");
         let schedd = last_of(inv, &["name", "remote"]);
-        Ok(Request {
+        Ok(SubmitArgs {
             source,
             command_line,
             verbose,
@@ -514,7 +520,7 @@ fn record(submitted: &mut Vec<Submitted>, job: &Job) {
 
 /// What the submit makes, job by job, whichever the destination.
 struct Progress<'a> {
-    request: &'a Request,
+    request: &'a SubmitArgs,
     out: &'a mut dyn Write,
     /// `-dump -`: the ads go to stdout, and nothing else does.
     quiet: bool,
@@ -637,7 +643,7 @@ fn is_crlf_shebang(path: &Path) -> bool {
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let request = Request::from_invocation(inv)?;
+    let request = SubmitArgs::from_invocation(inv)?;
     let session = session()?;
     submit(&request, &session, out, err)
 }
@@ -645,7 +651,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
 /// Runs one resolved submit. Errors are written to `err` as condor_submit writes them, and
 /// end the tool with exit status 1.
 pub fn submit(
-    request: &Request,
+    request: &SubmitArgs,
     session: &Session,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -970,11 +976,8 @@ fn attr_lines<'a>(text: &mut String, attrs: impl Iterator<Item = (&'a str, &'a E
 mod tests {
     use super::*;
 
-    fn request(args: &[&str]) -> Result<Request, CommandError> {
-        let mut argv = vec!["condor_submit"];
-        argv.extend_from_slice(args);
-        let inv = TOOL.parse(argv)?;
-        Request::from_invocation(&inv)
+    fn request(args: &[&str]) -> Result<SubmitArgs, CommandError> {
+        SubmitArgs::from_invocation(&TOOL.parse_words(args)?)
     }
 
     #[test]
@@ -1044,6 +1047,46 @@ mod tests {
         assert_eq!(r.schedd.as_deref(), Some("other"));
         assert!(!r.remote);
         assert!(request(&["-remote", "x", "f"]).unwrap().remote);
+    }
+
+    #[test]
+    fn batch_name_and_id() {
+        let r = request(&["-batch-name", "b", "-batch-id", "7", "f"]).unwrap();
+        assert_eq!(r.command_line.batch_name.as_deref(), Some("b"));
+        assert_eq!(r.command_line.append, ["MY.JobBatchId = \"7\""]);
+        let r = request(&["-batch-id", "\"x\"", "f"]).unwrap();
+        assert_eq!(r.command_line.append, ["MY.JobBatchId = \"x\""]);
+    }
+
+    #[test]
+    fn file_option_and_flags() {
+        let r = request(&["-file", "job.sub"]).unwrap();
+        assert_eq!(r.source, Source::File("job.sub".into()));
+        assert!(request(&["-spool", "f"]).unwrap().remote);
+        assert!(
+            request(&["-allow-crlf-script", "f"])
+                .unwrap()
+                .allow_crlf_script
+        );
+        assert_eq!(request(&["f"]).unwrap().unused_toggles, 0);
+        assert_eq!(
+            request(&["-unused", "-unused", "f"])
+                .unwrap()
+                .unused_toggles,
+            2
+        );
+    }
+
+    #[test]
+    fn dump_and_dry_run_exclude_each_other() {
+        let r = request(&["-dump", "out", "f"]).unwrap();
+        assert_eq!(r.dump.as_deref(), Some("out"));
+        assert!(r.dry_run.is_none());
+        let err = request(&["-dump", "a", "-dry-run", "b", "f"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "-dry-run <file> and -dump <file> cannot be used together"
+        );
     }
 
     #[test]

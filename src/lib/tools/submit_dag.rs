@@ -843,7 +843,7 @@ fn run_condor_submit(
     argv.push(files.sub_file.clone());
     let result = submit::TOOL
         .parse(&argv)
-        .and_then(|inv| submit::Request::from_invocation(&inv))
+        .and_then(|inv| submit::SubmitArgs::from_invocation(&inv))
         .and_then(|request| {
             let session = submit::session()?;
             submit::submit(&request, &session, out, err)

@@ -1330,9 +1330,189 @@ fn need_full_name(err: &mut dyn Write, user: &str, what: &str) -> Result<(), Com
     )
 }
 
-fn pair(inv: &Invocation, id: &str) -> Option<(String, String)> {
-    let v: Vec<String> = inv.matches.get_many::<String>(id)?.cloned().collect();
-    Some((v[0].clone(), v.get(1).cloned().unwrap_or_default()))
+/// An edit of the accountant's records. Given several, the first user_prio.cpp tests wins.
+#[derive(Clone, Debug, PartialEq)]
+enum Edit {
+    /// `-setprio USER VALUE`.
+    SetPriority { user: String, value: f64 },
+    /// `-setfactor USER VALUE`.
+    SetFactor { user: String, value: f64 },
+    /// `-setfloor USER VALUE`.
+    SetFloor { user: String, value: i64 },
+    /// `-setceiling USER VALUE` (-1: none).
+    SetCeiling { user: String, value: i64 },
+    /// `-setaccum USER VALUE`.
+    SetAccumulated { user: String, value: f64 },
+    /// `-setbegin USER TIME`.
+    SetBegin { user: String, value: i64 },
+    /// `-setlast USER TIME`.
+    SetLast { user: String, value: i64 },
+    /// `-resetusage USER`.
+    ResetUsage { user: String },
+    /// `-delete USER`.
+    Delete { user: String },
+    /// `-resetall`.
+    ResetAll,
+}
+
+/// condor_userprio's command line, parsed once.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct UserprioArgs {
+    /// `-pool HOST`: a negotiator condorlite cannot reach.
+    pool: Option<String>,
+    /// `-name NAME`: a negotiator condorlite cannot reach.
+    name: Option<String>,
+    /// The positional words that are not `-af` attributes: users and groups to show.
+    names: Vec<String>,
+    /// The edit asked for, if any (`-setprio`, ..., `-resetall`).
+    edit: Option<Edit>,
+    /// `-getreslist USER`: the slots USER holds.
+    getreslist: Option<String>,
+    /// `-inputfile FILE`: the records of a negotiator reply ad in FILE.
+    inputfile: Option<String>,
+    /// `-long`: whole records.
+    long: bool,
+    /// `-legacy`: with `-long`, one ad of numbered attributes.
+    legacy: bool,
+    /// `-modular`: with `-long`, one ad per record.
+    modular: bool,
+    /// `-negotiator`: the records as the negotiator sends them.
+    negotiator: bool,
+    /// `-constraint EXPR`.
+    constraint: Option<String>,
+    /// `-af[:QUALIFIERS] ATTR...`: the attributes (the option's value and the words after it
+    /// up to the next option).
+    af: Vec<String>,
+    /// The `-af` qualifiers (`lhVr,tng`).
+    af_qualifiers: String,
+    /// `-hierarchical` (`-heir`).
+    hierarchical: bool,
+    /// `-flat`.
+    flat: bool,
+    /// `-grouprollup`.
+    grouprollup: bool,
+    /// `-grouporder`.
+    grouporder: bool,
+    /// `-quotas`.
+    quotas: bool,
+    /// `-surplus`.
+    surplus: bool,
+    /// `-sortkey`.
+    sortkey: bool,
+    /// `-all`.
+    all: bool,
+    /// `-most`.
+    most: bool,
+    /// `-groupid`.
+    groupid: bool,
+    /// `-order`.
+    order: bool,
+    /// `-usage`.
+    usage: bool,
+    /// `-priority`.
+    priority: bool,
+    /// `-activefrom MONTH DAY YEAR`, each read as C's `atoi`.
+    activefrom: Option<(i64, i64, i64)>,
+    /// `-allusers`: every user, however long inactive.
+    allusers: bool,
+}
+
+impl UserprioArgs {
+    /// Reads the parsed command line (the only place that looks options up by name).
+    fn from_invocation(inv: &Invocation) -> UserprioArgs {
+        let m = &inv.matches;
+        let on = |id: &str| m.get_flag(id);
+        let values = |id: &str| -> Option<Vec<String>> {
+            m.get_many::<String>(id).map(|v| v.cloned().collect())
+        };
+        let pair = |id: &str| {
+            values(id).map(|v| {
+                let first = v.first().cloned().unwrap_or_default();
+                (first, v.get(1).cloned().unwrap_or_default())
+            })
+        };
+        let af_start = inv.occurrences("af").first().copied();
+        let option_indices: Vec<usize> = m
+            .ids()
+            .filter(|id| id.as_str() != "users")
+            .flat_map(|id| m.indices_of(id.as_str()).into_iter().flatten())
+            .collect();
+        // Attributes after `-af ATTR` up to the next option belong to -af, as HTCondor's
+        // `parse_autoformat_args` reads them.
+        let mut af = values("af").unwrap_or_default();
+        let mut names = Vec::new();
+        for (index, user) in inv.indexed::<String>("users") {
+            let after_af = af_start.is_some_and(|a| {
+                index > a
+                    && !option_indices.iter().any(|&o| {
+                        o > a
+                            && o < index
+                            && !m.indices_of("af").into_iter().flatten().any(|x| x == o)
+                    })
+            });
+            if after_af {
+                af.push(user);
+            } else {
+                names.push(user);
+            }
+        }
+        // user_prio.cpp's order of tests.
+        let real = |id: &str, edit: fn(String, f64) -> Edit| {
+            pair(id).map(|(user, v)| edit(user, atof(&v)))
+        };
+        let int = |id: &str, edit: fn(String, i64) -> Edit| {
+            pair(id).map(|(user, v)| edit(user, i64::from(atoi(&v))))
+        };
+        let edit = real("setprio", |user, value| Edit::SetPriority { user, value })
+            .or_else(|| real("setfactor", |user, value| Edit::SetFactor { user, value }))
+            .or_else(|| int("setfloor", |user, value| Edit::SetFloor { user, value }))
+            .or_else(|| int("setceiling", |user, value| Edit::SetCeiling { user, value }))
+            .or_else(|| {
+                real("setaccum", |user, value| Edit::SetAccumulated {
+                    user,
+                    value,
+                })
+            })
+            .or_else(|| int("setbegin", |user, value| Edit::SetBegin { user, value }))
+            .or_else(|| int("setlast", |user, value| Edit::SetLast { user, value }))
+            .or_else(|| pair("resetusage").map(|(user, _)| Edit::ResetUsage { user }))
+            .or_else(|| pair("delete").map(|(user, _)| Edit::Delete { user }))
+            .or_else(|| on("resetall").then_some(Edit::ResetAll));
+        let text = |id: &str| m.get_one::<String>(id).cloned();
+        UserprioArgs {
+            pool: text("pool"),
+            name: text("name"),
+            names,
+            edit,
+            getreslist: pair("getreslist").map(|(user, _)| user),
+            inputfile: text("inputfile"),
+            long: on("long"),
+            legacy: on("legacy"),
+            modular: on("modular"),
+            negotiator: on("negotiator"),
+            constraint: text("constraint"),
+            af,
+            af_qualifiers: inv.qualifier("af").unwrap_or("").to_owned(),
+            hierarchical: on("hierarchical"),
+            flat: on("flat"),
+            grouprollup: on("grouprollup"),
+            grouporder: on("grouporder"),
+            quotas: on("quotas"),
+            surplus: on("surplus"),
+            sortkey: on("sortkey"),
+            all: on("all"),
+            most: on("most"),
+            groupid: on("groupid"),
+            order: on("order"),
+            usage: on("usage"),
+            priority: on("priority"),
+            activefrom: values("activefrom").map(|v| {
+                let n = |i: usize| i64::from(atoi(v.get(i).map_or("", String::as_str)));
+                (n(0), n(1), n(2))
+            }),
+            allusers: on("allusers"),
+        }
+    }
 }
 
 /// The accountant configuration and the database path.
@@ -1355,89 +1535,66 @@ fn now() -> i64 {
 }
 
 fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let m = &inv.matches;
-    let on = |id: &str| m.get_flag(id);
-    if let Some(pool) = m.get_one::<String>("pool") {
+    let args = UserprioArgs::from_invocation(inv);
+    if let Some(pool) = &args.pool {
         return exit_with(
             err,
             &format!("condor_userprio: Can't locate negotiator in {pool}\n"),
         );
     }
-    if m.get_one::<String>("name").is_some() {
+    if args.name.is_some() {
         return exit_with(
             err,
             "condor_userprio: Can't locate negotiator in local pool\n",
         );
     }
-    let users: Vec<String> = m
-        .get_many::<String>("users")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
-    let af_start = inv.occurrences("af").first().copied();
-    let option_indices: Vec<usize> = m
-        .ids()
-        .filter(|id| id.as_str() != "users")
-        .flat_map(|id| m.indices_of(id.as_str()).into_iter().flatten())
-        .collect();
-    // Attributes after `-af ATTR` up to the next option belong to -af, as HTCondor's
-    // `parse_autoformat_args` reads them.
-    let mut af_attrs: Vec<String> = m
-        .get_many::<String>("af")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
-    let mut names = Vec::new();
-    for (index, user) in inv.indexed::<String>("users") {
-        let after_af = af_start.is_some_and(|a| {
-            index > a
-                && !option_indices.iter().any(|&o| {
-                    o > a && o < index && !m.indices_of("af").into_iter().flatten().any(|x| x == o)
-                })
-        });
-        if after_af {
-            af_attrs.push(user);
-        } else {
-            names.push(user);
-        }
-    }
-    let _ = users;
-    for n in &names {
+    for n in &args.names {
         if !(n.starts_with(|c: char| c.is_ascii_alphabetic()) || n == ROOT_GROUP) {
             return Err(CommandError::Usage(format!("unexpected argument '{n}'")));
         }
     }
+    if let Some(edit) = &args.edit {
+        return run_edit(edit, out, err);
+    }
+    display(args, out, err)
+}
 
-    // ----- edits
-    let edit = |what: &dyn Fn(&mut AccountantState, i64)| -> Result<(), CommandError> {
-        let (acfg, path) = setup()?;
-        let store = SqliteStore::open(&path).map_err(|e| CommandError::failed(1, e.to_string()))?;
-        let mut acct = Accountant::new(acfg, Box::new(store))
-            .map_err(|e| CommandError::failed(1, e.to_string()))?;
-        let t = now();
-        acct.update(|s, _| what(s, t))
-            .map_err(|e| CommandError::failed(1, e.to_string()))
-    };
-    if let Some((user, value)) = pair(inv, "setprio") {
-        need_full_name(err, &user, "update the priority of")?;
-        let v = atof(&value);
-        edit(&|s, _| s.set_priority(&user, v))?;
-        writeln!(out, "The priority of {user} was set to {v:.6}")?;
-        return Ok(());
-    }
-    if let Some((user, value)) = pair(inv, "setfactor") {
-        need_full_name(err, &user, "update the priority of")?;
-        let v = atof(&value);
-        if v < 1.0 {
-            return exit_with(
-                err,
-                "Priority factors must be greater than or equal to 1.\n",
-            );
+/// One edit, in one transaction on the accountant's database.
+fn update(what: &dyn Fn(&mut AccountantState, i64)) -> Result<(), CommandError> {
+    let (acfg, path) = setup()?;
+    let store = SqliteStore::open(&path).map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let mut acct = Accountant::new(acfg, Box::new(store))
+        .map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let t = now();
+    acct.update(|s, _| what(s, t))
+        .map_err(|e| CommandError::failed(1, e.to_string()))
+}
+
+/// `-setprio`, ..., `-resetall`: checks the request as user_prio.cpp does, edits, reports.
+fn run_edit(edit: &Edit, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
+    match edit {
+        Edit::SetPriority { user, value } => {
+            let v = *value;
+            need_full_name(err, user, "update the priority of")?;
+            update(&|s, _| s.set_priority(user, v))?;
+            writeln!(out, "The priority of {user} was set to {v:.6}")?;
         }
-        edit(&|s, _| s.set_priority_factor(&user, v))?;
-        writeln!(out, "The priority factor of {user} was set to {v:.6}")?;
-        return Ok(());
-    }
-    for (id, name, min) in [("setfloor", "floor", 0i64), ("setceiling", "ceiling", -1)] {
-        if let Some((user, value)) = pair(inv, id) {
+        Edit::SetFactor { user, value } => {
+            let v = *value;
+            need_full_name(err, user, "update the priority of")?;
+            if v < 1.0 {
+                return exit_with(
+                    err,
+                    "Priority factors must be greater than or equal to 1.\n",
+                );
+            }
+            update(&|s, _| s.set_priority_factor(user, v))?;
+            writeln!(out, "The priority factor of {user} was set to {v:.6}")?;
+        }
+        Edit::SetFloor { user, value } | Edit::SetCeiling { user, value } => {
+            let v = *value;
+            let floor = matches!(edit, Edit::SetFloor { .. });
+            let (name, min) = if floor { ("floor", 0) } else { ("ceiling", -1) };
             if !user.contains('@') {
                 return exit_with(
                     err,
@@ -1446,84 +1603,78 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
                     ),
                 );
             }
-            let v = i64::from(atoi(&value));
             if v < min {
                 return exit_with(
                     err,
                     &format!("{name} must be greater than or equal to {min}.\n"),
                 );
             }
-            if id == "setfloor" {
-                edit(&|s, _| s.set_floor(&user, v))?;
+            if floor {
+                update(&|s, _| s.set_floor(user, v))?;
             } else {
-                edit(&|s, _| s.set_ceiling(&user, v))?;
+                update(&|s, _| s.set_ceiling(user, v))?;
             }
             writeln!(out, "The {name} of {user} was set to {v}")?;
-            return Ok(());
         }
-    }
-    if let Some((user, value)) = pair(inv, "setaccum") {
-        need_full_name(err, &user, "update the Accumulated usage of")?;
-        let v = atof(&value);
-        if v < 0.0 {
-            return exit_with(err, "Usage must be greater than 0 seconds\n");
+        Edit::SetAccumulated { user, value } => {
+            let v = *value;
+            need_full_name(err, user, "update the Accumulated usage of")?;
+            if v < 0.0 {
+                return exit_with(err, "Usage must be greater than 0 seconds\n");
+            }
+            update(&|s, _| s.set_accumulated_usage(user, v))?;
+            writeln!(out, "The Accumulated Usage of {user} was set to {v:.6}")?;
         }
-        edit(&|s, _| s.set_accumulated_usage(&user, v))?;
-        writeln!(out, "The Accumulated Usage of {user} was set to {v:.6}")?;
-        return Ok(());
-    }
-    for (id, what, label) in [
-        (
-            "setbegin",
-            "update the begin usage time of",
-            "Begin Usage Time",
-        ),
-        (
-            "setlast",
-            "update the last usage time of",
-            "Last Usage Time",
-        ),
-    ] {
-        if let Some((user, value)) = pair(inv, id) {
-            need_full_name(err, &user, what)?;
-            let v = i64::from(atoi(&value));
+        Edit::SetBegin { user, value } | Edit::SetLast { user, value } => {
+            let v = *value;
+            let begin = matches!(edit, Edit::SetBegin { .. });
+            let (what, label) = if begin {
+                ("update the begin usage time of", "Begin Usage Time")
+            } else {
+                ("update the last usage time of", "Last Usage Time")
+            };
+            need_full_name(err, user, what)?;
             if v < 0 {
                 return exit_with(err, "Time must be greater than 0 seconds\n");
             }
-            if id == "setbegin" {
-                edit(&|s, _| s.set_begin_usage_time(&user, v))?;
+            if begin {
+                update(&|s, _| s.set_begin_usage_time(user, v))?;
             } else {
-                edit(&|s, _| s.set_last_usage_time(&user, v))?;
+                update(&|s, _| s.set_last_usage_time(user, v))?;
             }
             writeln!(out, "The {label} of {user} was set to {v}")?;
-            return Ok(());
+        }
+        Edit::ResetUsage { user } => {
+            need_full_name(err, user, "update the priority of")?;
+            update(&|s, t| s.reset_usage(user, t))?;
+            writeln!(out, "The accumulated usage of {user} was reset")?;
+        }
+        Edit::Delete { user } => {
+            if !user.contains('@') {
+                return exit_with(
+                    err,
+                    "condor_userprio: You must specify the full name of the record you wish\n\tto delete (user@uid.domain or user@full.host.name)\n",
+                );
+            }
+            update(&|s, _| {
+                s.delete(user);
+            })?;
+            writeln!(out, "The accountant record named {user} was deleted")?;
+        }
+        Edit::ResetAll => {
+            update(&|s, t| s.reset_all_usage(t))?;
+            writeln!(out, "The accumulated usage was reset for all users")?;
         }
     }
-    if let Some((user, _)) = pair(inv, "resetusage") {
-        need_full_name(err, &user, "update the priority of")?;
-        edit(&|s, t| s.reset_usage(&user, t))?;
-        writeln!(out, "The accumulated usage of {user} was reset")?;
-        return Ok(());
-    }
-    if let Some((user, _)) = pair(inv, "delete") {
-        if !user.contains('@') {
-            return exit_with(
-                err,
-                "condor_userprio: You must specify the full name of the record you wish\n\tto delete (user@uid.domain or user@full.host.name)\n",
-            );
-        }
-        edit(&|s, _| {
-            s.delete(&user);
-        })?;
-        writeln!(out, "The accountant record named {user} was deleted")?;
-        return Ok(());
-    }
-    if on("resetall") {
-        edit(&|s, t| s.reset_all_usage(t))?;
-        writeln!(out, "The accumulated usage was reset for all users")?;
-        return Ok(());
-    }
+    Ok(())
+}
 
+/// The records, as the options ask.
+fn display(
+    args: UserprioArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CommandError> {
     // ----- display
     let now = now();
     let (acfg, path) = setup()?;
@@ -1538,12 +1689,12 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
     let mut state = state;
     state.ensure_group_records(&acfg);
 
-    if let Some((user, _)) = pair(inv, "getreslist") {
-        need_full_name(err, &user, "update the priority of")?;
+    if let Some(user) = &args.getreslist {
+        need_full_name(err, user, "update the priority of")?;
         let mut ad = ClassAd::new();
         let mut rows = Vec::new();
         for (name, r) in &state.resources {
-            if r.remote_user == user && r.num_cp_matches.is_none() {
+            if r.remote_user == *user && r.num_cp_matches.is_none() {
                 rows.push((name.clone(), r.start_time));
             }
         }
@@ -1551,7 +1702,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
             ad.insert(&format!("Name{}", i + 1), Expr::lit(name.as_str()));
             ad.insert(&format!("StartTime{}", i + 1), Expr::lit(*start));
         }
-        if on("long") {
+        if args.long {
             write!(out, "{}", ad_to_old(&ad, false))?;
             return Ok(());
         }
@@ -1583,8 +1734,8 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         return Ok(());
     }
 
-    let rollup = on("grouprollup");
-    let (ads, last_update) = match m.get_one::<String>("inputfile") {
+    let rollup = args.grouprollup;
+    let (ads, last_update) = match &args.inputfile {
         Some(file) => {
             let text = match std::fs::read_to_string(file) {
                 Ok(t) => t,
@@ -1600,6 +1751,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         None => (report(&state, &acfg, rollup), state.last_update_time),
     };
     // Names on the command line: exact for user@domain, the user part otherwise.
+    let names = args.names;
     let ads: Vec<ClassAd> = if names.is_empty() {
         ads
     } else {
@@ -1620,57 +1772,52 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
     let mut dash_hier = false;
     let mut hier = true;
     let mut group_order = false;
-    if on("hierarchical") {
+    if args.hierarchical {
         dash_hier = true;
     }
-    if on("flat") {
+    if args.flat {
         hier = false;
         dash_hier = true;
     }
-    if on("grouporder") {
+    if args.grouporder {
         group_order = true;
         hier = false;
         dash_hier = true;
     }
-    if on("quotas") {
+    if args.quotas {
         detail |= DETAIL_QUOTAS;
         dash_quota = true;
     }
-    if on("surplus") {
+    if args.surplus {
         detail |= DETAIL_SURPLUS;
         dash_quota = true;
     }
-    if on("sortkey") {
+    if args.sortkey {
         detail |= DETAIL_SORT_KEY;
     }
-    if on("all") {
+    if args.all {
         detail |= DETAIL_ALL;
     }
-    if on("most") {
+    if args.most {
         detail |= DETAIL_MOST;
     }
-    if on("groupid") {
+    if args.groupid {
         detail |= DETAIL_GROUP;
     }
-    if on("order") {
+    if args.order {
         detail |= DETAIL_ORDER;
     }
-    if on("usage") {
+    if args.usage {
         detail |= DETAIL_USAGE | DETAIL_USE_TIME1 | DETAIL_USE_TIME2;
     }
-    if on("priority") {
+    if args.priority {
         detail |= DETAIL_PRIOS;
     }
     let mut min_last_usage = now - 60 * 60 * 24;
-    if let Some(v) = m.get_many::<String>("activefrom") {
-        let v: Vec<&String> = v.collect();
-        min_last_usage = calc_time(
-            i64::from(atoi(v[0])),
-            i64::from(atoi(v[1])),
-            i64::from(atoi(v[2])),
-        );
+    if let Some((month, day, year)) = args.activefrom {
+        min_last_usage = calc_time(month, day, year);
     }
-    if on("allusers") {
+    if args.allusers {
         min_last_usage = -1;
     }
     if detail == 0 {
@@ -1684,7 +1831,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         hide_groups = !hier;
     }
 
-    let constraint = match m.get_one::<String>("constraint") {
+    let constraint = match &args.constraint {
         Some(c) => Some(parse_expr(c).map_err(|_| {
             CommandError::failed(1, format!("Error:  could not parse constraint {c}"))
         })?),
@@ -1704,19 +1851,18 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
             ad
         })
         .collect();
-    if !af_attrs.is_empty() {
-        let opts = inv.qualifier("af").unwrap_or("");
-        autoformat(out, &with_ids, &af_attrs, opts, &selected)?;
+    if !args.af.is_empty() {
+        autoformat(out, &with_ids, &args.af, &args.af_qualifiers, &selected)?;
         return Ok(());
     }
-    if on("long") {
-        let from_negotiator = on("allusers") || rollup || on("negotiator");
-        if on("modular") {
+    if args.long {
+        let from_negotiator = args.allusers || rollup || args.negotiator;
+        if args.modular {
             for ad in with_ids.iter().filter(|a| selected(a)) {
                 writeln!(out)?;
                 write!(out, "{}", ad_to_old(ad, false))?;
             }
-        } else if on("legacy") || from_negotiator || m.get_one::<String>("inputfile").is_some() {
+        } else if args.legacy || from_negotiator || args.inputfile.is_some() {
             write!(out, "{}", ad_to_old(&legacy_ad(&ads, last_update), false))?;
         } else {
             for ad in &ads {
@@ -1818,6 +1964,146 @@ fn autoformat(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(args: &[&str]) -> UserprioArgs {
+        UserprioArgs::from_invocation(&TOOL.parse_words(args).expect("a valid command line"))
+    }
+
+    fn edit(args: &[&str]) -> Option<Edit> {
+        parse(args).edit
+    }
+
+    #[test]
+    fn nothing_given() {
+        assert_eq!(parse(&[]), UserprioArgs::default());
+    }
+
+    #[test]
+    fn negotiators() {
+        assert_eq!(parse(&["-pool", "cm"]).pool.as_deref(), Some("cm"));
+        assert_eq!(parse(&["-name", "n"]).name.as_deref(), Some("n"));
+    }
+
+    #[test]
+    fn edits() {
+        let user = || "a@x".to_owned();
+        let cases = [
+            (
+                "-setprio",
+                "2.5",
+                Edit::SetPriority {
+                    user: user(),
+                    value: 2.5,
+                },
+            ),
+            (
+                "-setfactor",
+                "3",
+                Edit::SetFactor {
+                    user: user(),
+                    value: 3.0,
+                },
+            ),
+            (
+                "-setfloor",
+                "4x",
+                Edit::SetFloor {
+                    user: user(),
+                    value: 4,
+                },
+            ),
+            (
+                "-setceiling",
+                "-1",
+                Edit::SetCeiling {
+                    user: user(),
+                    value: -1,
+                },
+            ),
+            (
+                "-setaccum",
+                "10",
+                Edit::SetAccumulated {
+                    user: user(),
+                    value: 10.0,
+                },
+            ),
+            (
+                "-setbegin",
+                "100",
+                Edit::SetBegin {
+                    user: user(),
+                    value: 100,
+                },
+            ),
+            (
+                "-setlast",
+                "200",
+                Edit::SetLast {
+                    user: user(),
+                    value: 200,
+                },
+            ),
+        ];
+        for (option, value, expected) in cases {
+            assert_eq!(edit(&[option, "a@x", value]), Some(expected), "{option}");
+        }
+        assert_eq!(
+            edit(&["-resetusage", "a@x"]),
+            Some(Edit::ResetUsage { user: user() })
+        );
+        assert_eq!(edit(&["-del", "a@x"]), Some(Edit::Delete { user: user() }));
+        assert_eq!(edit(&["-resetall"]), Some(Edit::ResetAll));
+        // The first in user_prio.cpp's order wins.
+        assert_eq!(
+            edit(&["-resetall", "-setfactor", "a@x", "2"]),
+            Some(Edit::SetFactor {
+                user: user(),
+                value: 2.0
+            })
+        );
+    }
+
+    #[test]
+    fn display_flags() {
+        assert_eq!(
+            parse(&["-getreslist", "a@x"]).getreslist.as_deref(),
+            Some("a@x")
+        );
+        assert_eq!(parse(&["-in", "f"]).inputfile.as_deref(), Some("f"));
+        assert!(parse(&["-l"]).long);
+        assert!(parse(&["-leg"]).legacy);
+        assert!(parse(&["-mod"]).modular);
+        assert!(parse(&["-neg"]).negotiator);
+        assert!(parse(&["-hi"]).hierarchical);
+        assert!(parse(&["-heir"]).hierarchical);
+        assert!(parse(&["-fl"]).flat);
+        assert!(parse(&["-grouprollup"]).grouprollup);
+        assert!(parse(&["-grouporder"]).grouporder);
+        assert!(parse(&["-q"]).quotas);
+        assert!(parse(&["-surplus"]).surplus);
+        assert!(parse(&["-so"]).sortkey);
+        assert!(parse(&["-all"]).all);
+        assert!(parse(&["-mo"]).most);
+        assert!(parse(&["-groupid"]).groupid);
+        assert!(parse(&["-order"]).order);
+        assert!(parse(&["-us"]).usage);
+        assert!(parse(&["-prio"]).priority);
+        assert!(parse(&["-allusers"]).allusers);
+        assert_eq!(
+            parse(&["-activefrom", "1", "2", "2024"]).activefrom,
+            Some((1, 2, 2024))
+        );
+        assert_eq!(parse(&["-c", "x > 1"]).constraint.as_deref(), Some("x > 1"));
+    }
+
+    #[test]
+    fn af_takes_the_words_up_to_the_next_option() {
+        let args = parse(&["bob", "-af:lh", "Name", "Priority", "-l", "carol"]);
+        assert_eq!(args.af, ["Name", "Priority"]);
+        assert_eq!(args.af_qualifiers, "lh");
+        assert_eq!(args.names, ["bob", "carol"]);
+    }
 
     #[test]
     fn fields_pad_as_user_prio_does() {
