@@ -189,6 +189,11 @@ fn a_held_dagman_stops_and_recovers_when_released() {
     write(&env, "go", "");
     wait_for("A to finish", || count(&env, "DAGNodeName == \"A\"") == 0);
     assert!(!exists(&env, "B.out"));
+    // DAGMan's exit is logged once the master has reaped it (a release before that logs
+    // the eviction after the release).
+    wait_for("DAGMan's eviction", || {
+        crate::pool::event_codes(&env, "h.dag.dagman.log").ends_with(&[12, 4])
+    });
 
     let out = env.run("condor_release", [dag.as_str()]);
     assert_eq!(out.status, Some(0), "{out}");

@@ -512,6 +512,16 @@ fn condor_run_without_a_master_runs_the_pool_itself() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// A dash word in the command is the command's (`echo -n`), as condor_run takes every word
+/// after its options as the shell command.
+#[test]
+fn condor_run_passes_dash_words_to_the_command() {
+    let env = TestEnvironment::new();
+    let out = env.run("condor_run", ["echo", "-n", "no newline"]);
+    assert_eq!(out.stdout, "no newline", "{out}");
+    assert_eq!(out.status, Some(0), "{out}");
+}
+
 /// condor_run interrupted while it waits removes its job, as the script's signal handler
 /// does, with a master running and with the pool in its own process.
 #[test]

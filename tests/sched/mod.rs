@@ -298,6 +298,10 @@ fn condor_hold_stops_the_job_and_condor_release_runs_it_again() {
     wait_for("the job's process to go", || {
         local_processes(&env).is_empty()
     });
+    // Gone, and reaped by the master: the eviction is logged before the release.
+    wait_for("the hold's eviction", || {
+        event_codes(&env, "hold.log").ends_with(&[12, 4])
+    });
     assert_eq!(read(&env, "signals"), "TERM\n");
     // DAGMan exits 3 when held: the hold stands (the exit policy is not asked).
     assert_eq!(q_af(&env, &id, &["JobStatus", "HoldReasonCode"]), "5 1");

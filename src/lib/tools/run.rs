@@ -130,9 +130,23 @@ impl RunArgs {
             getenv: m.get_flag("getenv"),
             universe: m.get_one::<String>("u").cloned(),
             submit_commands: many("a"),
-            command: many("command"),
+            command: command_words(inv),
         }
     }
+}
+
+/// The shell command's words as given: a dash word among them (`echo -n hi`) is one of the
+/// command's, whether clap took it as a value of the command (it carries the normaliser's
+/// escape then) or as the escape option itself (before the first word).
+fn command_words(inv: &Invocation) -> Vec<String> {
+    let escape = format!("--{}=", crate::cli::args::HYPHEN_POSITIONAL);
+    inv.indexed::<String>("command")
+        .into_iter()
+        .map(|(_, word)| match word.strip_prefix(&escape) {
+            Some(carried) => carried.to_owned(),
+            None => word,
+        })
+        .collect()
 }
 
 /// The temporary files, removed however condor_run ends.
@@ -428,5 +442,12 @@ mod tests {
     fn the_command_takes_the_remaining_words() {
         let args = parse(&["echo", "hi", "there"]);
         assert_eq!(args.command, ["echo", "hi", "there"]);
+    }
+
+    #[test]
+    fn dash_words_are_the_commands() {
+        let args = parse(&["-getenv", "echo", "-n", "hi", "--x=1"]);
+        assert!(args.getenv);
+        assert_eq!(args.command, ["echo", "-n", "hi", "--x=1"]);
     }
 }
