@@ -70,20 +70,47 @@ impl Fmt<'_> {
     }
 }
 
+/// The logical operator a clause applies to the clauses of its operands (`logic_op`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LogicOp {
+    /// `!x`.
+    Not,
+    /// `x || y`.
+    Or,
+    /// `x && y`.
+    And,
+    /// `ifThenElse(c, x, y)`, with [`SHOW_IFTHENELSE`].
+    IfThenElse,
+}
+
+/// A clause index as HTCondor prints it: `-1` for none.
+struct Ix(Option<usize>);
+
+impl std::fmt::Display for Ix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(i) => write!(f, "{i}"),
+            None => f.write_str("-1"),
+        }
+    }
+}
+
 /// One clause of an expression under analysis (`AnalSubExpr`).
 struct Sub<'a> {
     tree: &'a Expr,
     depth: i32,
-    /// 0 none, 1 `!`, 2 `||`, 3 `&&`, 4 `?:`, 5 `ifThenElse`.
-    logic_op: i32,
-    ix_left: i32,
-    ix_right: i32,
-    ix_grip: i32,
-    ix_effective: i32,
+    /// The logical operator, `None` for a comparison or any other clause.
+    logic_op: Option<LogicOp>,
+    /// The clauses of the operands: the left one (the condition of an `ifThenElse`), the
+    /// right one, and the third operand of an `ifThenElse`.
+    ix_left: Option<usize>,
+    ix_right: Option<usize>,
+    ix_grip: Option<usize>,
+    /// The clause this one reduces to.
+    ix_effective: Option<usize>,
     label: String,
     match_ary: [i32; 2],
     hard_value: i32,
-    pruned_by: i32,
     constant: bool,
     variable: bool,
     dont_care: bool,
@@ -91,19 +118,18 @@ struct Sub<'a> {
 }
 
 impl<'a> Sub<'a> {
-    fn new(tree: &'a Expr, label: String, depth: i32, logic_op: i32) -> Sub<'a> {
+    fn new(tree: &'a Expr, label: String, depth: i32, logic_op: Option<LogicOp>) -> Sub<'a> {
         Sub {
             tree,
             depth,
             logic_op,
-            ix_left: -1,
-            ix_right: -1,
-            ix_grip: -1,
-            ix_effective: -1,
+            ix_left: None,
+            ix_right: None,
+            ix_grip: None,
+            ix_effective: None,
             label,
             match_ary: [0, 0],
             hard_value: -1,
-            pruned_by: -1,
             constant: false,
             variable: false,
             dont_care: false,
@@ -125,27 +151,18 @@ impl<'a> Sub<'a> {
         }
     }
 
+    /// The label of a logical clause, made of its operands' numbers.
     fn make_label(&self) -> Option<String> {
-        match self.logic_op {
-            0 => None,
-            1 => (self.ix_left >= 0).then(|| format!(" ! [{}]", self.ix_left)),
-            4 => Some(format!(
-                "[{}] ? [{}] : [{}]",
-                self.ix_left, self.ix_right, self.ix_grip
-            )),
-            5 => Some(format!(
-                "ifThenElse([{}],[{}],[{}])",
-                self.ix_left, self.ix_right, self.ix_grip
-            )),
-            op => Some(format!(
-                "[{}] {} [{}]",
-                self.ix_left,
-                if op == 2 { "||" } else { "&&" },
-                self.ix_right
-            )),
+        let (l, r, g) = (Ix(self.ix_left), Ix(self.ix_right), Ix(self.ix_grip));
+        match self.logic_op? {
+            LogicOp::Not => self.ix_left.map(|l| format!(" ! [{l}]")),
+            LogicOp::IfThenElse => Some(format!("ifThenElse([{l}],[{r}],[{g}])")),
+            LogicOp::Or => Some(format!("[{l}] || [{r}]")),
+            LogicOp::And => Some(format!("[{l}] && [{r}]")),
         }
     }
 
+    /// The label the table shows: the one given or made, else the clause unparsed.
     fn label(&mut self) -> String {
         if self.label.is_empty() {
             match self.make_label() {
@@ -189,7 +206,7 @@ fn is_my_ref(e: &Expr, ad: &ClassAd) -> bool {
 
 /// `AnalyzeThisSubExpr`: walks an expression, appending to `subs` a clause for each
 /// comparison and logical operator (and each sub-expression a logical operator takes as an
-/// operand); returns the index of the clause `e` is, or -1.
+/// operand); returns the index of the clause `e` is, if it is one.
 #[allow(clippy::too_many_arguments)]
 fn analyze_sub_expr<'a>(
     ad: &'a ClassAd,
@@ -200,10 +217,10 @@ fn analyze_sub_expr<'a>(
     must_store: bool,
     depth: i32,
     details: u32,
-) -> i32 {
+) -> Option<usize> {
     let mut evaluate_logical = false;
     let mut child_depth = depth;
-    let mut logic_op = 0;
+    let mut logic_op = None;
     let mut push_it = must_store;
     let mut label = String::new();
     let mut inline = inline;
@@ -232,7 +249,7 @@ fn analyze_sub_expr<'a>(
             left = Some(a);
             if *op == UnOp::Not {
                 evaluate_logical = true;
-                logic_op = 1;
+                logic_op = Some(LogicOp::Not);
                 push_it = true;
             }
         }
@@ -243,7 +260,11 @@ fn analyze_sub_expr<'a>(
                 push_it = true;
             } else if matches!(op, BinOp::Or | BinOp::And) {
                 evaluate_logical = true;
-                logic_op = if *op == BinOp::Or { 2 } else { 3 };
+                logic_op = Some(if *op == BinOp::Or {
+                    LogicOp::Or
+                } else {
+                    LogicOp::And
+                });
                 push_it = true;
             } else if *op == BinOp::Elvis {
                 // `MY.x ?: literal` is not a clause of its own.
@@ -276,7 +297,7 @@ fn analyze_sub_expr<'a>(
             {
                 push_it = true;
                 evaluate_logical = true;
-                logic_op = 5;
+                logic_op = Some(LogicOp::IfThenElse);
                 left = Some(&call.args[0]);
                 right = Some(&call.args[1]);
                 grip = Some(&call.args[2]);
@@ -292,18 +313,17 @@ fn analyze_sub_expr<'a>(
     }
 
     let (mut vl, mut vr, mut vg) = (false, false, false);
-    let child = |x: Option<&'a Expr>, v: &mut bool, subs: &mut Vec<Sub<'a>>| match x {
-        Some(x) => analyze_sub_expr(
+    let child = |x: Option<&'a Expr>, v: &mut bool, subs: &mut Vec<Sub<'a>>| {
+        analyze_sub_expr(
             ad,
-            x,
+            x?,
             inline,
             subs,
             v,
             evaluate_logical,
             child_depth,
             details,
-        ),
-        None => -1,
+        )
     };
     let ix_left = child(left, &mut vl, subs);
     let ix_right = child(right, &mut vr, subs);
@@ -312,12 +332,12 @@ fn analyze_sub_expr<'a>(
 
     let unary = left.is_some() && right.is_none() && grip.is_none();
     if push_it {
-        if unary && ix_left >= 0 {
+        if let (true, Some(l)) = (unary, ix_left) {
             // `!x`: the operand's clause becomes the `!`'s.
-            if ix_left == subs.len() as i32 - 1 && logic_op == 1 {
-                let sub = subs.last_mut().expect("the operand's clause");
+            if l + 1 == subs.len() && logic_op == Some(LogicOp::Not) {
+                let sub = &mut subs[l];
                 sub.tree = e;
-                sub.logic_op = 1;
+                sub.logic_op = logic_op;
                 sub.depth = depth;
                 if !sub.label.is_empty() {
                     sub.label.insert_str(0, "! ");
@@ -331,12 +351,12 @@ fn analyze_sub_expr<'a>(
             sub.ix_right = ix_right;
             sub.ix_grip = ix_grip;
             subs.push(sub);
-            subs.len() as i32 - 1
+            Some(subs.len() - 1)
         }
     } else if unary {
         ix_left
     } else {
-        -1
+        None
     }
 }
 
@@ -361,10 +381,10 @@ pub fn numbered_clauses(ad: &ClassAd, attr: &str, inline: &Names, details: u32) 
         details,
     );
     for (ix, sub) in subs.iter().enumerate() {
-        let clause = match sub.make_label() {
-            Some(l) => l,
-            None if sub.ix_left < 0 => expr_to_string(sub.tree),
-            None => format!("[{}] {}", sub.ix_left, expr_to_string(sub.tree)),
+        let clause = match (sub.make_label(), sub.ix_left) {
+            (Some(l), _) => l,
+            (None, None) => expr_to_string(sub.tree),
+            (None, Some(l)) => format!("[{l}] {}", expr_to_string(sub.tree)),
         };
         out.push_str(&format!("    {} : {clause}\n", step_label(ix, 4)));
     }
@@ -372,17 +392,23 @@ pub fn numbered_clauses(ad: &ClassAd, attr: &str, inline: &Names, details: u32) 
 }
 
 /// `MarkIrrelevant`: a clause and everything under it no longer matter.
-fn mark_irrelevant(subs: &mut [Sub<'_>], index: i32, at: i32) {
-    if index < 0 {
+fn mark_irrelevant(subs: &mut [Sub<'_>], index: Option<usize>) {
+    let Some(i) = index else {
         return;
-    }
-    let i = index as usize;
+    };
     subs[i].dont_care = true;
-    subs[i].pruned_by = at;
     let (l, r, g) = (subs[i].ix_left, subs[i].ix_right, subs[i].ix_grip);
-    mark_irrelevant(subs, l, at);
-    mark_irrelevant(subs, r, at);
-    mark_irrelevant(subs, g, at);
+    mark_irrelevant(subs, l);
+    mark_irrelevant(subs, r);
+    mark_irrelevant(subs, g);
+}
+
+/// The end of a chain of effective clauses: the clause `ix` reduces to.
+fn effective_end(subs: &[Sub<'_>], mut ix: usize) -> usize {
+    while let Some(next) = subs[ix].ix_effective {
+        ix = next;
+    }
+    ix
 }
 
 /// `AnalyzePropagateConstants`: reduces logical operators over constant clauses, noting which
@@ -391,29 +417,26 @@ fn propagate_constants(subs: &mut [Sub<'_>]) {
     const TRUTHY: [&str; 10] = ["?", "F", "T", "", "u", "e", "?", "f", "t", "s"];
     let truthy = |hard: i32, soft: bool| TRUTHY[(hard + 1 + 6 * i32::from(soft)) as usize];
     for ix in 0..subs.len() {
-        let mut ix_effective = -1;
-        let mut ix_irrelevant = -1;
+        let mut ix_effective = None;
+        let mut ix_irrelevant = None;
         let mut soft_irrelevant = false;
-        if subs[ix].logic_op != 0 {
-            let hard_soft = |i: i32| {
-                if i >= 0 && subs[i as usize].constant {
-                    (subs[i as usize].hard_value, subs[i as usize].variable)
-                } else {
-                    (2, false)
-                }
+        if let Some(logic_op) = subs[ix].logic_op {
+            let hard_soft = |i: Option<usize>| match i {
+                Some(i) if subs[i].constant => (subs[i].hard_value, subs[i].variable),
+                _ => (2, false),
             };
             let (l, r, g) = (subs[ix].ix_left, subs[ix].ix_right, subs[ix].ix_grip);
             let (hard_left, soft_left) = hard_soft(l);
             let (hard_right, soft_right) = hard_soft(r);
             let (hard_grip, soft_grip) = hard_soft(g);
             let s = &mut subs[ix];
-            match s.logic_op {
-                1 => {
-                    if s.label.is_empty() && l >= 0 {
+            match logic_op {
+                LogicOp::Not => {
+                    if let (true, Some(l)) = (s.label.is_empty(), l) {
                         s.label = format!(" ! [{l}]{}", truthy(hard_left, soft_left));
                     }
                 }
-                2 => {
+                LogicOp::Or => {
                     if hard_left == 1 || hard_right == 1 {
                         s.constant = true;
                         s.hard_value = 1;
@@ -444,12 +467,14 @@ fn propagate_constants(subs: &mut [Sub<'_>]) {
                         soft_irrelevant = soft_right;
                     }
                     s.label = format!(
-                        "[{l}]{} || [{r}]{}",
+                        "[{}]{} || [{}]{}",
+                        Ix(l),
                         truthy(hard_left, soft_left),
+                        Ix(r),
                         truthy(hard_right, soft_right)
                     );
                 }
-                3 => {
+                LogicOp::And => {
                     if hard_left == 0 || hard_right == 0 {
                         s.constant = true;
                         s.variable = soft_left || soft_right;
@@ -476,50 +501,43 @@ fn propagate_constants(subs: &mut [Sub<'_>]) {
                         s.ix_effective = l;
                     }
                     s.label = format!(
-                        "[{l}]{} && [{r}]{}",
+                        "[{}]{} && [{}]{}",
+                        Ix(l),
                         truthy(hard_left, soft_left),
+                        Ix(r),
                         truthy(hard_right, soft_right)
                     );
                 }
-                op => {
+                LogicOp::IfThenElse => {
                     if hard_left == 0 || hard_left == 1 {
                         ix_effective = if hard_left == 1 { r } else { g };
                         s.ix_effective = ix_effective;
                         ix_irrelevant = if hard_left == 1 { g } else { r };
                         soft_irrelevant = soft_left;
                     }
-                    s.label = if op == 4 {
-                        format!(
-                            "[{l}]{} ? [{r}]{} : [{g}]{}",
-                            truthy(hard_left, soft_left),
-                            truthy(hard_right, soft_right),
-                            truthy(hard_grip, soft_grip)
-                        )
-                    } else {
-                        format!(
-                            "ifThenElse([{l}]{}, [{r}]{}, [{g}]{})",
-                            truthy(hard_left, soft_left),
-                            truthy(hard_right, soft_right),
-                            truthy(hard_grip, soft_grip)
-                        )
-                    };
-                }
-            }
-            if matches!(subs[ix].logic_op, 4 | 5) && ix_effective >= 0 {
-                let eff = ix_effective as usize;
-                if subs[eff].constant {
-                    let hv = subs[eff].hard_value;
-                    let s = &mut subs[ix];
-                    s.constant = true;
-                    s.variable = soft_left;
-                    s.hard_value = hv;
+                    s.label = format!(
+                        "ifThenElse([{}]{}, [{}]{}, [{}]{})",
+                        Ix(l),
+                        truthy(hard_left, soft_left),
+                        Ix(r),
+                        truthy(hard_right, soft_right),
+                        Ix(g),
+                        truthy(hard_grip, soft_grip)
+                    );
+                    if let Some(eff) = ix_effective.filter(|&eff| subs[eff].constant) {
+                        let hv = subs[eff].hard_value;
+                        let s = &mut subs[ix];
+                        s.constant = true;
+                        s.variable = soft_left;
+                        s.hard_value = hv;
+                    }
                 }
             }
         }
 
         // Follow the chain of effective clauses.
-        if ix_effective >= 0 {
-            if ix_irrelevant < 0 {
+        if let Some(eff) = ix_effective {
+            if ix_irrelevant.is_none() {
                 if ix_effective == subs[ix].ix_left {
                     ix_irrelevant = subs[ix].ix_right;
                 }
@@ -530,13 +548,12 @@ fn propagate_constants(subs: &mut [Sub<'_>]) {
                     soft_irrelevant = true;
                 }
             }
-            while subs[ix_effective as usize].ix_effective >= 0 {
-                ix_effective = subs[ix_effective as usize].ix_effective;
-                subs[ix].ix_effective = ix_effective;
+            if subs[eff].ix_effective.is_some() {
+                subs[ix].ix_effective = Some(effective_end(subs, eff));
             }
         }
-        if ix_irrelevant >= 0 && !soft_irrelevant {
-            mark_irrelevant(subs, ix_irrelevant, ix as i32);
+        if !soft_irrelevant {
+            mark_irrelevant(subs, ix_irrelevant);
         }
     }
 }
@@ -575,69 +592,55 @@ pub fn analyze_requirements_for_each_target(
     // Effective clauses stand in for the ones that reduce to them.
     for ix in 0..subs.len() {
         let mut changed = false;
-        for side in 0..3 {
-            let j = match side {
-                0 => subs[ix].ix_left,
-                1 => subs[ix].ix_right,
-                _ => subs[ix].ix_grip,
-            };
-            if j >= 0 && subs[j as usize].ix_effective >= 0 {
-                let eff = subs[j as usize].ix_effective;
-                match side {
-                    0 => subs[ix].ix_left = eff,
-                    1 => subs[ix].ix_right = eff,
-                    _ => subs[ix].ix_grip = eff,
-                }
-                changed = true;
-            }
-        }
+        let sub = &subs[ix];
+        let effective = [sub.ix_left, sub.ix_right, sub.ix_grip].map(|j| {
+            let eff = j.and_then(|j| subs[j].ix_effective);
+            changed |= eff.is_some();
+            eff.or(j)
+        });
         if changed {
-            subs[ix].label.clear();
+            let sub = &mut subs[ix];
+            [sub.ix_left, sub.ix_right, sub.ix_grip] = effective;
+            sub.label.clear();
         }
     }
 
     // Count the targets each clause matches, pruning the clauses that do not decide.
     let matches_all = targets.len() as i32;
-    let count = |subs: &[Sub<'_>], i: i32| Fmt::count(&subs[i as usize].match_ary);
+    let count = |subs: &[Sub<'_>], i: usize| Fmt::count(&subs[i].match_ary);
     for ix in 0..subs.len() {
-        if subs[ix].ix_effective >= 0 || subs[ix].dont_care || subs[ix].constant {
+        if subs[ix].ix_effective.is_some() || subs[ix].dont_care || subs[ix].constant {
             continue;
         }
         subs[ix].match_ary = [0, 0];
-        let (l, r) = (subs[ix].ix_left, subs[ix].ix_right);
-        let logic = subs[ix].logic_op;
-        if l >= 0 && r >= 0 && logic != 0 {
-            let mut ix_effective = -1;
-            let mut ix_prune = -1;
-            if logic == 3 {
+        // A logical operator over two clauses.
+        let operands = match (subs[ix].ix_left, subs[ix].ix_right, subs[ix].logic_op) {
+            (Some(l), Some(r), Some(logic)) => Some((l, r, logic)),
+            _ => None,
+        };
+        if let Some((l, r, logic)) = operands {
+            let mut ix_effective = None;
+            let mut ix_prune = None;
+            if logic == LogicOp::And {
                 if count(&subs, l) == 0 {
-                    ix_effective = l;
+                    ix_effective = Some(l);
                 } else if count(&subs, r) == 0 {
-                    ix_effective = r;
+                    ix_effective = Some(r);
                 }
-            } else if logic == 2 {
+            } else if logic == LogicOp::Or {
                 let (cl, cr) = (count(&subs, l), count(&subs, r));
                 if cl == matches_all {
-                    ix_effective = l;
-                    ix_prune = r;
+                    (ix_effective, ix_prune) = (Some(l), Some(r));
                 } else if cr == matches_all || (cl == 0 && cr != 0) {
-                    ix_effective = r;
-                    ix_prune = l;
+                    (ix_effective, ix_prune) = (Some(r), Some(l));
                 } else if cl != 0 && cr == 0 {
-                    ix_effective = l;
-                    ix_prune = r;
+                    (ix_effective, ix_prune) = (Some(l), Some(r));
                 }
             }
-            if ix_prune >= 0 {
-                mark_irrelevant(&mut subs, ix_prune, ix as i32);
-            }
-            if ix_effective >= 0 {
-                while subs[ix_effective as usize].ix_effective >= 0 {
-                    ix_effective = subs[ix_effective as usize].ix_effective;
-                }
-                subs[ix].ix_effective = ix_effective;
-            } else {
-                relink(&mut subs, ix, l, r);
+            mark_irrelevant(&mut subs, ix_prune);
+            match ix_effective {
+                Some(eff) => subs[ix].ix_effective = Some(effective_end(&subs, eff)),
+                None => relink(&mut subs, ix, l, r),
             }
         }
 
@@ -650,32 +653,28 @@ pub fn analyze_requirements_for_each_target(
         subs[ix].match_ary = ary;
 
         // Did one side of an && decide it?
-        if l >= 0 && r >= 0 && logic != 0 {
-            let mut ix_effective = -1;
-            if logic == 3 {
-                let mine = count(&subs, ix as i32);
+        if let Some((l, r, logic)) = operands {
+            let mut ix_effective = None;
+            if logic == LogicOp::And {
+                let mine = count(&subs, ix);
                 if count(&subs, l) == mine {
-                    ix_effective = l;
+                    ix_effective = Some(l);
                     if count(&subs, r) > mine {
-                        subs[r as usize].dont_care = true;
-                        subs[r as usize].pruned_by = l;
+                        subs[r].dont_care = true;
                     }
                 } else if count(&subs, r) == mine {
-                    ix_effective = r;
+                    ix_effective = Some(r);
                     if count(&subs, l) > mine {
-                        subs[l as usize].dont_care = true;
-                        subs[l as usize].pruned_by = r;
+                        subs[l].dont_care = true;
                     }
                 }
             }
-            if ix_effective >= 0 {
-                while subs[ix_effective as usize].ix_effective >= 0 {
-                    ix_effective = subs[ix_effective as usize].ix_effective;
+            match ix_effective {
+                Some(eff) => {
+                    subs[ix].ix_effective = Some(effective_end(&subs, eff));
+                    subs[ix].label.clear();
                 }
-                subs[ix].ix_effective = ix_effective;
-                subs[ix].label.clear();
-            } else {
-                relink(&mut subs, ix, l, r);
+                None => relink(&mut subs, ix, l, r),
             }
         }
     }
@@ -706,7 +705,7 @@ pub fn analyze_requirements_for_each_target(
     out.push_str(fmt.bar());
     out.push_str(" ---------\n");
     for (ix, sub) in subs.iter_mut().enumerate() {
-        let skip = sub.ix_effective >= 0 || sub.dont_care;
+        let skip = sub.ix_effective.is_some() || sub.dont_care;
         let prefix = if all {
             if fmt.details & DIAGNOSTIC != 0 && sub.dont_care {
                 "n/a"
@@ -740,9 +739,11 @@ pub fn analyze_requirements_for_each_target(
         }
         let label = sub.label();
         let mut line = format!("{step} {}  {label}", fmt.print(&sub.match_ary));
-        if sub.logic_op != 0 {
+        if sub.logic_op.is_some() {
             let mut pretty = fmt.details & SMART_UNPARSE_EXPR != 0;
-            if sub.ix_left == ix as i32 - 2 && sub.ix_right == ix as i32 - 1 {
+            // Its operands are the two clauses just before it (or, for the second clause,
+            // none and the first).
+            if ix >= 1 && sub.ix_left == ix.checked_sub(2) && sub.ix_right == Some(ix - 1) {
                 pretty = false;
             }
             if fmt.details & ALWAYS_UNPARSE_EXPR != 0 {
@@ -766,16 +767,14 @@ pub fn analyze_requirements_for_each_target(
     out
 }
 
-/// Points a clause at the effective clauses of its operands.
-fn relink(subs: &mut [Sub<'_>], ix: usize, l: i32, r: i32) {
-    let el = subs[l as usize].ix_effective;
-    if el >= 0 {
-        subs[ix].ix_left = el;
+/// Points a clause at the effective clauses of its operands `l` and `r`.
+fn relink(subs: &mut [Sub<'_>], ix: usize, l: usize, r: usize) {
+    if let Some(el) = subs[l].ix_effective {
+        subs[ix].ix_left = Some(el);
         subs[ix].label.clear();
     }
-    let er = subs[r as usize].ix_effective;
-    if er >= 0 {
-        subs[ix].ix_right = er;
+    if let Some(er) = subs[r].ix_effective {
+        subs[ix].ix_right = Some(er);
         subs[ix].label.clear();
     }
 }

@@ -18,6 +18,7 @@ use crate::classad::{eval_expr, requirements_met, ClassAd};
 use crate::error::CommandError;
 use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use crate::queue::universe::{GRID, JAVA, LOCAL, MPI, PARALLEL, SCHEDULER, VANILLA, VM};
+use crate::queue::JobStatus;
 
 /// Slot counts of one job's run analysis (`anaCounters`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -36,41 +37,46 @@ struct Counters {
     total_unique_machines: i32,
 }
 
-/// The slots in each category of the run analysis, for `-verbose` (`anaMachines`).
+/// The slots in each category of the run analysis, for `-verbose` (`anaMachines`): indexes
+/// into [`Slots::ads`].
 #[derive(Default)]
 struct Machines {
-    lists: [Vec<usize>; 9],
+    /// Rejected by the job's requirements.
+    req_constraint: Vec<usize>,
+    /// Rejecting the job because of their own requirements.
+    off_constraint: Vec<usize>,
+    /// Matching, but offline.
+    offline: Vec<usize>,
+    /// Matching, but serving other users.
+    preempt_prio: Vec<usize>,
+    /// Matching, but running work that outranks the job (never known: user priorities are
+    /// not consulted).
+    rank_cond: Vec<usize>,
+    /// Matching and willing to run the job.
+    willing: Vec<usize>,
+    /// Matching if drained.
+    willing_if_drained: Vec<usize>,
 }
 
-const REQ_CONSTRAINT: usize = 0;
-const OFF_CONSTRAINT: usize = 1;
-const OFFLINE: usize = 3;
-const PREEMPT_PRIO: usize = 4;
-const RANK_COND: usize = 6;
-const WILLING: usize = 7;
-const WILLING_IF_DRAINED: usize = 8;
-
-impl Machines {
-    fn add(&mut self, list: usize, slot: usize) {
-        self.lists[list].push(slot);
+/// `print_list`: `:` and the names of the first ten slots of a category.
+fn print_list(out: &mut String, list: &[usize], slots: &Slots) {
+    if list.is_empty() {
+        return;
     }
-
-    /// `print_list`: `:` and the names of the first ten slots.
-    fn print(&self, out: &mut String, list: usize, slots: &Slots) {
-        let list = &self.lists[list];
-        if list.is_empty() {
-            return;
+    out.push(':');
+    for (n, &i) in list.iter().enumerate() {
+        if n == 10 {
+            out.push_str(", ...");
+            break;
         }
-        out.push(':');
-        for (n, &i) in list.iter().enumerate() {
-            if n == 10 {
-                out.push_str(", ...");
-                break;
-            }
-            out.push_str(if n > 0 { ", " } else { " " });
-            out.push_str(&slots.name(i));
-        }
+        out.push_str(if n > 0 { ", " } else { " " });
+        out.push_str(&slots.name(i));
     }
+}
+
+/// The job's `JobStatus`, when it is one HTCondor defines.
+fn job_status(job: &ClassAd) -> Option<JobStatus> {
+    lookup_int(job, "JobStatus").and_then(JobStatus::from_code)
 }
 
 /// What the run analysis of one job found.
@@ -91,7 +97,6 @@ fn job_run_analysis(
     mut mach: Option<&mut Machines>,
 ) -> RunAnalysis {
     let mut ac = Counters::default();
-    let mut status = String::new();
     if lookup_str(request, "Owner").is_none() {
         return RunAnalysis {
             analyze_req: false,
@@ -102,28 +107,25 @@ fn job_run_analysis(
     let user = lookup_str(request, "User")
         .map(|s| s.to_string())
         .unwrap_or_default();
-    let state = lookup_int(request, "JobStatus").unwrap_or(0);
     let cool_down = lookup_int(request, "JobCoolDownExpiration").unwrap_or(0);
     let server_time = lookup_int(request, "ServerTime").unwrap_or(now);
-    if matches!(state, 2 | 6 | 7) {
-        status = "Job is running.".to_owned();
-    }
-    if state == 5 {
-        status = "Job is held.".to_owned();
-        if let Some(reason) = lookup_str(request, "HoldReason").filter(|r| !r.is_empty()) {
-            status.push_str("\n\nHold reason: ");
-            status.push_str(&reason);
+    let mut status = match job_status(request) {
+        Some(JobStatus::Running | JobStatus::TransferringOutput | JobStatus::Suspended) => {
+            "Job is running.".to_owned()
         }
-    }
-    if state == 3 {
-        status = "Job is removed.".to_owned();
-    }
-    if state == 4 {
-        status = "Job is completed.".to_owned();
-    }
-    if state == 1 && cool_down > server_time {
-        status = "Job is in cool down.".to_owned();
-    }
+        Some(JobStatus::Held) => {
+            let mut status = "Job is held.".to_owned();
+            if let Some(reason) = lookup_str(request, "HoldReason").filter(|r| !r.is_empty()) {
+                status.push_str("\n\nHold reason: ");
+                status.push_str(&reason);
+            }
+            status
+        }
+        Some(JobStatus::Removed) => "Job is removed.".to_owned(),
+        Some(JobStatus::Completed) => "Job is completed.".to_owned(),
+        Some(JobStatus::Idle) if cool_down > server_time => "Job is in cool down.".to_owned(),
+        _ => String::new(),
+    };
 
     let universe = lookup_int(request, "JobUniverse").unwrap_or(0);
     if universe == LOCAL || universe == SCHEDULER {
@@ -213,7 +215,7 @@ fn job_run_analysis(
             ac.req_constraint += 1;
             analysis_needed += 1;
             if let Some(m) = mach.as_deref_mut() {
-                m.add(REQ_CONSTRAINT, index);
+                m.req_constraint.push(index);
             }
             continue;
         }
@@ -221,7 +223,7 @@ fn job_run_analysis(
         if !requirements_met(offer, request) {
             ac.off_constraint += 1;
             if let Some(m) = mach.as_deref_mut() {
-                m.add(OFF_CONSTRAINT, index);
+                m.off_constraint.push(index);
             }
             continue;
         }
@@ -229,19 +231,19 @@ fn job_run_analysis(
         if lookup_bool(offer, "Offline") == Some(true) {
             ac.offline += 1;
             if let Some(m) = mach.as_deref_mut() {
-                m.add(OFFLINE, index);
+                m.offline.push(index);
             }
         }
         let Some(remote_user) = lookup_str(offer, "RemoteUser") else {
             if within_limits {
                 ac.available_now += 1;
                 if let Some(m) = mach.as_deref_mut() {
-                    m.add(WILLING, index);
+                    m.willing.push(index);
                 }
             } else {
                 ac.available_if_drained += 1;
                 if let Some(m) = mach.as_deref_mut() {
-                    m.add(WILLING_IF_DRAINED, index);
+                    m.willing_if_drained.push(index);
                 }
             }
             continue;
@@ -251,7 +253,7 @@ fn job_run_analysis(
         if *remote_user == *user {
             ac.slots_running_your_jobs += 1;
         } else if let Some(m) = mach.as_deref_mut() {
-            m.add(PREEMPT_PRIO, index);
+            m.preempt_prio.push(index);
         }
     }
     RunAnalysis {
@@ -300,9 +302,9 @@ fn match_totals(
     slots: &Slots,
 ) {
     let (cluster, proc) = job_id(job);
-    let list = |out: &mut String, which: usize| {
+    let list = |out: &mut String, which: fn(&Machines) -> &Vec<usize>| {
         if let Some(m) = mach {
-            m.print(out, which, slots);
+            print_list(out, which(m), slots);
         }
     };
     out.push_str(&format!(
@@ -313,13 +315,13 @@ fn match_totals(
         "  {:5} slots are rejected by your job's requirements",
         ac.req_constraint
     ));
-    list(out, REQ_CONSTRAINT);
+    list(out, |m| &m.req_constraint);
     out.push('\n');
     out.push_str(&format!(
         "  {:5} slots reject your job because of their own requirements",
         ac.off_constraint
     ));
-    list(out, OFF_CONSTRAINT);
+    list(out, |m| &m.off_constraint);
     out.push('\n');
     if ac.slots_running_your_jobs != 0 {
         out.push_str(&format!(
@@ -332,7 +334,7 @@ fn match_totals(
             "  {:5} slots match but are serving other users",
             ac.slots_running_jobs - ac.slots_running_your_jobs
         ));
-        list(out, PREEMPT_PRIO);
+        list(out, |m| &m.preempt_prio);
         out.push('\n');
     }
     if ac.rank_cond != 0 {
@@ -340,7 +342,7 @@ fn match_totals(
             "  {:5} slots match but current work outranks your job",
             ac.rank_cond
         ));
-        list(out, RANK_COND);
+        list(out, |m| &m.rank_cond);
         out.push('\n');
     }
     if ac.offline > 0 {
@@ -348,21 +350,21 @@ fn match_totals(
             "  {:5} slots match but are currently offline",
             ac.offline
         ));
-        list(out, OFFLINE);
+        list(out, |m| &m.offline);
         out.push('\n');
     }
     out.push_str(&format!(
         "  {:5} slots match and are willing to run your job",
         ac.available_now
     ));
-    list(out, WILLING);
+    list(out, |m| &m.willing);
     out.push('\n');
     if ac.available_if_drained != 0 {
         out.push_str(&format!(
             "  {:5} slots would match if drained",
             ac.available_if_drained
         ));
-        list(out, WILLING_IF_DRAINED);
+        list(out, |m| &m.willing_if_drained);
         out.push('\n');
     }
     if ac.job_matches_slot == 0 || ac.both_match == 0 {
@@ -622,9 +624,11 @@ pub(super) fn print_summary(
                 .unwrap_or_default();
             let (mut idle, mut running) = (0, 0);
             for member in &members[..to_inc] {
-                match lookup_int(member, "JobStatus") {
-                    Some(1) => idle += 1,
-                    Some(2 | 6 | 7) => running += 1,
+                match job_status(member) {
+                    Some(JobStatus::Idle) => idle += 1,
+                    Some(
+                        JobStatus::Running | JobStatus::TransferringOutput | JobStatus::Suspended,
+                    ) => running += 1,
                     _ => {}
                 }
             }
