@@ -37,7 +37,6 @@ use crate::classad::analysis::{
 };
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
-use crate::cli::Invocation;
 use crate::client::master::{self, AdKind};
 use crate::error::CommandError;
 use crate::output::render::lookup_int;
@@ -47,22 +46,33 @@ use run::{print_job_run_analysis, schedd_warnings, Context, Widths};
 pub(super) use slots::{fetch_slots, Slots};
 
 /// What the analyze options ask for.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Options {
     /// The `detail_*` flags.
-    details: u32,
+    pub(super) details: u32,
     /// `-reverse-analyze`, `-analyze:reverse`: analyze the slots' requirements.
-    reverse: bool,
+    pub(super) reverse: bool,
     /// `-analyze:summary`: one line per job (or per slot).
-    summary: bool,
+    pub(super) summary: bool,
     /// `-verbose`: progress on stderr, slot names in the summary.
-    verbose: bool,
+    pub(super) verbose: bool,
     /// `-machine NAME`.
-    machine: Option<String>,
+    pub(super) machine: Option<String>,
     /// `-mconstraint EXPR`.
-    mconstraint: Option<String>,
+    pub(super) mconstraint: Option<String>,
     /// `-slotads FILE`.
-    slotads: Option<String>,
+    pub(super) slotads: Option<String>,
+}
+
+/// One of the options that ask for an analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Analysis {
+    /// `-analyze[:summary,reverse,noprune,...]`.
+    Analyze,
+    /// `-better-analyze[:...]`: clause by clause, whatever the job's state.
+    Better,
+    /// `-reverse-analyze[:details]`: the slots' requirements against the jobs.
+    Reverse,
 }
 
 /// `is_arg_prefix`: `word` is a prefix of `name`, at least `min` characters long.
@@ -88,29 +98,23 @@ fn parse_detail(word: &str, current: u32) -> u32 {
     current | details | flag
 }
 
-/// The analyze options of a command line, or `None` when it asks for no analysis.
-pub(super) fn options(inv: &Invocation) -> Option<Options> {
-    let mut uses: Vec<(usize, &str, Option<&str>)> = Vec::new();
-    for id in ["analyze", "better-analyze", "reverse-analyze"] {
-        let qualifiers = inv.qualifiers(id);
-        for (n, at) in inv.occurrences(id).into_iter().enumerate() {
-            uses.push((at, id, qualifiers.get(n).copied().flatten()));
-        }
-    }
+/// The analysis the analysis options ask for, each given with its qualifier (in
+/// command-line order); `None` when none is given. The slot options (`-machine`, ...) are
+/// left to the caller.
+pub(super) fn options(uses: &[(Analysis, Option<String>)]) -> Option<Options> {
     if uses.is_empty() {
         return None;
     }
-    uses.sort_by_key(|u| u.0);
     let mut o = Options::default();
-    for (_, id, qualifier) in uses {
-        if id == "reverse-analyze" {
+    for (analysis, qualifier) in uses {
+        if *analysis == Analysis::Reverse {
             o.reverse = true;
             if let Some(q) = qualifier {
                 o.details |= parse_detail(q, o.details);
             }
             continue;
         }
-        if id == "better-analyze" {
+        if *analysis == Analysis::Better {
             o.details |= BETTER | ANALYZE_EACH_SUB_EXPR | ALWAYS_ANALYZE_REQ;
         }
         let Some(q) = qualifier else { continue };
@@ -140,16 +144,6 @@ pub(super) fn options(inv: &Invocation) -> Option<Options> {
             }
         }
     }
-    let m = &inv.matches;
-    o.verbose = m.get_flag("verbose");
-    let last = |id: &str| {
-        m.get_many::<String>(id)
-            .and_then(|mut v| v.next_back())
-            .map(|s| s.to_owned())
-    };
-    o.machine = last("machine");
-    o.mconstraint = last("mconstraint");
-    o.slotads = last("slotads");
     Some(o)
 }
 
