@@ -6,8 +6,10 @@
 //! - [`functions`]: the built-in function library.
 //! - [`unparse`]: new/old syntax, JSON and XML printers.
 //! - [`json`]: HTCondor's JSON form of ads, read back.
+//! - [`analysis`]: which clauses of a requirements expression decide it against target ads.
 
 pub mod ad;
+pub mod analysis;
 pub mod ast;
 pub mod cnum;
 pub mod eval;

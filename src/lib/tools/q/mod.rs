@@ -216,6 +216,118 @@ enum View {
     Idle,
 }
 
+/// condor_q's command line, read once from what clap parsed: every option `run` looks at,
+/// typed, before any of them is checked.
+#[derive(Debug)]
+struct Args {
+    /// `-version`.
+    version: bool,
+    /// `-expert`: shorter error messages.
+    expert: bool,
+    /// The output options (`-af`, `-format`, `-long`, `-wide`, ...).
+    output: OutputOptions,
+    /// The words that are not `-af` attributes: job ids, owners, and unknown options.
+    words: Vec<String>,
+    /// `-constraint`, in order.
+    constraints: Vec<String>,
+    /// `-limit N`, as given (checked by [`request`]).
+    limit: Option<String>,
+    /// `-allusers`.
+    allusers: bool,
+    /// `-run`.
+    run: bool,
+    /// `-hold` (`-held`).
+    hold: bool,
+    /// The qualifier of the last `-hold`: `<code>[/<subcode>],...`.
+    hold_codes: Option<String>,
+    /// `-idle`.
+    idle: bool,
+    /// `-cputime`.
+    cputime: bool,
+    /// `-currentrun`.
+    current_run: bool,
+    /// `-cumulative-time`.
+    cumulative_time: bool,
+    /// `-batch` (`Some(true)`) or `-nobatch` (`Some(false)`), whichever is given last.
+    batch: Option<bool>,
+    /// `-dag`.
+    dag: bool,
+    /// `-totals`.
+    totals: bool,
+    /// `-name`, in order.
+    names: Vec<String>,
+    /// `-analyze`, `-better-analyze`, `-reverse-analyze` and the options of the analysis.
+    analyze: Option<analyze::Options>,
+}
+
+impl Args {
+    /// Reads the options from `inv`, by their clap ids (the only place that does).
+    fn parse(inv: &Invocation) -> Args {
+        let m = &inv.matches;
+        let on = |id: &str| m.get_flag(id);
+        let all = |id: &str| -> Vec<String> {
+            m.get_many::<String>(id)
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect()
+        };
+        let last = |id: &str| all(id).pop();
+        let (output, words) = OutputOptions::from_invocation(inv);
+        // -batch and -nobatch: the last one given wins.
+        let batch_at = m.index_of("batch").filter(|_| on("batch"));
+        let nobatch_at = m.index_of("nobatch").filter(|_| on("nobatch"));
+        let batch = match (batch_at, nobatch_at) {
+            (Some(b), Some(n)) => Some(b > n),
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (None, None) => None,
+        };
+        let mut uses: Vec<(usize, analyze::Analysis, Option<String>)> = Vec::new();
+        for (id, analysis) in [
+            ("analyze", analyze::Analysis::Analyze),
+            ("better-analyze", analyze::Analysis::Better),
+            ("reverse-analyze", analyze::Analysis::Reverse),
+        ] {
+            let qualifiers = inv.qualifiers(id);
+            for (n, at) in inv.occurrences(id).into_iter().enumerate() {
+                let qualifier = qualifiers.get(n).copied().flatten().map(str::to_owned);
+                uses.push((at, analysis, qualifier));
+            }
+        }
+        uses.sort_by_key(|u| u.0);
+        let uses: Vec<_> = uses.into_iter().map(|(_, a, q)| (a, q)).collect();
+        let analyze = analyze::options(&uses).map(|o| analyze::Options {
+            verbose: on("verbose"),
+            machine: last("machine"),
+            mconstraint: last("mconstraint"),
+            slotads: last("slotads"),
+            ..o
+        });
+        Args {
+            version: on("version"),
+            expert: on("expert"),
+            output,
+            words,
+            constraints: options::constraints(inv),
+            limit: last("limit"),
+            allusers: on("allusers"),
+            run: on("run"),
+            hold: on("hold"),
+            hold_codes: inv.qualifier("hold").map(str::to_owned),
+            idle: on("idle"),
+            cputime: on("cputime"),
+            current_run: on("currentrun"),
+            cumulative_time: on("cumulative-time"),
+            batch,
+            dag: on("dag"),
+            totals: on("totals"),
+            names: all("name"),
+            analyze,
+        }
+    }
+}
+
 /// What one run asks for.
 #[derive(Debug)]
 struct Request {
@@ -245,14 +357,18 @@ fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
     CommandError::Exit(1)
 }
 
-fn request(
-    inv: &Invocation,
-    session: &Session,
-    err: &mut dyn Write,
-) -> Result<Request, CommandError> {
-    let m = &inv.matches;
-    let on = |id: &str| m.get_flag(id);
-    let (output, words) = OutputOptions::from_invocation(inv);
+/// Checks the command line and works out what it asks for; a usage error is reported on
+/// `err`.
+fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request, CommandError> {
+    let Args {
+        output,
+        words,
+        run,
+        hold,
+        idle,
+        dag,
+        ..
+    } = args;
     if let Some(bad) = words.iter().find(|w| w.starts_with('-')) {
         let _ = writeln!(err, "Error: unrecognized argument {bad}");
         return Err(CommandError::Exit(1));
@@ -266,7 +382,7 @@ fn request(
     if output.xml_and_json {
         return Err(usage_error(err, "Error: Cannot print as both XML and JSON"));
     }
-    let limit = match m.get_one::<String>("limit") {
+    let limit = match &args.limit {
         None => None,
         Some(text) => match text.parse::<i64>() {
             Ok(n) if n > 0 => Some(n as u64),
@@ -284,29 +400,19 @@ fn request(
             }
         },
     };
-    let (run, hold, idle) = (on("run"), on("hold"), on("idle"));
     if [run, hold, idle].iter().filter(|x| **x).count() > 1 {
         return Err(usage_error(
             err,
             "-run and -hold/held or -idle are incompatible",
         ));
     }
-    if on("currentrun") && on("cumulative-time") {
+    if args.current_run && args.cumulative_time {
         return Err(usage_error(
             err,
             "Error: -cumulative-time can't be used with -currentrun",
         ));
     }
-    // -batch and -nobatch: the last one given wins.
-    let batch_at = m.index_of("batch").filter(|_| on("batch"));
-    let nobatch_at = m.index_of("nobatch").filter(|_| on("nobatch"));
-    let batch_specified = match (batch_at, nobatch_at) {
-        (Some(b), Some(n)) => Some(b > n),
-        (Some(_), None) => Some(true),
-        (None, Some(_)) => Some(false),
-        (None, None) => None,
-    };
-    if batch_specified == Some(true) && !output.formats.is_empty() {
+    if args.batch == Some(true) && !output.formats.is_empty() {
         return Err(usage_error(
             err,
             "Error: -batch conflicts with -format and -af",
@@ -321,8 +427,9 @@ fn request(
         .ok()
         .flatten()
         .unwrap_or(true);
-    let dag = on("dag");
-    let batch = batch_specified.unwrap_or(batch_is_default && !run && !idle && !hold);
+    let batch = args
+        .batch
+        .unwrap_or(batch_is_default && !run && !idle && !hold);
     let view = if hold {
         View::Hold
     } else if batch {
@@ -338,16 +445,16 @@ fn request(
     };
     Ok(Request {
         words,
-        constraints: options::constraints(inv),
-        allusers: on("allusers"),
+        constraints: args.constraints,
+        allusers: args.allusers,
         view,
         output,
         limit,
-        totals: on("totals"),
-        cputime: on("cputime"),
-        current_run: on("currentrun"),
-        hold_codes: inv.qualifier("hold").map(str::to_owned),
-        analyze: analyze::options(inv),
+        totals: args.totals,
+        cputime: args.cputime,
+        current_run: args.current_run,
+        hold_codes: args.hold_codes,
+        analyze: args.analyze,
         state: if hold {
             Some(View::Hold)
         } else if run {
@@ -358,12 +465,7 @@ fn request(
             None
         },
         dag,
-        names: m
-            .get_many::<String>("name")
-            .into_iter()
-            .flatten()
-            .cloned()
-            .collect(),
+        names: args.names,
     })
 }
 
@@ -437,14 +539,16 @@ fn wrapped_text(text: &str, width: usize) -> String {
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    if inv.matches.get_flag("version") {
+    let args = Args::parse(inv);
+    if args.version {
         writeln!(out, "{}", crate::config::condor_version())?;
         return Ok(());
     }
+    let expert = args.expert;
     // queue.cpp reads the configuration before its arguments.
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let req = request(inv, &session, err)?;
-    check_names(&req, &session, out, err, inv.matches.get_flag("expert"))?;
+    let req = request(args, &session, err)?;
+    check_names(&req, &session, out, err, expert)?;
     // Analysis fetches the slots first, and stops there if it cannot.
     let slots = match &req.analyze {
         Some(o) => Some(analyze::fetch_slots(&session.config, o, err)?),
@@ -1436,4 +1540,144 @@ fn render_remote_host(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
     }
     let host: Arc<str> = lookup_str(ad, "RemoteHost")?;
     Some(host.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::analyze::Options;
+    use super::*;
+    use crate::classad::analysis::{
+        ALWAYS_ANALYZE_REQ, ANALYZE_EACH_SUB_EXPR, BETTER, DIAGNOSTIC, SHOW_ALL_SUBEXPRS,
+    };
+    use crate::output::autoformat::FormatArg;
+
+    /// The arguments of `condor_q WORDS...`.
+    fn args(words: &[&str]) -> Args {
+        let argv = std::iter::once("condor_q").chain(words.iter().copied());
+        let inv = TOOL
+            .parse(argv)
+            .unwrap_or_else(|e| panic!("{words:?}: {e:?}"));
+        Args::parse(&inv)
+    }
+
+    #[test]
+    fn no_options_ask_for_nothing() {
+        let a = args(&[]);
+        assert!(!a.version && !a.expert && !a.allusers && !a.run && !a.hold && !a.idle);
+        assert!(!a.cputime && !a.current_run && !a.cumulative_time && !a.dag && !a.totals);
+        assert!(a.words.is_empty() && a.constraints.is_empty() && a.names.is_empty());
+        assert_eq!((a.limit, a.hold_codes, a.batch), (None, None, None));
+        assert!(a.analyze.is_none());
+        assert!(a.output.ads.is_none() && a.output.formats.is_empty());
+    }
+
+    #[test]
+    fn flags_are_read_by_their_prefixes() {
+        assert!(args(&["-version"]).version);
+        assert!(args(&["-expert"]).expert);
+        assert!(args(&["-allusers"]).allusers);
+        assert!(args(&["-all-users"]).allusers);
+        assert!(args(&["-run"]).run);
+        assert!(args(&["-idle"]).idle);
+        assert!(args(&["-cputime"]).cputime);
+        assert!(args(&["-currentrun"]).current_run);
+        assert!(args(&["-cumulative-time"]).cumulative_time);
+        assert!(args(&["-dag"]).dag);
+        assert!(args(&["-totals"]).totals);
+        assert!(args(&["-tot"]).totals);
+    }
+
+    #[test]
+    fn hold_takes_a_qualifier_of_codes() {
+        let a = args(&["-hold"]);
+        assert!(a.hold);
+        assert_eq!(a.hold_codes, None);
+        let a = args(&["-held:3/1,12"]);
+        assert!(a.hold);
+        assert_eq!(a.hold_codes.as_deref(), Some("3/1,12"));
+    }
+
+    #[test]
+    fn the_last_of_batch_and_nobatch_wins() {
+        assert_eq!(args(&["-batch"]).batch, Some(true));
+        assert_eq!(args(&["-nobatch"]).batch, Some(false));
+        assert_eq!(args(&["-batch", "-nobatch"]).batch, Some(false));
+        assert_eq!(args(&["-nobatch", "-batch"]).batch, Some(true));
+    }
+
+    #[test]
+    fn values_are_kept_as_given() {
+        let a = args(&["-limit", "x"]);
+        assert_eq!(a.limit.as_deref(), Some("x"));
+        let a = args(&["-name", "a", "-name", "b@h"]);
+        assert_eq!(a.names, ["a", "b@h"]);
+        let a = args(&["-constraint", "x == 1", "-const", "y"]);
+        assert_eq!(a.constraints, ["x == 1", "y"]);
+    }
+
+    #[test]
+    fn words_are_job_ids_owners_and_unknown_options() {
+        let a = args(&["12.0", "alice", "-bogus"]);
+        assert_eq!(a.words, ["12.0", "alice", "-bogus"]);
+        // -af attributes are not words.
+        let a = args(&["-af", "Owner", "JobStatus", "7"]);
+        assert!(a.words.is_empty());
+        assert_eq!(
+            a.output.formats,
+            [FormatArg::AutoFormat {
+                qualifiers: None,
+                attrs: vec!["Owner".into(), "JobStatus".into(), "7".into()],
+            }]
+        );
+        let a = args(&["-long", "-wide:100"]);
+        assert_eq!(a.output.ads, Some(crate::output::ads::AdFormat::Long));
+        assert_eq!(a.output.wide, Some(Some(100)));
+    }
+
+    #[test]
+    fn analysis_options_in_command_line_order() {
+        let a = args(&["-analyze"]);
+        assert_eq!(a.analyze, Some(Options::default()));
+        let better = BETTER | ANALYZE_EACH_SUB_EXPR | ALWAYS_ANALYZE_REQ;
+        let a = args(&["-better-analyze"]);
+        assert_eq!(a.analyze.map(|o| o.details), Some(better));
+        let a = args(&["-better-analyze:noprune,diag"]);
+        let o = a.analyze.unwrap_or_default();
+        assert_eq!(o.details, better | SHOW_ALL_SUBEXPRS | DIAGNOSTIC);
+        let a = args(&["-analyze:summary,reverse"]);
+        let o = a.analyze.unwrap_or_default();
+        assert!(o.summary && o.reverse);
+        let a = args(&["-reverse-analyze:4"]);
+        let o = a.analyze.unwrap_or_default();
+        assert!(o.reverse && !o.summary);
+        assert_eq!(o.details, SHOW_ALL_SUBEXPRS);
+        // A qualifier without numbers clears the flags given before it.
+        let a = args(&["-better-analyze", "-analyze:sh"]);
+        assert_eq!(a.analyze.map(|o| o.details), Some(0));
+        let a = args(&["-analyze:sh", "-better-analyze"]);
+        assert_eq!(a.analyze.map(|o| o.details), Some(better));
+    }
+
+    #[test]
+    fn slot_options_go_with_the_analysis() {
+        let a = args(&[
+            "-analyze",
+            "-verbose",
+            "-machine",
+            "a",
+            "-machine",
+            "slot1@b",
+            "-slotconstraint",
+            "Cpus > 1",
+            "-slotads",
+            "slots.txt",
+        ]);
+        let o = a.analyze.unwrap_or_default();
+        assert!(o.verbose);
+        assert_eq!(o.machine.as_deref(), Some("slot1@b"));
+        assert_eq!(o.mconstraint.as_deref(), Some("Cpus > 1"));
+        assert_eq!(o.slotads.as_deref(), Some("slots.txt"));
+        // Without an analysis they ask for nothing.
+        assert!(args(&["-verbose", "-machine", "a"]).analyze.is_none());
+    }
 }
