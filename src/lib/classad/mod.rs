@@ -13,7 +13,6 @@ pub mod analysis;
 pub mod ast;
 pub mod cnum;
 pub mod eval;
-pub mod eval_tool;
 pub mod functions;
 pub mod intern;
 pub mod json;

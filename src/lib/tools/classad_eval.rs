@@ -11,11 +11,15 @@
 //! Exit status: 0 on success, 1 when the context ad cannot be updated, 255 for a bad command line.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{value_parser, Arg, ArgAction, Command};
 
 use super::Tool;
+use crate::classad::eval::eval_expr;
+use crate::classad::parser::{parse_ad, parse_expr, parse_old_ad};
+use crate::classad::unparse::{ad_to_string, value_to_string};
+use crate::classad::ClassAd;
 use crate::cli::args::{self, ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
 use crate::error::CommandError;
@@ -156,12 +160,94 @@ fn run(
     evaluate(&items(invocation), out, err)
 }
 
+/// An argument as an ad: `[ a = 1 ]`, or the inside of one (`a = 1; b = 2`).
+fn arg_as_ad(text: &str) -> Option<ClassAd> {
+    parse_ad(text)
+        .or_else(|_| parse_ad(&format!("[{text}]")))
+        .ok()
+}
+
+/// A file's first ad: new syntax (also as `condor_q -long:new` wraps it in
+/// `{ ... }`), old syntax (`condor_q -long`), or JSON.
+fn read_ad_file(path: &Path) -> Result<ClassAd, CommandError> {
+    let unable = || {
+        CommandError::failed(
+            1,
+            format!("Unable to turn file '{}' into a ClassAd.", path.display()),
+        )
+    };
+    let text = std::fs::read_to_string(path).map_err(|_| unable())?;
+    let trimmed = text.trim();
+    let inner = trimmed
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .filter(|t| t.trim_start().starts_with('['))
+        .unwrap_or(trimmed);
+    if inner.starts_with('[') {
+        let mut p = crate::classad::parser::Parser::new(inner, crate::classad::lexer::Dialect::New);
+        if let Ok(ad) = p.classad() {
+            return Ok(ad);
+        }
+    }
+    if let Some(ad) = arg_as_ad(trimmed) {
+        return Ok(ad);
+    }
+    if trimmed.starts_with('{') || trimmed.starts_with("[\n{") {
+        if let Ok(mut ads) = crate::classad::json::parse_json_ads(trimmed) {
+            if !ads.is_empty() {
+                return Ok(ads.swap_remove(0));
+            }
+        }
+    }
+    let first_ad = trimmed.split("\n\n").next().unwrap_or("");
+    match parse_old_ad(first_ad) {
+        Ok(ad) if !ad.is_empty() => Ok(ad),
+        _ => Err(unable()),
+    }
+}
+
+/// Runs `classad_eval`'s steps in order.
 fn evaluate(
     items: &[EvalItem],
     out: &mut dyn Write,
-    err: &mut dyn Write,
+    _err: &mut dyn Write,
 ) -> Result<(), CommandError> {
-    crate::classad::eval_tool::run(items, out, err)
+    let mut my = ClassAd::new();
+    let mut target: Option<ClassAd> = None;
+    let mut quiet = false;
+    let mut updated = true;
+    for item in items {
+        match item {
+            EvalItem::Quiet => quiet = true,
+            EvalItem::Debug => {}
+            EvalItem::MyFile(path) => my = read_ad_file(path)?,
+            EvalItem::TargetFile(path) => target = Some(read_ad_file(path)?),
+            EvalItem::Arg(text) => {
+                if let Some(ad) = arg_as_ad(text) {
+                    my.update(&ad);
+                    updated = true;
+                    continue;
+                }
+                if updated {
+                    updated = false;
+                    if !quiet {
+                        writeln!(out, "{}", ad_to_string(&my))?;
+                    }
+                }
+                let expr = parse_expr(text).map_err(|e| {
+                    CommandError::failed(
+                        1,
+                        format!("Unable to turn '{text}' into a ClassAd or an expression: {e}."),
+                    )
+                })?;
+                let value = eval_expr(&expr, Some(&my), target.as_ref()).map_err(|e| {
+                    CommandError::failed(1, format!("{e} '{text}' (circular or too deep)"))
+                })?;
+                writeln!(out, "{}", value_to_string(&value))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
