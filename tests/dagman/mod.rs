@@ -260,6 +260,34 @@ fn diamond_runs_and_writes_htcondors_files() {
     );
 }
 
+/// condor_dagman run by hand, with no master, runs the DAG's jobs in a pool of its own and
+/// no other job of the queue.
+#[test]
+fn a_dag_run_by_hand_runs_only_its_own_jobs() {
+    let env = env();
+    write(
+        &env,
+        "other.sub",
+        "executable = /bin/sh\narguments = \"-c 'touch other.ran'\"\nqueue\n",
+    );
+    let out = env.run("condor_submit", ["other.sub"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    sh_job(&env, "job.sub", "echo $(JOB) ran");
+    write(
+        &env,
+        "own.dag",
+        "JOB A job.sub\nJOB B job.sub\nPARENT A CHILD B\n",
+    );
+    assert_eq!(run_dag(&env, "own.dag", &[]), 0);
+    assert_eq!(read(&env, "B.out"), "B ran\n");
+    assert!(!exists(&env, "other.ran"));
+    let q = env.run(
+        "condor_q",
+        ["-allusers", "-af", "JobStatus", "NumJobStarts"],
+    );
+    assert_eq!(q.stdout, "1 0\n", "{q}");
+}
+
 #[test]
 fn the_nodes_log_reads_with_htcondors_reader() {
     let env = env();

@@ -512,6 +512,32 @@ fn condor_run_without_a_master_runs_the_pool_itself() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// With no master, condor_run's own pool runs its job and no other: a job already queued
+/// stays idle, untouched, for the next master.
+#[test]
+fn condor_run_without_a_master_runs_only_its_own_job() {
+    let env = TestEnvironment::new();
+    let other = submit(
+        &env,
+        "executable = /bin/sh\narguments = \"-c 'touch other.ran'\"\nqueue\n",
+    );
+    let out = env.run("condor_run", ["echo mine"]);
+    assert_eq!(out.stdout, "mine\n", "{out}");
+    assert_eq!(out.status, Some(0), "{out}");
+    assert!(!env.work_dir().join("other.ran").exists());
+    let q = env.run(
+        "condor_q",
+        ["-allusers", &other, "-af", "JobStatus", "NumJobStarts"],
+    );
+    assert_eq!(q.stdout, "1 0\n", "{q}");
+    // A master then runs it.
+    let master = Master::start(&env);
+    wait_for("the other job to run", || {
+        env.work_dir().join("other.ran").exists()
+    });
+    drop(master);
+}
+
 /// A dash word in the command is the command's (`echo -n`), as condor_run takes every word
 /// after its options as the shell command.
 #[test]

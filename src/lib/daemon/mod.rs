@@ -56,6 +56,8 @@ pub enum Msg {
     /// A query for ads (who sent it), answered with the ads: the socket's thread renders
     /// them, not the pool's.
     Query(crate::client::master::AdKind, Peer, Sender<Vec<ClassAd>>),
+    /// An embedded pool takes on a cluster its owner submitted: it runs only those.
+    Adopt(i32),
 }
 
 /// Who sent a request: the process at the other end of its connection, as the kernel
@@ -143,11 +145,15 @@ struct Started {
 }
 
 /// Takes the lock, binds the socket and opens the pool.
-fn start(config: &Config) -> Result<Started, DaemonError> {
+fn start(config: &Config, scoped: bool) -> Result<Started, DaemonError> {
     let run = make_dirs(config)?;
     let lock = PidLock::acquire(&run)?;
     let (tx, rx) = mpsc::channel();
-    let pool = pool::Pool::open(config.clone(), tx.clone())?;
+    let pool = if scoped {
+        pool::Pool::open_scoped(config.clone(), tx.clone())?
+    } else {
+        pool::Pool::open(config.clone(), tx.clone())?
+    };
     let path = socket_path(config).map_err(|e| DaemonError::Config(e.to_string()))?;
     let socket = Socket::bind(&path).map_err(|e| DaemonError::io(&path, e))?;
     socket
@@ -168,7 +174,7 @@ pub fn run_master(options: MasterOptions) -> Result<(), DaemonError> {
     if let Err(e) = logging::init(&config) {
         eprintln!("condor_master: cannot open the log: {e}");
     }
-    let started = match start(&config) {
+    let started = match start(&config, false) {
         Ok(s) => s,
         Err(e) => {
             if let Some(fd) = ready {
@@ -321,7 +327,9 @@ pub fn on_signals(
     Ok(())
 }
 
-/// A pool running inside another program's process (`condor_run` with no master running).
+/// A pool running inside another program's process (`condor_run`, or `condor_dagman` run by
+/// hand, with no master running). It runs only the clusters its owner hands it
+/// ([`EmbeddedPool::adopt`]): the other jobs in the queue wait for a master, untouched.
 pub struct EmbeddedPool {
     tx: Sender<Msg>,
     thread: Option<JoinHandle<()>>,
@@ -331,7 +339,7 @@ impl EmbeddedPool {
     /// Starts a pool in this process, unless a master already runs for the pool (then
     /// `None`: use that one).
     pub fn start(config: &Config) -> Result<Option<EmbeddedPool>, DaemonError> {
-        let started = match start(config) {
+        let started = match start(config, true) {
             Ok(s) => s,
             Err(DaemonError::Lock(lock::LockError::Running { .. })) => return Ok(None),
             Err(e) => return Err(e),
@@ -348,6 +356,16 @@ impl EmbeddedPool {
             tx,
             thread: Some(thread),
         }))
+    }
+
+    /// Runs the jobs of `cluster` (submitted by this process) from now on.
+    pub fn adopt(&self, cluster: i32) {
+        self.adopter().adopt(cluster);
+    }
+
+    /// A handle that hands the pool clusters, for the part of the program that submits.
+    pub fn adopter(&self) -> Adopter {
+        Adopter(self.tx.clone())
     }
 
     /// Whether the pool has stopped (a `condor_off` reached it, or it failed).
@@ -370,6 +388,23 @@ impl EmbeddedPool {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// Hands an [`EmbeddedPool`] the clusters it is to run.
+#[derive(Clone)]
+pub struct Adopter(Sender<Msg>);
+
+impl Adopter {
+    /// Runs the jobs of `cluster` from now on.
+    pub fn adopt(&self, cluster: i32) {
+        let _ = self.0.send(Msg::Adopt(cluster));
+    }
+}
+
+impl std::fmt::Debug for Adopter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Adopter")
     }
 }
 

@@ -179,6 +179,8 @@ struct PoolHost {
     log_grew: bool,
     /// The queue, kept open from one use to the next.
     queue: Option<Queue>,
+    /// The pool run in this process, which runs only the clusters DAGMan hands it.
+    adopter: Option<crate::daemon::Adopter>,
 }
 
 /// The queue kept in `slot` (opened when it is not), its clock at the session's time.
@@ -359,6 +361,11 @@ impl Host for PoolHost {
                 Ok((made, events)) => {
                     events.write(&self.session);
                     for clusters in made {
+                        if let Some(adopter) = &self.adopter {
+                            for (c, _) in &clusters {
+                                adopter.adopt(c.0);
+                            }
+                        }
                         let (cluster, procs) =
                             clusters.first().map_or((-1, 0), |(c, p)| (c.0, *p as i32));
                         results.push(Ok(Submitted { cluster, procs }));
@@ -1225,6 +1232,7 @@ impl Run {
             deep_args: args.deep_args.clone(),
             force: args.force,
             queue: None,
+            adopter: None,
             wake: false,
             log_grew: false,
         };
@@ -1591,7 +1599,10 @@ impl Run {
         // A pool for this run when nothing else runs the DAG's jobs.
         if job_id.is_none() {
             match crate::daemon::EmbeddedPool::start(&config) {
-                Ok(pool) => run._embedded = pool,
+                Ok(pool) => {
+                    run.host.adopter = pool.as_ref().map(|p| p.adopter());
+                    run._embedded = pool;
+                }
                 Err(e) => run.host.out.line(
                     Level::Quiet,
                     &format!("Warning: cannot start a pool in this process: {e}"),

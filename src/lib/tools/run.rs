@@ -261,6 +261,10 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         drop(pool);
         return Err(CommandError::Exit(1));
     };
+    // The pool run here runs this job only: the queue's others wait for a master.
+    if let (Some(pool), Ok(id)) = (&pool, cluster.parse::<i32>()) {
+        pool.adopt(id);
+    }
 
     catch_signals();
     let outcome = wait_for_end(&log, pool.as_ref());

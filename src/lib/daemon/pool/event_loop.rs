@@ -146,6 +146,15 @@ impl Pool {
                 let actions = self.signal(sig, now);
                 self.apply(actions, now);
             }
+            Msg::Adopt(cluster) => {
+                if let Some(scope) = &mut self.schedd.scope {
+                    scope.insert(cluster);
+                    // Its idle jobs are read at the next step, and tried at once.
+                    self.schedd.reload_next = true;
+                    self.timers.negotiate_now = true;
+                    self.schedd.local.woken();
+                }
+            }
             Msg::Query(kind, peer, reply) => {
                 tracing::debug!("query {kind:?} from uid {} pid {}", peer.uid, peer.pid);
                 let _ = reply.send(self.ads(kind, now));

@@ -267,7 +267,13 @@ impl Now {
 impl Pool {
     /// Opens the pool's state, recovers from an earlier master's death, and reads the queue.
     pub fn open(config: Config, to_main: Sender<Msg>) -> Result<Pool, DaemonError> {
-        Pool::open_at(config, to_main, Now::read())
+        Pool::open_at(config, to_main, Now::read(), None)
+    }
+
+    /// A pool that runs only the clusters it is handed ([`Msg::Adopt`]), inside a tool's
+    /// process: it recovers nothing, and starts, stops and polices no other job.
+    pub fn open_scoped(config: Config, to_main: Sender<Msg>) -> Result<Pool, DaemonError> {
+        Pool::open_at(config, to_main, Now::read(), Some(BTreeSet::new()))
     }
 
     /// [`Pool::open`] at time `now`.
@@ -275,6 +281,7 @@ impl Pool {
         config: Config,
         to_main: Sender<Msg>,
         now: Now,
+        scope: Option<BTreeSet<i32>>,
     ) -> Result<Pool, DaemonError> {
         let t = now.t;
         let user = crate::client::os_user().unwrap_or_else(|| "condor".to_owned());
@@ -318,6 +325,7 @@ impl Pool {
                 idle: IdleIndex::default(),
                 local: LocalJobs::new(LocalConfig::from_config(&config)),
                 reload_next: false,
+                scope,
             },
             shadow: Shadows {
                 execute,

@@ -17,6 +17,17 @@ pub(super) struct ScheddState {
     pub(super) idle: IdleIndex,
     /// The scheduler-universe jobs, which the schedd runs itself.
     pub(super) local: LocalJobs,
+    /// The clusters an embedded pool runs (`None`: every job, as a master does).
+    pub(super) scope: Option<BTreeSet<i32>>,
+}
+
+impl ScheddState {
+    /// Whether this pool runs job `id`.
+    pub(super) fn in_scope(&self, id: JobId) -> bool {
+        self.scope
+            .as_ref()
+            .is_none_or(|s| s.contains(&id.cluster.0))
+    }
 }
 
 /// Where a job stands in its submitter's order: higher priorities first, then older ids.
@@ -91,6 +102,10 @@ impl Pool {
     /// Puts right what a master that died left: its jobs' processes are killed, running
     /// jobs go back to idle (their start counts kept), removed jobs leave the queue.
     pub(super) fn recover(&mut self, now: Now) -> Result<(), DaemonError> {
+        if self.schedd.scope.is_some() {
+            // An embedded pool leaves what an earlier master left to the next master.
+            return Ok(());
+        }
         let killed = starter::kill_orphans(&self.shadow.execute);
         if killed > 0 {
             tracing::info!("killed {killed} processes of jobs an earlier master started");
@@ -156,7 +171,10 @@ impl Pool {
     /// jobs that are new or whose change stamps moved (a 10,000-job idle queue costs a scan
     /// of its status index, not 10,000 ads decoded).
     pub(super) fn reload_idle(&mut self) -> Result<(), DaemonError> {
-        let scanned = self.queue.stamps(JobStatus::Idle)?;
+        let mut scanned = self.queue.stamps(JobStatus::Idle)?;
+        if self.schedd.scope.is_some() {
+            scanned.retain(|(id, _)| self.schedd.in_scope(*id));
+        }
         // Jobs no longer idle (or gone) leave the index: a walk of both sorted lists.
         let mut gone = Vec::new();
         let mut next = scanned.iter().map(|(id, _)| *id).peekable();
@@ -268,6 +286,9 @@ impl Pool {
             let Some(status) = JobStatus::from_code(status) else {
                 continue;
             };
+            if !self.schedd.in_scope(id) {
+                continue;
+            }
             if let Some(r) = self.shadow.running.get(&id) {
                 if r.stop.is_some() {
                     continue;

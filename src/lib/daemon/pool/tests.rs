@@ -177,7 +177,7 @@ fn pool_at(now: Now) -> (tempfile::TempDir, Pool, mpsc::Receiver<Msg>) {
         dir.path(),
     );
     let (tx, rx) = mpsc::channel();
-    let pool = Pool::open_at(config, tx, now).unwrap();
+    let pool = Pool::open_at(config, tx, now, None).unwrap();
     (dir, pool, rx)
 }
 
@@ -321,4 +321,24 @@ fn a_shutdown_decides_to_vacate_and_stops_accepting() {
     // Nothing runs, so nothing is to stop; no new job starts.
     assert!(actions.is_empty());
     assert!(!pool.accepting());
+}
+
+#[test]
+fn a_scoped_pool_takes_only_the_clusters_it_is_handed() {
+    let at = Instant::now();
+    let now = Now::fake(T, at);
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::for_test("NUM_CPUS = 1\n", "MASTER", None, dir.path());
+    let (tx, _rx) = mpsc::channel();
+    let mut pool = Pool::open_at(config, tx, now, Some(Default::default())).unwrap();
+    let never = "executable = /bin/true\nrequirements = false\nqueue 2\n";
+    submit(&pool, never);
+    submit(&pool, never);
+    pool.step(now).unwrap();
+    assert!(pool.schedd.idle.jobs.is_empty());
+    pool.handle(Msg::Adopt(2), now);
+    pool.step(now).unwrap();
+    let ids: Vec<JobId> = pool.schedd.idle.jobs.keys().copied().collect();
+    assert_eq!(ids, [id(2, 0), id(2, 1)]);
+    assert_eq!(status(&pool, id(1, 0)), Some(JobStatus::Idle.code()));
 }
