@@ -221,8 +221,8 @@ fn hold_run_and_idle_views() {
         &env,
         &["-hold"],
         &format!(
-            "{TITLE} ID      OWNER          HELD_SINCE  CODE/SUB HOLD_REASON\n\
-             \x20  3.0   alice           1/31 11:58   21/2   disk full\n\
+            "{TITLE} ID      OWNER          HELD_SINCE  HOLD_REASON\n\
+             \x20  3.0   alice           1/31 11:58 disk full\n\
              \n\
              Total for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, 0 suspended \n\
              Total for alice: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\

@@ -1234,27 +1234,6 @@ fn job_mask(view: View) -> PrintMask {
                 .with_alt(qq),
             );
             mask.push_headed(
-                "CODE",
-                Column::new(
-                    "HoldReasonCode",
-                    Some("%4d"),
-                    -4,
-                    NO_SUFFIX | auto,
-                    Render::Printf,
-                )
-                .with_alt(Alt::from_text("?")),
-            );
-            mask.push_headed(
-                "/SUB",
-                Column::new(
-                    "HoldReasonSubCode",
-                    Some("/%-3d"),
-                    -4,
-                    NO_PREFIX | AUTO_WIDTH,
-                    Render::Printf,
-                ),
-            );
-            mask.push_headed(
                 "HOLD_REASON",
                 Column::new("HoldReason", Some("%v"), 0, 0, Render::Printf),
             );
