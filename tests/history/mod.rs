@@ -39,7 +39,11 @@ fn finished() -> TestEnvironment {
     env
 }
 
-const HEADER: &str = " ID          OWNER            SUBMITTED   RUN_TIME   ST   COMPLETED CMD\n";
+/// HTCondor 24.0's default columns (history.cpp `init_default_custom_format`): headings
+/// left-justified to their widths, ID -7, OWNER -14, SUBMITTED 11, RUN_TIME 12, ST -2,
+/// COMPLETED 11, CMD -15 (the full path and the arguments); a zero run time is blank.
+const HEADER: &str =
+    " ID     OWNER          SUBMITTED   RUN_TIME     ST COMPLETED   CMD            \n";
 
 #[test]
 fn default_columns_newest_first() {
@@ -49,9 +53,9 @@ fn default_columns_newest_first() {
         &[],
         &format!(
             "{HEADER}\
-             2.0          bob             1/31 11:58   0+00:00:00 X   1/1  00:00 python3 train.py\n\
-             1.1          alice           1/31 11:58   0+00:00:59 C   1/31 11:59 sleep 60\n\
-             1.0          alice           1/31 11:58   0+01:01:40 C   1/31 11:59 sleep 300\n\
+             2.0     bob             1/31 11:58              X   1/1  00:00 /usr/bin/python3 train.py\n\
+             1.1     alice           1/31 11:58   0+00:00:59 C   1/31 11:59 /bin/sleep 60  \n\
+             1.0     alice           1/31 11:58   0+01:01:40 C   1/31 11:59 /bin/sleep 300 \n\
              [exit status: 0]"
         ),
     );
@@ -60,8 +64,8 @@ fn default_columns_newest_first() {
         &["-forwards", "alice"],
         &format!(
             "{HEADER}\
-             1.0          alice           1/31 11:58   0+01:01:40 C   1/31 11:59 sleep 300\n\
-             1.1          alice           1/31 11:58   0+00:00:59 C   1/31 11:59 sleep 60\n\
+             1.0     alice           1/31 11:58   0+01:01:40 C   1/31 11:59 /bin/sleep 300 \n\
+             1.1     alice           1/31 11:58   0+00:00:59 C   1/31 11:59 /bin/sleep 60  \n\
              [exit status: 0]"
         ),
     );
@@ -294,7 +298,7 @@ fn file_reads_an_htcondor_history_file() {
         &["-file", f, "103"],
         &format!(
             "{HEADER}\
-             103.0        miron           1/1  00:01   0+00:01:00 C   1/1  00:02 sleep 1\n\
+             103.0   miron           1/1  00:01   0+00:01:00 C   1/1  00:02 /bin/sleep 1   \n\
              [exit status: 0]"
         ),
     );

@@ -31,10 +31,11 @@ use crate::client::Session;
 use crate::error::CommandError;
 use crate::output::ads::{select, write_long, AdFormat, Selection, XML_FOOTER, XML_HEADER};
 use crate::output::autoformat::add_format_args;
-use crate::output::mask::{Alt, Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, NO_TRUNCATE};
+use crate::output::mask::{Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, LEFT, NO_TRUNCATE};
 use crate::output::render::{
-    format_qdate, render_job_description, render_job_id, render_job_status, render_owner,
+    format_qdate, lookup_int, lookup_real, lookup_str, render_job_id, render_owner, status_letter,
 };
+use crate::output::time::format_time;
 use crate::queue::{
     constraint_holds, str_is_proc_id, HistoryOrder, HistoryQuery, JobIdSpec, JobQuery, Queue,
     QUEUE_FILE,
@@ -226,43 +227,42 @@ fn history_id(arg: &str) -> JobIdSpec {
     JobIdSpec::Cluster(crate::queue::ClusterId(cluster))
 }
 
-/// The default columns (`defaultJob_PrintFormat`).
+/// The default columns, as HTCondor 24.0's `init_default_custom_format` (history.cpp) sets
+/// them: hard-coded, one space between, headings left-justified to their widths.
 fn default_mask() -> PrintMask {
     let mut mask = PrintMask::new();
     mask.set_separators(None, Some(" "), None, Some("\n"));
-    let auto = AUTO_WIDTH | NO_TRUNCATE;
-    let qq = Alt::from_text("??");
     mask.push_headed(
-        " ID         ",
-        Column::new("ClusterId", None, -12, auto, Render::Str(render_job_id)),
-    );
-    mask.push_headed(
-        "OWNER",
-        Column::new("Owner", None, -14, 0, Render::Str(render_owner)).with_alt(qq),
-    );
-    mask.push_headed(
-        "  SUBMITTED",
-        Column::new("QDate", Some("%Y"), 11, 0, Render::IntFormat(format_qdate)).with_alt(qq),
-    );
-    mask.push_headed(
-        "  RUN_TIME  ",
+        " ID",
         Column::new(
-            "RemoteWallClockTime ?:(RemoteUserCpu?:0)",
-            Some("%T"),
-            12,
-            0,
-            Render::Printf,
+            "ClusterId",
+            None,
+            -7,
+            AUTO_WIDTH | NO_TRUNCATE,
+            Render::Str(render_job_id),
         ),
     );
     mask.push_headed(
-        "ST",
-        Column::new("JobStatus", None, -2, auto, Render::Str(render_job_status)),
+        "OWNER",
+        Column::new("Owner", None, -14, AUTO_WIDTH, Render::Str(render_owner)),
     );
     mask.push_headed(
-        "  COMPLETED",
+        "SUBMITTED",
+        Column::new("QDate", None, 11, 0, Render::IntFormat(format_qdate)),
+    );
+    mask.push_headed(
+        "RUN_TIME",
+        Column::new("ClusterId", None, 12, 0, Render::Str(render_hist_runtime)),
+    );
+    mask.push_headed(
+        "ST",
+        Column::new("JobStatus", None, -2, 0, Render::Str(render_status_char)),
+    );
+    mask.push_headed(
+        "COMPLETED",
         Column::new(
             "CompletionDate",
-            Some("%Y"),
+            None,
             11,
             0,
             Render::IntFormat(format_qdate),
@@ -270,9 +270,40 @@ fn default_mask() -> PrintMask {
     );
     mask.push_headed(
         "CMD",
-        Column::new("Cmd", None, 0, 0, Render::Str(render_job_description)),
+        Column::new(
+            "Cmd",
+            None,
+            -15,
+            LEFT | NO_TRUNCATE,
+            Render::Str(render_cmd_and_args),
+        ),
     );
     mask
+}
+
+/// `render_hist_runtime` (print_format_tables.cpp): `RemoteWallClockTime`, else
+/// `RemoteUserCpu`, as `format_time`; blank when it is 0.
+fn render_hist_runtime(ad: &ClassAd, _: &RenderEnv) -> Option<String> {
+    let secs = lookup_real(ad, "RemoteWallClockTime")
+        .or_else(|| lookup_real(ad, "RemoteUserCpu"))
+        .unwrap_or(0.0) as i64;
+    (secs != 0).then(|| format_time(secs))
+}
+
+/// `format_job_status_char`: the status's one letter.
+fn render_status_char(ad: &ClassAd, _: &RenderEnv) -> Option<String> {
+    lookup_int(ad, "JobStatus").map(|s| status_letter(s).to_string())
+}
+
+/// `render_job_cmd_and_args`: the command as the job ad has it (its full path), then its
+/// arguments (`Args`, else `Arguments`) after a space.
+fn render_cmd_and_args(ad: &ClassAd, _: &RenderEnv) -> Option<String> {
+    let mut text = lookup_str(ad, "Cmd")?.to_string();
+    if let Some(args) = lookup_str(ad, "Args").or_else(|| lookup_str(ad, "Arguments")) {
+        text.push(' ');
+        text.push_str(&args);
+    }
+    Some(text)
 }
 
 fn fail(err: &mut dyn Write, msg: &str) -> CommandError {
