@@ -151,20 +151,170 @@ Transcribe an entire log to UTC timestamps:
 /// Any cluster, proc or subproc.
 const ANY: i32 = -1;
 
-/// What the command line asks for.
-#[derive(Debug)]
-struct Request {
-    log: String,
-    job: Option<String>,
-    /// Seconds since the epoch to give up at (0: never).
-    stoptime: i64,
-    /// Read the log once and stop at its end.
-    dont_wait: bool,
-    /// Jobs that must end (0: all of them; `i32::MAX` with `-allevents`).
-    minjobs: i32,
+/// What the command line asks condor_wait to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Action {
+    /// Watch the log (the command line is complete).
+    Wait,
+    /// `-help`: print the usage.
+    Help,
+    /// `-version`: print the version, then exit 1.
+    Version,
+    /// Refuse the command line: the message (if any), then the usage on stderr.
+    Refuse(Option<String>),
+}
+
+/// How long to wait (`-wait`, `-allevents`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Deadline {
+    /// Until the jobs are done (no `-wait`).
+    Never,
+    /// `-wait N` (N not 0): give up N seconds after starting (at once when N is negative).
+    After(i64),
+    /// `-wait 0`, or `-allevents` without a `-wait N`: read the log once.
+    ReadOnce,
+}
+
+/// How many jobs must end (`-num`, `-allevents`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Until {
+    /// All the jobs the log submits (the default).
+    AllJobs,
+    /// `-num N` (N at least 1): N jobs.
+    Count(i32),
+    /// `-allevents`: go on after all jobs have ended.
+    AllEvents,
+}
+
+/// condor_wait's command line, read once by [`WaitArgs::parse`] as wait.cpp's loop reads it:
+/// left to right, the first error (or `-help`, `-version`) ending the reading.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct WaitArgs {
+    /// What to do: watch the log, or answer the command line at once.
+    action: Action,
+    /// What the reading says on stderr without stopping (`-status is implied by -debug`).
+    notes: Vec<String>,
+    /// `-status`, unless `-debug` came before it or after it.
     print_status: bool,
-    echo: bool,
-    format: LogFormat,
+    /// `-echo[:opts]`: the options of each `-echo`, in order, applied over
+    /// `DEFAULT_USERLOG_FORMAT_OPTIONS` (`None` without `-echo`).
+    echo: Option<Vec<String>>,
+    /// `-wait SECONDS` (and `-allevents`).
+    deadline: Deadline,
+    /// `-num N` or `-allevents`.
+    until: Until,
+    /// `-log FILE`, or the first word (empty unless `action` is [`Action::Wait`]).
+    log: String,
+    /// The word after the log: the job `C[.P[.S]]` (or `-1`, any job).
+    job: Option<String>,
+}
+
+impl WaitArgs {
+    /// Reads the command line (the only place that looks at its options).
+    fn parse(inv: &Invocation) -> WaitArgs {
+        let mut args = WaitArgs {
+            action: Action::Wait,
+            notes: Vec::new(),
+            print_status: false,
+            echo: None,
+            deadline: Deadline::Never,
+            until: Until::AllJobs,
+            log: String::new(),
+            job: None,
+        };
+        if let Err(stop) = args.read(&Argv::from_invocation(inv, PREFIXES, WORDS)) {
+            args.action = stop;
+        }
+        args
+    }
+
+    /// wait.cpp's loop over the words; `Err` with what ends it early.
+    fn read(&mut self, argv: &Argv) -> Result<(), Action> {
+        let refuse = |message: &str| Action::Refuse(Some(message.to_owned()));
+        let mut log: Option<String> = None;
+        let mut debug = false;
+        let mut i = 0;
+        while i < argv.len() {
+            match &argv.tokens[i] {
+                Token::Opt { id: "help", .. } => return Err(Action::Help),
+                Token::Opt { id: "version", .. } => return Err(Action::Version),
+                Token::Opt { id: "debug", .. } => {
+                    debug = true;
+                    self.print_status = false;
+                }
+                Token::Opt { id: "status", .. } => {
+                    if debug {
+                        self.notes.push("-status is implied by -debug".to_owned());
+                    } else {
+                        self.print_status = true;
+                    }
+                }
+                Token::Opt { id: "attach", .. } => {}
+                Token::Opt {
+                    id: "echo",
+                    qualifier,
+                } => self
+                    .echo
+                    .get_or_insert_with(Vec::new)
+                    .extend(qualifier.iter().cloned()),
+                Token::Opt {
+                    id: "allevents", ..
+                } => {
+                    if self.until != Until::AllJobs {
+                        return Err(refuse("-allevents cannot be used with -num"));
+                    }
+                    self.until = Until::AllEvents;
+                    if !matches!(self.deadline, Deadline::After(_)) {
+                        self.deadline = Deadline::ReadOnce;
+                    }
+                }
+                Token::Opt { id: "wait", .. } => {
+                    let secs = atoi(&value(argv, &mut i, "wait")?) as i64;
+                    self.deadline = if secs != 0 {
+                        Deadline::After(secs)
+                    } else {
+                        Deadline::ReadOnce
+                    };
+                }
+                Token::Opt { id: "num", .. } => {
+                    let n = value(argv, &mut i, "num")?;
+                    if self.until == Until::AllEvents {
+                        return Err(refuse("-num cannot be used with -allevents"));
+                    }
+                    let n = atoi(&n);
+                    if n < 1 {
+                        return Err(refuse("-num must be greater than zero"));
+                    }
+                    self.until = Until::Count(n);
+                }
+                Token::Opt { id: "log", .. } => log = Some(value(argv, &mut i, "log")?),
+                Token::Opt { .. } => return Err(Action::Refuse(None)),
+                Token::Word(w) if log.is_some() && self.job.is_none() && w == "-1" => {
+                    self.job = Some(w.clone());
+                }
+                Token::Word(w) if !w.starts_with('-') => {
+                    if log.is_none() {
+                        log = Some(w.clone());
+                    } else if self.job.is_none() {
+                        self.job = Some(w.clone());
+                    } else {
+                        return Err(refuse(&format!("Extra argument: {w}\n")));
+                    }
+                }
+                Token::Word(_) => return Err(Action::Refuse(None)),
+            }
+            i += 1;
+        }
+        self.log = log.ok_or(Action::Refuse(None))?;
+        Ok(())
+    }
+}
+
+/// The value after option `name` (at `*i`), moving `*i` onto it.
+fn value(argv: &Argv, i: &mut usize, name: &str) -> Result<String, Action> {
+    *i += 1;
+    argv.text(*i)
+        .ok_or_else(|| Action::Refuse(Some(format!("-{name} requires an argument"))))
 }
 
 /// Refuses the command line as wait.cpp does: the message (if any), then the usage.
@@ -192,135 +342,6 @@ fn echo_format(options: Option<&str>) -> LogFormat {
     options.map_or(none, |o| none.with_options(o))
 }
 
-/// The value after option `name` (at `*i`), moving `*i` onto it.
-fn value(
-    argv: &Argv,
-    i: &mut usize,
-    name: &str,
-    err: &mut dyn Write,
-) -> Result<String, CommandError> {
-    *i += 1;
-    argv.text(*i)
-        .ok_or_else(|| refuse(err, Some(&format!("-{name} requires an argument"))))
-}
-
-/// Reads the command line as wait.cpp's loop does; `Ok(None)` when it has already answered
-/// (`-help`).
-fn request(
-    argv: &Argv,
-    config: &Config,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<Option<Request>, CommandError> {
-    let mut req = Request {
-        log: String::new(),
-        job: None,
-        stoptime: 0,
-        dont_wait: false,
-        minjobs: 0,
-        print_status: false,
-        echo: false,
-        format: echo_format(
-            config
-                .string("DEFAULT_USERLOG_FORMAT_OPTIONS")
-                .ok()
-                .flatten()
-                .as_deref(),
-        ),
-    };
-    let mut log: Option<String> = None;
-    let mut waittime = 0i64;
-    let mut debug = false;
-    let mut i = 0;
-    while i < argv.len() {
-        let token = &argv.tokens[i];
-        match token {
-            Token::Opt { id: "help", .. } => {
-                // Asked for, the usage goes where every condorlite tool prints its help.
-                usage(out);
-                return Ok(None);
-            }
-            Token::Opt { id: "version", .. } => {
-                writeln!(out, "{CONDOR_VERSION}\n{CONDOR_PLATFORM}")?;
-                return Err(CommandError::Exit(1));
-            }
-            Token::Opt { id: "debug", .. } => {
-                debug = true;
-                req.print_status = false;
-            }
-            Token::Opt { id: "status", .. } => {
-                if debug {
-                    let _ = writeln!(err, "-status is implied by -debug");
-                } else {
-                    req.print_status = true;
-                }
-            }
-            Token::Opt { id: "attach", .. } => {}
-            Token::Opt {
-                id: "echo",
-                qualifier,
-            } => {
-                req.echo = true;
-                if let Some(q) = qualifier {
-                    req.format = req.format.with_options(q);
-                }
-            }
-            Token::Opt {
-                id: "allevents", ..
-            } => {
-                if req.minjobs != 0 {
-                    return Err(refuse(err, Some("-allevents cannot be used with -num")));
-                }
-                req.minjobs = i32::MAX;
-                if waittime == 0 {
-                    req.dont_wait = true;
-                }
-            }
-            Token::Opt { id: "wait", .. } => {
-                waittime = atoi(&value(argv, &mut i, "wait", err)?) as i64;
-                if waittime != 0 {
-                    req.dont_wait = false;
-                    req.stoptime = now_secs() + waittime;
-                } else {
-                    req.dont_wait = true;
-                }
-            }
-            Token::Opt { id: "num", .. } => {
-                let n = value(argv, &mut i, "num", err)?;
-                if req.minjobs == i32::MAX {
-                    return Err(refuse(err, Some("-num cannot be used with -allevents")));
-                }
-                req.minjobs = atoi(&n);
-                if req.minjobs < 1 {
-                    return Err(refuse(err, Some("-num must be greater than zero")));
-                }
-            }
-            Token::Opt { id: "log", .. } => log = Some(value(argv, &mut i, "log", err)?),
-            Token::Opt { .. } => return Err(refuse(err, None)),
-            Token::Word(w) if log.is_some() && req.job.is_none() && w == "-1" => {
-                req.job = Some(w.clone());
-            }
-            Token::Word(w) if !w.starts_with('-') => {
-                if log.is_none() {
-                    log = Some(w.clone());
-                } else if req.job.is_none() {
-                    req.job = Some(w.clone());
-                } else {
-                    let _ = writeln!(err, "Extra argument: {w}\n");
-                    return Err(refuse(err, None));
-                }
-            }
-            Token::Word(_) => return Err(refuse(err, None)),
-        }
-        i += 1;
-    }
-    match log {
-        Some(l) => req.log = l,
-        None => return Err(refuse(err, None)),
-    }
-    Ok(Some(req))
-}
-
 /// `sscanf(text, "%d.%d.%d")`: how many fields were read, and the fields (`-1` when not read).
 fn scan_job(text: &str) -> (usize, [i32; 3]) {
     let mut ids = [ANY; 3];
@@ -345,14 +366,40 @@ fn scan_job(text: &str) -> (usize, [i32; 3]) {
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let argv = Argv::from_invocation(inv, PREFIXES, WORDS);
+    let args = WaitArgs::parse(inv);
     // HTCondor reads its configuration first; a broken one stops every tool.
     let config = Config::load().map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let Some(req) = request(&argv, &config, out, err)? else {
-        return Ok(());
+    for note in &args.notes {
+        let _ = writeln!(err, "{note}");
+    }
+    match &args.action {
+        Action::Wait => {}
+        Action::Help => {
+            // Asked for, the usage goes where every condorlite tool prints its help.
+            usage(out);
+            return Ok(());
+        }
+        Action::Version => {
+            writeln!(out, "{CONDOR_VERSION}\n{CONDOR_PLATFORM}")?;
+            return Err(CommandError::Exit(1));
+        }
+        Action::Refuse(message) => return Err(refuse(err, message.as_deref())),
+    }
+    let echo = args.echo.as_ref().map(|options| {
+        let default = config
+            .string("DEFAULT_USERLOG_FORMAT_OPTIONS")
+            .ok()
+            .flatten();
+        options
+            .iter()
+            .fold(echo_format(default.as_deref()), |f, o| f.with_options(o))
+    });
+    let stoptime = match args.deadline {
+        Deadline::After(secs) => Some(now_secs() + secs),
+        Deadline::Never | Deadline::ReadOnce => None,
     };
     let (mut cluster, mut proc, mut subproc) = (ANY, ANY, ANY);
-    if let Some(job) = &req.job {
+    if let Some(job) = &args.job {
         let (fields, ids) = scan_job(job);
         if !(1..=3).contains(&fields) {
             let _ = writeln!(err, "Couldn't understand job number: {job}");
@@ -360,9 +407,9 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
         [cluster, proc, subproc] = ids;
     }
-    if let Err(e) = std::fs::File::open(&req.log) {
+    if let Err(e) = std::fs::File::open(&args.log) {
         let errno = nix::errno::Errno::from_raw(e.raw_os_error().unwrap_or(0));
-        let _ = writeln!(err, "Couldn't open {}: {}", req.log, errno.desc());
+        let _ = writeln!(err, "Couldn't open {}: {}", args.log, errno.desc());
         return Err(CommandError::Exit(1));
     }
     let watch = Watch {
@@ -370,7 +417,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         proc,
         subproc,
     };
-    follow(&req, &watch, out, err)
+    follow(&args, &watch, echo.as_ref(), stoptime, out, err)
 }
 
 /// The job (or jobs) waited for.
@@ -415,25 +462,31 @@ fn read_event(follower: &mut LogFollower, timeout: Option<Duration>) -> Outcome 
     }
 }
 
+/// Follows the log until the jobs are done: `echo` in this format, give up at `stoptime`
+/// (seconds since the epoch).
 fn follow(
-    req: &Request,
+    args: &WaitArgs,
     watch: &Watch,
+    echo: Option<&LogFormat>,
+    stoptime: Option<i64>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CommandError> {
-    let mut follower = LogFollower::new(&req.log);
+    let read_once = args.deadline == Deadline::ReadOnce;
+    let all_jobs = args.until == Until::AllJobs;
+    let mut follower = LogFollower::new(&args.log);
     let (mut submitted, mut ended) = (0i64, 0i64);
     let mut table: BTreeSet<String> = BTreeSet::new();
     let mut initial_scan = true;
     loop {
         let mut timeout = None;
-        if !req.dont_wait && req.stoptime != 0 {
+        if let Some(stop) = stoptime {
             let now = now_secs();
-            if now > req.stoptime {
+            if now > stop {
                 writeln!(out, "Time expired.")?;
                 return Err(CommandError::Exit(1));
             }
-            timeout = Some(Duration::from_secs((req.stoptime - now) as u64));
+            timeout = Some(Duration::from_secs((stop - now) as u64));
         }
         let outcome = if initial_scan {
             read_event(&mut follower, Some(Duration::ZERO))
@@ -444,22 +497,22 @@ fn follow(
             Outcome::Event(event) => {
                 let key = format!("{}.{}.{}", event.cluster, event.proc, event.subproc);
                 if watch.matches(&event) {
-                    if req.echo {
+                    if let Some(format) = echo {
                         // Text events end with their `...` line, ads with a newline.
-                        if let Ok(text) = format_event(&event, &req.format) {
+                        if let Ok(text) = format_event(&event, format) {
                             write!(out, "{text}")?;
                         }
                     }
                     match &event.body {
                         EventBody::Submit(_) => {
-                            if req.print_status {
+                            if args.print_status {
                                 writeln!(out, "{key} submitted")?;
                             }
                             table.insert(key);
                             submitted += 1;
                         }
                         EventBody::JobTerminated(_) | EventBody::JobAborted(_) => {
-                            if req.print_status {
+                            if args.print_status {
                                 let what = match event.body {
                                     EventBody::JobTerminated(_) => "completed",
                                     _ => "aborted",
@@ -469,17 +522,19 @@ fn follow(
                             table.remove(&key);
                             ended += 1;
                         }
-                        EventBody::Execute(x) if req.print_status => {
+                        EventBody::Execute(x) if args.print_status => {
                             writeln!(out, "{key} executing on host {}", x.execute_host)?;
                         }
                         _ => {}
                     }
                 }
-                if req.minjobs != 0 && ended >= req.minjobs as i64 {
-                    writeln!(out, "Specifed number of jobs ({}) done.", req.minjobs)?;
-                    return Ok(());
+                if let Until::Count(n) = args.until {
+                    if ended >= i64::from(n) {
+                        writeln!(out, "Specifed number of jobs ({n}) done.")?;
+                        return Ok(());
+                    }
                 }
-                if table.is_empty() && submitted > 0 && req.minjobs == 0 && !initial_scan {
+                if table.is_empty() && submitted > 0 && all_jobs && !initial_scan {
                     writeln!(out, "All jobs done.")?;
                     return Ok(());
                 }
@@ -487,7 +542,7 @@ fn follow(
             Outcome::NoEvent => {
                 if initial_scan {
                     initial_scan = false;
-                    if table.is_empty() && req.minjobs == 0 {
+                    if table.is_empty() && all_jobs {
                         writeln!(out, "All jobs done.")?;
                         return Ok(());
                     }
@@ -497,11 +552,11 @@ fn follow(
                     } else {
                         let _ = writeln!(err, "This log does not mention that job!");
                     }
-                    if !req.dont_wait {
+                    if !read_once {
                         return Err(CommandError::Exit(1));
                     }
                 }
-                if req.dont_wait {
+                if read_once {
                     return Ok(());
                 }
             }
@@ -530,5 +585,149 @@ mod tests {
     fn echo_starts_from_legacy_dates() {
         assert!(!echo_format(None).iso_date);
         assert!(echo_format(Some("ISO_DATE")).iso_date);
+    }
+
+    fn parse(words: &[&str]) -> WaitArgs {
+        WaitArgs::parse(&TOOL.parse_words(words).expect("a valid command line"))
+    }
+
+    fn refused(words: &[&str]) -> Action {
+        parse(words).action
+    }
+
+    #[test]
+    fn log_and_job() {
+        let args = parse(&["job.log"]);
+        assert_eq!(args.action, Action::Wait);
+        assert_eq!(args.log, "job.log");
+        assert_eq!(args.job, None);
+        assert_eq!(args.deadline, Deadline::Never);
+        assert_eq!(args.until, Until::AllJobs);
+        assert!(!args.print_status);
+        assert_eq!(args.echo, None);
+        assert!(args.notes.is_empty());
+        let args = parse(&["job.log", "12.3"]);
+        assert_eq!(args.job.as_deref(), Some("12.3"));
+        assert_eq!(parse(&["job.log", "-1"]).job.as_deref(), Some("-1"));
+        let args = parse(&["-log", "-odd.log", "7"]);
+        assert_eq!(
+            (args.log.as_str(), args.job.as_deref()),
+            ("-odd.log", Some("7"))
+        );
+    }
+
+    #[test]
+    fn missing_and_extra_words() {
+        assert_eq!(refused(&[]), Action::Refuse(None));
+        assert_eq!(refused(&["-status"]), Action::Refuse(None));
+        assert_eq!(
+            refused(&["a.log", "1", "2"]),
+            Action::Refuse(Some("Extra argument: 2\n".into()))
+        );
+        assert_eq!(refused(&["a.log", "-x"]), Action::Refuse(None));
+        assert_eq!(refused(&["-1"]), Action::Refuse(None));
+    }
+
+    #[test]
+    fn help_and_version_stop_the_reading() {
+        assert_eq!(refused(&["-help"]), Action::Help);
+        assert_eq!(refused(&["-help", "-num", "0"]), Action::Help);
+        assert_eq!(refused(&["-version", "a.log"]), Action::Version);
+        assert_eq!(
+            refused(&["-num", "0", "-help"]),
+            Action::Refuse(Some("-num must be greater than zero".into()))
+        );
+    }
+
+    #[test]
+    fn status_and_debug() {
+        assert!(parse(&["-status", "a.log"]).print_status);
+        assert!(!parse(&["-status", "-debug", "a.log"]).print_status);
+        let args = parse(&["-d", "-status", "a.log"]);
+        assert!(!args.print_status);
+        assert_eq!(args.notes, ["-status is implied by -debug"]);
+        assert_eq!(parse(&["-attach", "a.log"]).action, Action::Wait);
+    }
+
+    #[test]
+    fn echo() {
+        assert_eq!(parse(&["-echo", "a.log"]).echo, Some(vec![]));
+        assert_eq!(
+            parse(&["-echo:XML", "-echo", "-echo:UTC", "a.log"]).echo,
+            Some(vec!["XML".to_owned(), "UTC".to_owned()])
+        );
+    }
+
+    #[test]
+    fn wait() {
+        assert_eq!(
+            parse(&["-wait", "60", "a.log"]).deadline,
+            Deadline::After(60)
+        );
+        assert_eq!(
+            parse(&["-wait", "-5", "a.log"]).deadline,
+            Deadline::After(-5)
+        );
+        assert_eq!(parse(&["-wait", "0", "a.log"]).deadline, Deadline::ReadOnce);
+        assert_eq!(parse(&["-wait", "x", "a.log"]).deadline, Deadline::ReadOnce);
+        assert_eq!(
+            parse(&["-wait", "5", "-wait", "0", "a.log"]).deadline,
+            Deadline::ReadOnce
+        );
+        assert_eq!(
+            refused(&["a.log", "-wait"]),
+            Action::Refuse(Some("-wait requires an argument".into()))
+        );
+    }
+
+    #[test]
+    fn num() {
+        assert_eq!(parse(&["-num", "2", "a.log"]).until, Until::Count(2));
+        assert_eq!(
+            parse(&["-num", "2", "-num", "3", "a.log"]).until,
+            Until::Count(3)
+        );
+        assert_eq!(
+            refused(&["-num", "0", "a.log"]),
+            Action::Refuse(Some("-num must be greater than zero".into()))
+        );
+        assert_eq!(
+            refused(&["a.log", "-num"]),
+            Action::Refuse(Some("-num requires an argument".into()))
+        );
+    }
+
+    #[test]
+    fn allevents() {
+        let args = parse(&["-all", "a.log"]);
+        assert_eq!(args.until, Until::AllEvents);
+        assert_eq!(args.deadline, Deadline::ReadOnce);
+        let args = parse(&["-wait", "9", "-allevents", "a.log"]);
+        assert_eq!(args.deadline, Deadline::After(9));
+        assert_eq!(
+            parse(&["-all", "-wait", "9", "a.log"]).deadline,
+            Deadline::After(9)
+        );
+        assert_eq!(
+            refused(&["-num", "2", "-all", "a.log"]),
+            Action::Refuse(Some("-allevents cannot be used with -num".into()))
+        );
+        assert_eq!(
+            refused(&["-all", "-all", "a.log"]),
+            Action::Refuse(Some("-allevents cannot be used with -num".into()))
+        );
+        assert_eq!(
+            refused(&["-all", "-num", "2", "a.log"]),
+            Action::Refuse(Some("-num cannot be used with -allevents".into()))
+        );
+    }
+
+    #[test]
+    fn log_option() {
+        assert_eq!(parse(&["-log", "a.log"]).log, "a.log");
+        assert_eq!(
+            refused(&["-log"]),
+            Action::Refuse(Some("-log requires an argument".into()))
+        );
     }
 }

@@ -11,8 +11,8 @@
 //! machine's), `-limit` and `-sort` select and order them. Rows are sorted by `Machine` and
 //! `Name` in natural order (`slot2` before `slot10`).
 //!
-//! The command line is read left to right in HTCondor's two passes, so that errors and
-//! conflicts are reported in its words and order ([`super::argv`]). `-help` prints the usage on
+//! The command line is read once, into [`StatusArgs`], left to right as HTCondor's two passes
+//! read it ([`super::argv`]), so that errors and conflicts are reported in its words and order. `-help` prints the usage on
 //! stdout, where every condorlite tool prints its help (HTCondor: stderr).
 
 mod compact;
@@ -289,204 +289,281 @@ impl FileForm {
     }
 }
 
+/// An `-ads` file: its path (`-` for stdin) and its form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct AdsFile {
+    path: String,
+    form: FileForm,
+}
+
+/// How condor_status refuses a command line (exit status 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Refusal {
+    /// The message, then `Use "condor_status -help" for details`.
+    UseHelp(String),
+    /// The message alone.
+    Error(String),
+    /// `Error:  Unknown option WORD`, then the usage.
+    UnknownOption(String),
+}
+
+impl Refusal {
+    fn report(&self, err: &mut dyn Write) {
+        match self {
+            Refusal::UseHelp(message) => {
+                let _ = writeln!(err, "{message}");
+                let _ = writeln!(err, "Use \"{NAME} -help\" for details");
+            }
+            Refusal::Error(message) => {
+                let _ = writeln!(err, "{message}");
+            }
+            Refusal::UnknownOption(word) => {
+                let _ = writeln!(err, "Error:  Unknown option {word}");
+                usage(err, None);
+            }
+        }
+    }
+}
+
+/// What the command line asks condor_status to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Action {
+    /// Show the ads (the command line is complete).
+    Query,
+    /// `-help [TOPIC]`: print the usage (with `all` or `subsystem`, the subsystem types too).
+    Help(Option<String>),
+    /// `-version`: print the version.
+    Version,
+    /// Refuse the command line.
+    Refuse(Refusal),
+}
+
+/// condor_status's command line, read once by [`StatusArgs::parse`] as status.cpp's two
+/// passes read it: left to right, a later option overriding an earlier one, the first error
+/// (or `-help`, `-version`) ending the reading.
+#[derive(Debug)]
+struct StatusArgs {
+    /// What to do: show the ads, or answer the command line at once.
+    action: Action,
+    /// What the reading says on stderr without stopping: `Error:  arg N (-opt) contradicts
+    /// arg M (-opt)` for a style option that cannot replace the one before it.
+    notes: Vec<String>,
+    /// The kind of ad and its table, from `-slots`, `-avail`, `-claimed`, `-run`, `-startd`,
+    /// `-schedd`, `-submitters`, `-negotiator`, `-master` or `-collector` (slots by default).
+    mode: Mode,
+    /// The output style: the mode's table, or `-server`, `-state`, `-format`/`-af`
+    /// ([`Pp::Custom`]), `-long[:form]`, `-xml`, `-json`.
+    style: Pp,
+    /// The header and footer flags of the last of `-format` (bare), `-af` (no summary) and
+    /// `-totals` (no header).
+    headfoot: u32,
+    /// `-wide`: do not truncate the table (off again after a `-wide:N` of 100 or less).
+    wide: bool,
+    /// `-wide:N`: the display's width (0 or less: the terminal's).
+    forced_width: i32,
+    /// `-totals`: only the totals table.
+    only_totals: bool,
+    /// `-format`, `-af` or `-totals`: not the mode's table.
+    explicit_format: bool,
+    /// `-compact` (the last of it, `-nocompact` and `-slots` wins): one row per machine.
+    compact: bool,
+    /// `-limit N`: at most N ads (`None`: all of them, as for N of 0 or less).
+    limit: Option<usize>,
+    /// `-ads[:form] FILE`: the ads of a file rather than the master's.
+    ads_file: Option<AdsFile>,
+    /// The constraints ANDed, in order: each `-constraint EXPR`, and each `-sort KEY`'s
+    /// `KEY =!= UNDEFINED` (unless sorting is off).
+    constraints: Vec<String>,
+    /// The bare words, ORed: slots or machines (with `-claimed`, users).
+    names: Vec<String>,
+    /// `-sort EXPR`, in order.
+    sort_keys: Vec<Expr>,
+    /// `-sort no` (`none`, `false`, `0`): do not sort.
+    no_sort: bool,
+    /// `-format FMT ATTR` and `-af[:opts] ATTR... [-]`, in order.
+    formats: Vec<FormatArg>,
+    /// `-attributes A,B,...`: each attribute once, in order.
+    attributes: Vec<String>,
+    /// `-long:nosort`: the attributes in the ad's own order.
+    hash_order: bool,
+}
+
 /// What set the mode and the style (`setby`), for the messages about conflicting options.
 #[derive(Debug, Default)]
 struct SetBy {
-    mode: Option<Mode>,
     arg_index: usize,
     arg: String,
     pp_arg_index: usize,
     pp_arg: Option<String>,
 }
 
-/// Everything the command line asks for.
-#[derive(Debug)]
-struct Status {
+/// The reading of the command line: what it gave so far, and what set the mode and style.
+struct Reader {
+    args: StatusArgs,
+    /// The mode so far (`None`: none chosen yet).
     mode: Option<Mode>,
-    style: Pp,
     set_by: SetBy,
-    headfoot: u32,
-    wide: bool,
-    forced_width: i32,
-    only_totals: bool,
-    explicit_format: bool,
-    compact: bool,
-    result_limit: i32,
-    ads_file: Option<(String, FileForm)>,
-    and_constraints: Vec<String>,
-    or_constraints: Vec<String>,
-    sort_keys: Vec<Expr>,
-    no_sort: bool,
-    formats: Vec<FormatArg>,
-    attributes: Vec<String>,
-    hash_order: bool,
+    /// `-constraint` values and `-sort` keys (`true`), in order.
+    constraints: Vec<(bool, String)>,
 }
 
-/// How a run ends early: already reported, with this exit status.
-struct Stop(u8);
-
-impl From<Stop> for CommandError {
-    fn from(s: Stop) -> CommandError {
-        CommandError::Exit(s.0)
-    }
-}
-
-fn use_help(err: &mut dyn Write, message: &str) -> Stop {
-    let _ = writeln!(err, "{message}");
-    let _ = writeln!(err, "Use \"{NAME} -help\" for details");
-    Stop(1)
-}
-
-impl Status {
-    fn new() -> Status {
-        Status {
+impl StatusArgs {
+    /// Reads the command line (the only place that looks at its options).
+    fn parse(inv: &Invocation) -> StatusArgs {
+        let mut reader = Reader {
+            args: StatusArgs {
+                action: Action::Query,
+                notes: Vec::new(),
+                mode: Mode::Slots,
+                style: Pp::NotSet,
+                headfoot: 0,
+                wide: false,
+                forced_width: 0,
+                only_totals: false,
+                explicit_format: false,
+                compact: false,
+                limit: None,
+                ads_file: None,
+                constraints: Vec::new(),
+                names: Vec::new(),
+                sort_keys: Vec::new(),
+                no_sort: false,
+                formats: Vec::new(),
+                attributes: Vec::new(),
+                hash_order: false,
+            },
             mode: None,
-            style: Pp::NotSet,
             set_by: SetBy::default(),
-            headfoot: 0,
-            wide: false,
-            forced_width: 0,
-            only_totals: false,
-            explicit_format: false,
-            compact: false,
-            result_limit: 0,
-            ads_file: None,
-            and_constraints: Vec::new(),
-            or_constraints: Vec::new(),
-            sort_keys: Vec::new(),
-            no_sort: false,
-            formats: Vec::new(),
-            attributes: Vec::new(),
-            hash_order: false,
+            constraints: Vec::new(),
+        };
+        let argv = Argv::from_invocation(inv, PREFIXES, WORDS);
+        if let Err(stop) = reader.read(&argv).and_then(|()| reader.finish()) {
+            reader.args.action = stop;
         }
+        reader.args
     }
+}
 
+impl Reader {
     /// `setPPstyle`.
-    fn set_style(&mut self, pps: Pp, index: usize, arg: &str, err: &mut dyn Write) {
+    fn set_style(&mut self, pps: Pp, index: usize, arg: &str) {
+        let args = &mut self.args;
         if self.set_by.pp_arg_index != 0 && index == 0 {
             return;
         }
-        if (self.style.longish() || self.style == Pp::Custom) && !pps.longish() && pps != Pp::Custom
+        if (args.style.longish() || args.style == Pp::Custom) && !pps.longish() && pps != Pp::Custom
         {
             return;
         }
-        if pps.longish() || self.set_by.pp_arg_index == 0 || self.style <= pps {
-            self.style = pps;
+        if pps.longish() || self.set_by.pp_arg_index == 0 || args.style <= pps {
+            args.style = pps;
             self.set_by.pp_arg_index = index;
             self.set_by.pp_arg = Some(arg.to_owned());
         } else {
-            let _ = writeln!(
-                err,
+            args.notes.push(format!(
                 "Error:  arg {index} ({arg}) contradicts arg {} ({})",
                 self.set_by.pp_arg_index,
                 self.set_by.pp_arg.as_deref().unwrap_or("DEFAULT")
-            );
+            ));
         }
     }
 
     /// `setMode`.
-    fn set_mode(
-        &mut self,
-        mode: Mode,
-        index: usize,
-        arg: &str,
-        err: &mut dyn Write,
-    ) -> Result<(), Stop> {
+    fn set_mode(&mut self, mode: Mode, index: usize, arg: &str) -> Result<(), Action> {
         if self.set_by.arg_index == 0 {
             self.mode = Some(mode);
-            self.set_by.mode = Some(mode);
             self.set_by.arg_index = index;
             self.set_by.arg = arg.to_owned();
-            self.set_style(mode.style(), index, arg, err);
+            self.set_style(mode.style(), index, arg);
         } else if index != 0 && arg != self.set_by.arg {
-            let _ = writeln!(
-                err,
+            return Err(Action::Refuse(Refusal::Error(format!(
                 "Error:  Arg {index} ({arg}) contradicts arg {} ({})",
                 self.set_by.arg_index, self.set_by.arg
-            );
-            return Err(Stop(1));
+            ))));
         }
         Ok(())
     }
 
     /// `resetMode`.
-    fn reset_mode(
-        &mut self,
-        mode: Mode,
-        index: usize,
-        arg: &str,
-        err: &mut dyn Write,
-    ) -> Result<(), Stop> {
+    fn reset_mode(&mut self, mode: Mode, index: usize, arg: &str) -> Result<(), Action> {
         self.set_by.arg_index = 0;
-        self.set_mode(mode, index, arg, err)
+        self.set_mode(mode, index, arg)
     }
 
-    /// The first pass over the command line: modes, styles, options and their errors.
-    fn first_pass(
-        &mut self,
-        argv: &Argv,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> Result<bool, Stop> {
+    /// status.cpp's passes over the words (they skip the same values, so one walk does);
+    /// `Err` with what ends the reading early.
+    fn read(&mut self, argv: &Argv) -> Result<(), Action> {
+        let use_help = |message: String| Action::Refuse(Refusal::UseHelp(message));
         let mut i = 0;
         while i < argv.len() {
             let index = i + 1;
             let token = &argv.tokens[i];
             let text = token.text();
             let next_exists = |n: usize| i + n < argv.len();
+            let value = |n: usize| argv.text(i + n).unwrap_or_default();
             match token {
                 Token::Opt { id, qualifier } => match *id {
-                    "avail" => self.set_mode(Mode::SlotsAvail, index, &text, err)?,
+                    "avail" => self.set_mode(Mode::SlotsAvail, index, &text)?,
                     "ads" => {
                         if !next_exists(1) {
-                            return Err(use_help(
-                                err,
-                                &format!("{NAME}: -ads requires a filename argument"),
-                            ));
+                            return Err(use_help(format!(
+                                "{NAME}: -ads requires a filename argument"
+                            )));
                         }
-                        i += 1;
                         let form = qualifier
                             .as_deref()
                             .map_or(FileForm::Long, |q| FileForm::parse(q, FileForm::Long));
-                        self.ads_file = Some((argv.text(i).unwrap_or_default(), form));
+                        self.args.ads_file = Some(AdsFile {
+                            path: value(1),
+                            form,
+                        });
+                        i += 1;
                     }
                     "format" => {
-                        self.set_style(Pp::Custom, index, &text, err);
+                        self.set_style(Pp::Custom, index, &text);
                         if !next_exists(2) {
-                            return Err(use_help(
-                                err,
-                                &format!("{NAME}: -format requires two other arguments"),
-                            ));
+                            return Err(use_help(format!(
+                                "{NAME}: -format requires two other arguments"
+                            )));
                         }
+                        self.args.formats.push(FormatArg::Format {
+                            format: value(1),
+                            attr: value(2),
+                        });
+                        self.args.headfoot = HF_BARE;
+                        self.args.explicit_format = true;
                         i += 2;
-                        self.headfoot = HF_BARE;
-                        self.explicit_format = true;
                     }
                     "autoformat" | "af" => {
                         if argv.get(i + 1).is_none_or(Token::starts_with_dash) {
-                            return Err(use_help(
-                                err,
-                                &format!(
-                                    "Error: Argument {text} requires at least one attribute parameter"
-                                ),
-                            ));
+                            return Err(use_help(format!(
+                                "Error: Argument {text} requires at least one attribute parameter"
+                            )));
                         }
-                        self.headfoot = HF_NOSUMMARY;
-                        self.explicit_format = true;
-                        self.set_style(Pp::Custom, index, &text, err);
-                        while argv.get(i + 1).is_some_and(|t| !t.starts_with_dash()) {
+                        self.args.headfoot = HF_NOSUMMARY;
+                        self.args.explicit_format = true;
+                        self.set_style(Pp::Custom, index, &text);
+                        let mut attrs = Vec::new();
+                        while let Some(Token::Word(w)) =
+                            argv.get(i + 1).filter(|t| !t.starts_with_dash())
+                        {
+                            attrs.push(w.clone());
                             i += 1;
                         }
                         if argv.get(i + 1) == Some(&Token::Word("-".into())) {
                             i += 1;
                         }
+                        self.args.formats.push(FormatArg::AutoFormat {
+                            qualifiers: qualifier.clone(),
+                            attrs,
+                        });
                     }
                     "wide" => {
-                        self.wide = true;
+                        self.args.wide = true;
                         if let Some(q) = qualifier {
-                            self.forced_width = atoi(q);
-                            if self.forced_width <= 100 {
-                                self.wide = false;
+                            self.args.forced_width = atoi(q);
+                            if self.args.forced_width <= 100 {
+                                self.args.wide = false;
                             }
                         }
                     }
@@ -497,35 +574,28 @@ impl Status {
                                 "constraint" | "sort" => "another argument",
                                 _ => "one additional argument",
                             };
-                            return Err(use_help(err, &format!("{NAME}: -{id} requires {what}")));
+                            return Err(use_help(format!("{NAME}: -{id} requires {what}")));
                         }
-                        i += 1;
-                        let value = argv.text(i).unwrap_or_default();
+                        let value = value(1);
                         match *id {
-                            "limit" => self.result_limit = atoi(&value),
-                            "sort" => {
-                                let off = ["false", "0", "no", "none"];
-                                if off.iter().any(|o| o.eq_ignore_ascii_case(&value)) {
-                                    self.no_sort = true;
-                                } else {
-                                    match parse_old_expr(&value) {
-                                        Ok(e) => self.sort_keys.push(e),
-                                        Err(_) => {
-                                            let _ =
-                                                writeln!(err, "Error:  Parse error of: {value}");
-                                            return Err(Stop(1));
-                                        }
+                            "limit" => {
+                                self.args.limit =
+                                    usize::try_from(atoi(&value)).ok().filter(|n| *n > 0);
+                            }
+                            "sort" => self.sort(value)?,
+                            "attributes" => {
+                                let attrs = &mut self.args.attributes;
+                                for a in value.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+                                    if !attrs.iter().any(|x| x.eq_ignore_ascii_case(a)) {
+                                        attrs.push(a.to_owned());
                                     }
                                 }
                             }
-                            _ => {}
+                            _ => self.constraints.push((false, value)),
                         }
+                        i += 1;
                     }
-                    "help" => {
-                        // Where every condorlite tool prints its help (HTCondor: stderr).
-                        usage(out, argv.text(i + 1).as_deref());
-                        return Ok(false);
-                    }
+                    "help" => return Err(Action::Help(argv.text(i + 1))),
                     "long" => {
                         let mut form = FileForm::Long;
                         for opt in qualifier
@@ -535,7 +605,7 @@ impl Status {
                             .filter(|o| !o.is_empty())
                         {
                             if opt == "nosort" {
-                                self.hash_order = true;
+                                self.args.hash_order = true;
                             } else {
                                 form = FileForm::parse(opt, form);
                             }
@@ -546,174 +616,125 @@ impl Status {
                             FileForm::New => Pp::NewClassad,
                             _ => Pp::Long,
                         };
-                        self.set_style(style, index, &text, err);
+                        self.set_style(style, index, &text);
                     }
-                    "xml" => self.set_style(Pp::Xml, index, &text, err),
-                    "json" => self.set_style(Pp::Json, index, &text, err),
-                    "claimed" => self.set_mode(Mode::SlotsClaimed, index, &text, err)?,
+                    "xml" => self.set_style(Pp::Xml, index, &text),
+                    "json" => self.set_style(Pp::Json, index, &text),
+                    "claimed" => self.set_mode(Mode::SlotsClaimed, index, &text)?,
                     "run" => match self.mode {
                         Some(Mode::Slots | Mode::SlotsClaimed) => {
-                            self.reset_mode(Mode::SlotsClaimed, index, &text, err)?
+                            self.reset_mode(Mode::SlotsClaimed, index, &text)?
                         }
-                        Some(Mode::Schedd) => {
-                            self.reset_mode(Mode::ScheddRun, index, &text, err)?
-                        }
-                        _ => self.set_mode(Mode::ScheddRun, index, &text, err)?,
+                        Some(Mode::Schedd) => self.reset_mode(Mode::ScheddRun, index, &text)?,
+                        _ => self.set_mode(Mode::ScheddRun, index, &text)?,
                     },
                     "slots" => {
-                        self.set_mode(Mode::Slots, index, &text, err)?;
-                        self.compact = false;
+                        self.set_mode(Mode::Slots, index, &text)?;
+                        self.args.compact = false;
                     }
-                    "compact" => self.compact = true,
-                    "nocompact" => self.compact = false,
-                    "server" => self.set_style(Pp::SlotsServer, index, &text, err),
-                    "state" => self.set_style(Pp::SlotsState, index, &text, err),
-                    "startd" => self.set_mode(Mode::StartDaemon, index, &text, err)?,
+                    "compact" => self.args.compact = true,
+                    "nocompact" => self.args.compact = false,
+                    "server" => self.set_style(Pp::SlotsServer, index, &text),
+                    "state" => self.set_style(Pp::SlotsState, index, &text),
+                    "startd" => self.set_mode(Mode::StartDaemon, index, &text)?,
                     "schedd" => match self.mode {
                         Some(Mode::SlotsClaimed) => {
-                            self.reset_mode(Mode::ScheddRun, index, &text, err)?
+                            self.reset_mode(Mode::ScheddRun, index, &text)?
                         }
                         Some(Mode::Schedd | Mode::ScheddRun) => {}
-                        _ => self.set_mode(Mode::Schedd, index, &text, err)?,
+                        _ => self.set_mode(Mode::Schedd, index, &text)?,
                     },
-                    "negotiator" => self.set_mode(Mode::Negotiator, index, &text, err)?,
-                    "submitters" => self.set_mode(Mode::Submitters, index, &text, err)?,
-                    "master" => self.set_mode(Mode::Master, index, &text, err)?,
-                    "collector" => self.set_mode(Mode::Collector, index, &text, err)?,
+                    "negotiator" => self.set_mode(Mode::Negotiator, index, &text)?,
+                    "submitters" => self.set_mode(Mode::Submitters, index, &text)?,
+                    "master" => self.set_mode(Mode::Master, index, &text)?,
+                    "collector" => self.set_mode(Mode::Collector, index, &text)?,
                     "totals" => {
-                        self.only_totals = true;
-                        self.headfoot = 1 | HF_NOHEADER;
-                        self.explicit_format = true;
+                        self.args.only_totals = true;
+                        self.args.headfoot = 1 | HF_NOHEADER;
+                        self.args.explicit_format = true;
                     }
-                    "version" => {
-                        let _ = writeln!(out, "{CONDOR_VERSION}\n{CONDOR_PLATFORM}");
-                        return Ok(false);
-                    }
+                    "version" => return Err(Action::Version),
                     _ => {}
                 },
                 Token::Word(w) if w.starts_with('-') => {
-                    let _ = writeln!(err, "Error:  Unknown option {w}");
-                    usage(err, None);
-                    return Err(Stop(1));
+                    return Err(Action::Refuse(Refusal::UnknownOption(w.clone())));
                 }
-                Token::Word(_) => {}
-            }
-            i += 1;
-        }
-        Ok(true)
-    }
-
-    /// The second pass: constraints, names, `-af` and `-format` columns, `-attributes`.
-    fn second_pass(
-        &mut self,
-        argv: &Argv,
-        config: &Config,
-        err: &mut dyn Write,
-    ) -> Result<(), Stop> {
-        let mut i = 0;
-        while i < argv.len() {
-            let token = &argv.tokens[i];
-            let at = i;
-            let value = |n: usize| argv.text(at + n).unwrap_or_default();
-            match token {
-                Token::Opt {
-                    id: "limit" | "ads",
-                    ..
-                } => i += 1,
-                Token::Opt { id: "format", .. } => {
-                    self.formats.push(FormatArg::Format {
-                        format: value(1),
-                        attr: value(2),
-                    });
-                    i += 2;
-                }
-                Token::Opt {
-                    id: "autoformat" | "af",
-                    qualifier,
-                } => {
-                    let mut attrs = Vec::new();
-                    while let Some(Token::Word(w)) =
-                        argv.get(i + 1).filter(|t| !t.starts_with_dash())
-                    {
-                        attrs.push(w.clone());
-                        i += 1;
-                    }
-                    if argv.get(i + 1) == Some(&Token::Word("-".into())) {
-                        i += 1;
-                    }
-                    self.formats.push(FormatArg::AutoFormat {
-                        qualifiers: qualifier.clone(),
-                        attrs,
-                    });
-                }
-                Token::Opt { id: "sort", .. } => {
-                    if !self.no_sort {
-                        self.and_constraints
-                            .push(format!("{} =!= UNDEFINED", value(1)));
-                    }
-                    i += 1;
-                }
-                Token::Opt {
-                    id: "attributes", ..
-                } => {
-                    for a in value(1).split(',').map(str::trim).filter(|a| !a.is_empty()) {
-                        if !self.attributes.iter().any(|x| x.eq_ignore_ascii_case(a)) {
-                            self.attributes.push(a.to_owned());
-                        }
-                    }
-                    i += 1;
-                }
-                Token::Opt {
-                    id: "constraint", ..
-                } => {
-                    self.and_constraints.push(value(1));
-                    i += 1;
-                }
-                Token::Word(w) if !w.starts_with('-') => {
-                    let name = match crate::client::daemon_name(w, config) {
-                        Some(n) => n,
-                        None => {
-                            let host = w.rsplit('@').next().unwrap_or(w);
-                            let _ = writeln!(err, "{NAME}: unknown host {host}");
-                            return Err(Stop(1));
-                        }
-                    };
-                    if self.mode == Some(Mode::SlotsClaimed) {
-                        self.or_constraints.push(format!("RemoteUser == \"{w}\""));
-                    } else {
-                        self.or_constraints
-                            .push(format!("Name==\"{name}\" || Machine==\"{name}\""));
-                    }
-                }
-                _ => {}
+                Token::Word(w) => self.args.names.push(w.clone()),
             }
             i += 1;
         }
         Ok(())
     }
 
-    /// The query's requirements (`GenericQuery::makeQuery`): the ANDed constraints, then the
-    /// ORed ones.
-    fn requirements(&self) -> String {
-        let mut req = String::new();
-        for (list, sep) in [
-            (&self.and_constraints, " && "),
-            (&self.or_constraints, " || "),
-        ] {
-            if list.is_empty() {
-                continue;
+    /// `-sort KEY`: a key, or sorting turned off.
+    fn sort(&mut self, key: String) -> Result<(), Action> {
+        let off = ["false", "0", "no", "none"];
+        if off.iter().any(|o| o.eq_ignore_ascii_case(&key)) {
+            self.args.no_sort = true;
+        } else {
+            match parse_old_expr(&key) {
+                Ok(e) => self.args.sort_keys.push(e),
+                Err(_) => {
+                    return Err(Action::Refuse(Refusal::Error(format!(
+                        "Error:  Parse error of: {key}"
+                    ))))
+                }
             }
-            req.push_str(if req.is_empty() { "(" } else { " && (" });
-            for (n, c) in list.iter().enumerate() {
-                req.push_str(if n == 0 { " " } else { sep });
-                req.push('(');
-                req.push_str(c);
-                req.push(')');
-            }
-            req.push_str(" )");
         }
-        req
+        self.constraints.push((true, key));
+        Ok(())
     }
+
+    /// After the words: the default mode, the check of `-compact` against it, and the
+    /// constraints.
+    fn finish(&mut self) -> Result<(), Action> {
+        if self.set_by.arg_index == 0 {
+            self.set_mode(Mode::Slots, 0, "<default>")?;
+        }
+        let mode = self.mode.unwrap_or(Mode::Slots);
+        self.args.mode = mode;
+        if self.args.compact && mode.ad_kind() != AdKind::Slots {
+            let more = if mode == Mode::StartDaemon {
+                "remove -startd from command or use -slot instead"
+            } else {
+                ""
+            };
+            return Err(Action::Refuse(Refusal::Error(format!(
+                "Error:  arg (-compact) contradicts arg {} ({}) {more}",
+                self.set_by.arg_index, self.set_by.arg
+            ))));
+        }
+        let no_sort = self.args.no_sort;
+        self.args.constraints = std::mem::take(&mut self.constraints)
+            .into_iter()
+            .filter_map(|(sort, c)| match sort {
+                false => Some(c),
+                true if no_sort => None,
+                true => Some(format!("{c} =!= UNDEFINED")),
+            })
+            .collect();
+        Ok(())
+    }
+}
+
+/// The query's requirements (`GenericQuery::makeQuery`): the ANDed constraints, then the
+/// ORed ones.
+fn requirements(and_constraints: &[String], or_constraints: &[String]) -> String {
+    let mut req = String::new();
+    for (list, sep) in [(and_constraints, " && "), (or_constraints, " || ")] {
+        if list.is_empty() {
+            continue;
+        }
+        req.push_str(if req.is_empty() { "(" } else { " && (" });
+        for (n, c) in list.iter().enumerate() {
+            req.push_str(if n == 0 { " " } else { sep });
+            req.push('(');
+            req.push_str(c);
+            req.push(')');
+        }
+        req.push_str(" )");
+    }
+    req
 }
 
 /// The usage text; with `all` or `subsystem`, the subsystem types too.
@@ -828,13 +849,13 @@ fn usage(w: &mut dyn Write, opts: Option<&str>) {
 }
 
 /// The width of the display (`getDisplayWidth`) and whether the output is not a terminal.
-fn display_width(st: &Status) -> (i32, bool) {
-    if st.forced_width > 0 {
-        return (st.forced_width, false);
+fn display_width(args: &StatusArgs) -> (i32, bool) {
+    if args.forced_width > 0 {
+        return (args.forced_width, false);
     }
     match crate::output::console_width() {
         Some(w) => (w as i32, false),
-        None => (if st.wide { 1024 } else { 80 }, true),
+        None => (if args.wide { 1024 } else { 80 }, true),
     }
 }
 
@@ -852,7 +873,7 @@ struct View {
     cols: Cols,
 }
 
-fn view_of(st: &Status, width: i32) -> Option<View> {
+fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
     let plain = |lines: Vec<Sel>| View {
         lines,
         name_width: 0,
@@ -874,8 +895,8 @@ fn view_of(st: &Status, width: i32) -> Option<View> {
         job_starts: Some(starts),
         max_slot_mem: resources.then_some(12),
     };
-    let mut v = match st.style {
-        Pp::SlotsNormal if st.compact => View {
+    let mut v = match args.style {
+        Pp::SlotsNormal if args.compact => View {
             machine_width: 12,
             machine_auto: true,
             constraint: Some(views::STARTD_COMPACT_WHERE),
@@ -885,9 +906,9 @@ fn view_of(st: &Status, width: i32) -> Option<View> {
         Pp::SlotsNormal => View {
             name_auto: true,
             fixed_width: 65,
-            ..plain(views::slots_normal(width < 100 && !st.wide))
+            ..plain(views::slots_normal(width < 100 && !args.wide))
         },
-        Pp::SlotsServer if st.compact => View {
+        Pp::SlotsServer if args.compact => View {
             name_auto: true,
             fixed_width: 65,
             constraint: Some(views::STARTD_COMPACT_WHERE),
@@ -899,7 +920,7 @@ fn view_of(st: &Status, width: i32) -> Option<View> {
             fixed_width: 65,
             ..plain(views::slots_server())
         },
-        Pp::SlotsState if st.compact => View {
+        Pp::SlotsState if args.compact => View {
             name_auto: true,
             fixed_width: 34 + 3 * 12,
             constraint: Some(views::STARTD_COMPACT_WHERE),
@@ -911,7 +932,7 @@ fn view_of(st: &Status, width: i32) -> Option<View> {
             fixed_width: 34 + 3 * 12,
             ..plain(views::slots_state())
         },
-        Pp::SlotsRun if st.compact => View {
+        Pp::SlotsRun if args.compact => View {
             name_auto: true,
             fixed_width: 63,
             constraint: Some(views::CLAIMED_COMPACT_WHERE),
@@ -967,8 +988,8 @@ fn view_of(st: &Status, width: i32) -> Option<View> {
             ..plain(views::master())
         },
         Pp::CollectorNormal => {
-            let mut mach = if st.wide { -34 } else { -18 };
-            if width > 79 && !st.wide {
+            let mut mach = if args.wide { -34 } else { -18 };
+            if width > 79 && !args.wide {
                 let wid = (width - (28 + 18 + 11 + 8 + 10 + 4)).min(50);
                 let nw = (wid * 2 / 3).min(20);
                 mach -= (wid - nw).min(30);
@@ -981,8 +1002,8 @@ fn view_of(st: &Status, width: i32) -> Option<View> {
         _ => return None,
     };
     // Without a width of their own, the columns grow on a wide display.
-    v.name_auto |= st.wide;
-    v.machine_auto |= st.wide;
+    v.name_auto |= args.wide;
+    v.machine_auto |= args.wide;
     Some(v)
 }
 
@@ -1089,7 +1110,7 @@ fn read_ads_file(
     path: &str,
     form: FileForm,
     constraint: &str,
-    limit: i32,
+    limit: Option<usize>,
     err: &mut dyn Write,
 ) -> Vec<ClassAd> {
     let mut text = String::new();
@@ -1135,11 +1156,7 @@ fn read_ads_file(
             return Vec::new();
         }
     };
-    let limit = if limit <= 0 {
-        usize::MAX
-    } else {
-        limit as usize
-    };
+    let limit = limit.unwrap_or(usize::MAX);
     ads.into_iter()
         .filter(|ad| filter.as_ref().is_none_or(|f| constraint_holds(f, ad)))
         .take(limit)
@@ -1180,9 +1197,9 @@ fn query_master(
     config: &Config,
     kind: AdKind,
     constraint: &str,
-    limit: i32,
+    limit: Option<usize>,
     err: &mut dyn Write,
-) -> Result<Vec<ClassAd>, Stop> {
+) -> Result<Vec<ClassAd>, CommandError> {
     let filter = if constraint.is_empty() {
         None
     } else {
@@ -1190,7 +1207,7 @@ fn query_master(
             Ok(e) => Some(e),
             Err(_) => {
                 let _ = writeln!(err, "Error: invalid constraint\n");
-                return Err(Stop(1));
+                return Err(CommandError::Exit(1));
             }
         }
     };
@@ -1206,18 +1223,14 @@ fn query_master(
                 err,
                 "Error: communication error\nCEDAR:6001:Failed to connect to <127.0.0.1:{port}>"
             );
-            return Err(Stop(1));
+            return Err(CommandError::Exit(1));
         }
         Err(e) => {
             let _ = writeln!(err, "Error: communication error\n{e}");
-            return Err(Stop(1));
+            return Err(CommandError::Exit(1));
         }
     };
-    let limit = if limit <= 0 {
-        usize::MAX
-    } else {
-        limit as usize
-    };
+    let limit = limit.unwrap_or(usize::MAX);
     Ok(ads
         .into_iter()
         .filter(|ad| filter.as_ref().is_none_or(|f| constraint_holds(f, ad)))
@@ -1226,41 +1239,41 @@ fn query_master(
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let argv = Argv::from_invocation(inv, PREFIXES, WORDS);
+    let args = StatusArgs::parse(inv);
     let config = Config::load().map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let mut st = Status::new();
-    if !st.first_pass(&argv, out, err)? {
-        return Ok(());
+    for note in &args.notes {
+        let _ = writeln!(err, "{note}");
     }
-    // The default mode, unless an option chose one.
-    if st.set_by.arg_index == 0 {
-        st.set_mode(Mode::Slots, 0, "<default>", err)?;
+    match &args.action {
+        Action::Query => {}
+        Action::Help(topic) => {
+            // Where every condorlite tool prints its help (HTCondor: stderr).
+            usage(out, topic.as_deref());
+            return Ok(());
+        }
+        Action::Version => {
+            let _ = writeln!(out, "{CONDOR_VERSION}\n{CONDOR_PLATFORM}");
+            return Ok(());
+        }
+        Action::Refuse(refusal) => {
+            refusal.report(err);
+            return Err(CommandError::Exit(1));
+        }
     }
-    let mode = st.mode.unwrap_or(Mode::Slots);
+    let mode = args.mode;
     let slots = mode.ad_kind() == AdKind::Slots;
-    if st.compact && !slots {
-        let more = if mode == Mode::StartDaemon {
-            "remove -startd from command or use -slot instead"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            err,
-            "Error:  arg (-compact) contradicts arg {} ({}) {more}",
-            st.set_by.arg_index, st.set_by.arg
-        );
-        return Err(CommandError::Exit(1));
-    }
-    if !st.compact {
+    let mut and_constraints: Vec<String> = Vec::new();
+    let mut or_constraints: Vec<String> = Vec::new();
+    if !args.compact {
         match mode {
-            Mode::SlotsAvail => st
-                .or_constraints
-                .push("State == \"Unclaimed\" && Cpus > 0 && Memory > 0".to_owned()),
-            Mode::SlotsClaimed => st.or_constraints.push("State == \"Claimed\"".to_owned()),
+            Mode::SlotsAvail => {
+                or_constraints.push("State == \"Unclaimed\" && Cpus > 0 && Memory > 0".to_owned())
+            }
+            Mode::SlotsClaimed => or_constraints.push("State == \"Claimed\"".to_owned()),
             _ => {}
         }
     } else {
-        st.and_constraints.push(
+        and_constraints.push(
             match mode {
                 Mode::SlotsAvail => "State == \"Unclaimed\" && Cpus > 0 && Memory > 0",
                 Mode::SlotsClaimed => views::CLAIMED_COMPACT_WHERE,
@@ -1269,55 +1282,67 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             .to_owned(),
         );
     }
-    st.second_pass(&argv, &config, err)?;
-    if st.sort_keys.is_empty() && !st.no_sort {
-        for k in ["Machine", "Name"] {
-            st.sort_keys
-                .push(parse_old_expr(k).expect("an attribute name"));
+    and_constraints.extend(args.constraints.iter().cloned());
+    for w in &args.names {
+        let Some(name) = crate::client::daemon_name(w, &config) else {
+            let host = w.rsplit('@').next().unwrap_or(w);
+            let _ = writeln!(err, "{NAME}: unknown host {host}");
+            return Err(CommandError::Exit(1));
+        };
+        if mode == Mode::SlotsClaimed {
+            or_constraints.push(format!("RemoteUser == \"{w}\""));
+        } else {
+            or_constraints.push(format!("Name==\"{name}\" || Machine==\"{name}\""));
         }
     }
-    if st.compact {
+    let mut sort_keys = args.sort_keys.clone();
+    if sort_keys.is_empty() && !args.no_sort {
+        for k in ["Machine", "Name"] {
+            sort_keys.push(parse_old_expr(k).expect("an attribute name"));
+        }
+    }
+    if args.compact {
         // Machine, then slot type, first.
         let join = parse_old_expr("join(\":\",Machine,SlotTypeId)").expect("a valid key");
-        let first_is_machine = st
-            .sort_keys
+        let first_is_machine = sort_keys
             .first()
             .is_some_and(|k| matches!(k, Expr::Attr(n) if n.eq_ignore_ascii_case("Machine")));
         if first_is_machine {
-            st.sort_keys[0] = join;
+            sort_keys[0] = join;
         } else {
-            st.sort_keys.insert(0, join);
+            sort_keys.insert(0, join);
         }
     }
 
     // The table.
-    let (width, piped) = display_width(&st);
+    let (width, piped) = display_width(&args);
     let display = width - 1;
     let mut mask = PrintMask::new();
     let mut cols = Cols::default();
     let mut names = NameCols::default();
     let mut fixed = -1;
-    let total_style = st.style;
-    if st.style.longish() {
-        st.headfoot = HF_BARE;
-    } else if st.style != Pp::Custom && !st.explicit_format && !st.only_totals {
-        if let Some(v) = view_of(&st, display) {
+    let mut headfoot = args.headfoot;
+    let total_style = args.style;
+    if args.style.longish() {
+        headfoot = HF_BARE;
+    } else if args.style != Pp::Custom && !args.explicit_format && !args.only_totals {
+        if let Some(v) = view_of(&args, display) {
             mask.set_separators(None, Some(" "), None, Some("\n"));
-            if st.forced_width > 0 || (!st.wide && !piped) {
+            if args.forced_width > 0 || (!args.wide && !piped) {
                 mask.overall_width = display.max(0) as usize;
             }
             views::register_all(&mut mask, &v.lines);
-            names = adjust_names(&mut mask, &v, st.wide);
-            st.headfoot = if v.summary { 0 } else { HF_NOSUMMARY };
+            names = adjust_names(&mut mask, &v, args.wide);
+            headfoot = if v.summary { 0 } else { HF_NOSUMMARY };
             if let Some(c) = v.constraint {
-                st.and_constraints.push(c.to_owned());
+                and_constraints.push(c.to_owned());
             }
             cols = v.cols;
             fixed = v.fixed_width;
         }
-    } else if !st.formats.is_empty() {
-        for f in st.formats.clone() {
-            if let Err(bad) = add_format_args(&mut mask, std::slice::from_ref(&f)) {
+    } else if !args.formats.is_empty() {
+        for f in &args.formats {
+            if let Err(bad) = add_format_args(&mut mask, std::slice::from_ref(f)) {
                 if let FormatArg::Format { .. } = f {
                     let _ = writeln!(err, "Error:  Parse error of: {bad}");
                 }
@@ -1327,13 +1352,13 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
 
     // The ads.
-    let req = st.requirements();
-    let ads = match &st.ads_file {
-        Some((path, form)) => read_ads_file(path, *form, &req, st.result_limit, err),
-        None => query_master(&config, mode.ad_kind(), &req, st.result_limit, err)?,
+    let req = requirements(&and_constraints, &or_constraints);
+    let ads = match &args.ads_file {
+        Some(file) => read_ads_file(&file.path, file.form, &req, args.limit, err),
+        None => query_master(&config, mode.ad_kind(), &req, args.limit, err)?,
     };
 
-    let mut totals = (st.headfoot & HF_NOSUMMARY == 0).then(|| Totals::new(total_style));
+    let mut totals = (headfoot & HF_NOSUMMARY == 0).then(|| Totals::new(total_style));
     let columns = !mask.is_empty();
     let env = RenderEnv::default();
     let mut rows: Vec<Slot> = Vec::new();
@@ -1342,16 +1367,16 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         let ordinal = n as u32 + 1;
         // Compact keys put a dynamic slot's (negative) slot type with its partitionable slot.
         let type_id = lookup_int(&ad, "SlotTypeID");
-        let flipped = st.compact && type_id.is_some_and(|t| t < 0);
+        let flipped = args.compact && type_id.is_some_and(|t| t < 0);
         if flipped {
             ad.insert("SlotTypeID", Expr::lit(-type_id.unwrap_or(0)));
         }
-        let key = sort_key(&st.sort_keys, ordinal, &ad);
+        let key = sort_key(&sort_keys, ordinal, &ad);
         if flipped {
             ad.insert("SlotTypeID", Expr::lit(type_id.unwrap_or(0)));
         }
         if let Some(t) = totals.as_mut() {
-            if !columns || !st.compact {
+            if !columns || !args.compact {
                 t.update(&ad, 0, None);
             }
         }
@@ -1361,7 +1386,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
         let mut row = mask.render(&ad, &env);
         let flags = compact::slot_flags(&ad);
-        if let (Some(t), true) = (totals.as_mut(), st.compact) {
+        if let (Some(t), true) = (totals.as_mut(), args.compact) {
             let bk = if flags & compact::BACKFILL != 0 {
                 totals::BACKFILL_SLOTS
             } else {
@@ -1396,7 +1421,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             None => String::new(),
         };
         if let (true, true, Some(ac)) = (
-            st.compact,
+            args.compact,
             flags & compact::PARTITIONABLE != 0,
             cols.act_code,
         ) {
@@ -1412,8 +1437,8 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     rows.sort_by(|a, b| natural_cmp(&a.key, &b.key).cmp(&0));
     kept.sort_by(|a, b| natural_cmp(&a.0, &b.0).cmp(&0));
 
-    if st.compact && slots {
-        if st.only_totals {
+    if args.compact && slots {
+        if args.only_totals {
             let _ = writeln!(
                 err,
                 "Warning: ignoring -compact option because -total option is also set"
@@ -1426,34 +1451,34 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut text = String::new();
     let any = !rows.is_empty() || !kept.is_empty();
     // Headings.
-    let custom = st.style == Pp::Custom;
+    let custom = args.style == Pp::Custom;
     if custom {
-        if !st.only_totals && mask.has_headings() && st.headfoot & HF_NOHEADER == 0 {
+        if !args.only_totals && mask.has_headings() && headfoot & HF_NOHEADER == 0 {
             text.push_str(&mask.headings_line());
         }
-    } else if !st.style.longish() {
-        if any && !st.wide && !piped {
+    } else if !args.style.longish() {
+        if any && !args.wide && !piped {
             fit_to_terminal(&mut mask, names, fixed, display);
         }
-        if !st.only_totals && any && columns {
+        if !args.only_totals && any && columns {
             text.push_str(&mask.headings_line());
             text.push('\n');
         }
     }
-    if st.style == Pp::Xml {
+    if args.style == Pp::Xml {
         text.push_str(XML_HEADER);
     }
     let mut printed = 0;
     for slot in rows.iter().filter(|s| s.flags & compact::FOLDED == 0) {
         mask.display(&mut text, &slot.row);
     }
-    if !st.only_totals {
+    if !args.only_totals {
         for (_, ad) in &kept {
-            print_ad(&mut text, &st, ad, printed);
+            print_ad(&mut text, &args, ad, printed);
             printed += 1;
         }
     }
-    match st.style {
+    match args.style {
         Pp::Xml => text.push_str(XML_FOOTER),
         Pp::Json if printed > 0 => text.push_str("]\n"),
         Pp::NewClassad if printed > 0 => text.push_str("}\n"),
@@ -1461,7 +1486,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     if let Some(t) = totals.as_ref().filter(|t| any && t.have_totals()) {
         text.push('\n');
-        let key_width = if st.wide || total_style == Pp::SubmitterNormal {
+        let key_width = if args.wide || total_style == Pp::SubmitterNormal {
             None
         } else {
             Some(t.key_width())
@@ -1473,10 +1498,10 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
 }
 
 /// One whole ad in the `-long`, `-xml`, `-json` or new-ClassAd form (`prettyPrintAd`).
-fn print_ad(text: &mut String, st: &Status, ad: &ClassAd, printed: usize) {
-    let only = (!st.attributes.is_empty()).then_some(&st.attributes[..]);
+fn print_ad(text: &mut String, args: &StatusArgs, ad: &ClassAd, printed: usize) {
+    let only = (!args.attributes.is_empty()).then_some(&args.attributes[..]);
     let listed = |name: &str| only.is_some_and(|o| o.iter().any(|x| x.eq_ignore_ascii_case(name)));
-    if st.style == Pp::Long && st.hash_order && only.is_some() {
+    if args.style == Pp::Long && args.hash_order && only.is_some() {
         // -long:nosort with -attributes: the ad's own order.
         let own: Vec<_> = ad.iter().filter(|(n, _)| listed(n)).collect();
         write_long(text, &own);
@@ -1485,14 +1510,14 @@ fn print_ad(text: &mut String, st: &Status, ad: &ClassAd, printed: usize) {
         }
         return;
     }
-    let attrs: Vec<(&str, &Expr)> = if !st.hash_order || only.is_some() {
+    let attrs: Vec<(&str, &Expr)> = if !args.hash_order || only.is_some() {
         let sel = Selection {
             only,
             sorted: true,
             exclude_private: true,
         };
         select(ad, &sel)
-    } else if st.style == Pp::Long {
+    } else if args.style == Pp::Long {
         // sPrintAd: sorted, but byte by byte.
         let sel = Selection {
             only: None,
@@ -1505,7 +1530,7 @@ fn print_ad(text: &mut String, st: &Status, ad: &ClassAd, printed: usize) {
     } else {
         ad.iter().collect()
     };
-    match st.style {
+    match args.style {
         Pp::Long => {
             write_long(text, &attrs);
             text.push('\n');
@@ -1531,5 +1556,341 @@ fn print_ad(text: &mut String, st: &Status, ad: &ClassAd, printed: usize) {
             text.push('\n');
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(words: &[&str]) -> StatusArgs {
+        StatusArgs::parse(&TOOL.parse_words(words).expect("a valid command line"))
+    }
+
+    fn refusal(words: &[&str]) -> Refusal {
+        match parse(words).action {
+            Action::Refuse(r) => r,
+            other => panic!("{words:?} is not refused: {other:?}"),
+        }
+    }
+
+    fn use_help(message: &str) -> Refusal {
+        Refusal::UseHelp(message.to_owned())
+    }
+
+    #[test]
+    fn nothing_given() {
+        let args = parse(&[]);
+        assert_eq!(args.action, Action::Query);
+        assert_eq!(args.mode, Mode::Slots);
+        assert_eq!(args.style, Pp::SlotsNormal);
+        assert_eq!(args.headfoot, 0);
+        assert!(!args.wide && !args.compact && !args.only_totals && !args.explicit_format);
+        assert_eq!(args.forced_width, 0);
+        assert_eq!(args.limit, None);
+        assert_eq!(args.ads_file, None);
+        assert!(args.constraints.is_empty() && args.names.is_empty());
+        assert!(args.sort_keys.is_empty() && !args.no_sort);
+        assert!(args.formats.is_empty() && args.attributes.is_empty());
+        assert!(!args.hash_order);
+        assert!(args.notes.is_empty());
+    }
+
+    #[test]
+    fn modes() {
+        let mode = |words: &[&str]| {
+            let args = parse(words);
+            assert_eq!(args.action, Action::Query, "{words:?}");
+            (args.mode, args.style)
+        };
+        assert_eq!(mode(&["-slots"]), (Mode::Slots, Pp::SlotsNormal));
+        assert_eq!(mode(&["-avail"]), (Mode::SlotsAvail, Pp::SlotsNormal));
+        assert_eq!(mode(&["-claimed"]), (Mode::SlotsClaimed, Pp::SlotsRun));
+        assert_eq!(mode(&["-run"]), (Mode::ScheddRun, Pp::ScheddRun));
+        assert_eq!(mode(&["-startd"]), (Mode::StartDaemon, Pp::StartDaemon));
+        assert_eq!(mode(&["-schedd"]), (Mode::Schedd, Pp::ScheddNormal));
+        assert_eq!(
+            mode(&["-submitters"]),
+            (Mode::Submitters, Pp::SubmitterNormal)
+        );
+        assert_eq!(
+            mode(&["-negotiator"]),
+            (Mode::Negotiator, Pp::NegotiatorNormal)
+        );
+        assert_eq!(mode(&["-master"]), (Mode::Master, Pp::MasterNormal));
+        assert_eq!(
+            mode(&["-collector"]),
+            (Mode::Collector, Pp::CollectorNormal)
+        );
+    }
+
+    #[test]
+    fn run_and_schedd_refine_the_mode() {
+        let mode = |words: &[&str]| parse(words).mode;
+        assert_eq!(mode(&["-slots", "-run"]), Mode::SlotsClaimed);
+        assert_eq!(mode(&["-claimed", "-run"]), Mode::SlotsClaimed);
+        assert_eq!(mode(&["-schedd", "-run"]), Mode::ScheddRun);
+        assert_eq!(mode(&["-claimed", "-schedd"]), Mode::ScheddRun);
+        assert_eq!(mode(&["-run", "-schedd"]), Mode::ScheddRun);
+        assert_eq!(parse(&["-slots", "-run"]).style, Pp::SlotsRun);
+        assert_eq!(parse(&["-master", "-master"]).mode, Mode::Master);
+    }
+
+    #[test]
+    fn conflicting_modes() {
+        assert_eq!(
+            refusal(&["-schedd", "-master"]),
+            Refusal::Error("Error:  Arg 2 (-master) contradicts arg 1 (-schedd)".into())
+        );
+        assert_eq!(
+            refusal(&["-avail", "-startd"]),
+            Refusal::Error("Error:  Arg 2 (-startd) contradicts arg 1 (-avail)".into())
+        );
+    }
+
+    #[test]
+    fn styles() {
+        let style = |words: &[&str]| parse(words).style;
+        assert_eq!(style(&["-server"]), Pp::SlotsServer);
+        assert_eq!(style(&["-state"]), Pp::SlotsState);
+        assert_eq!(style(&["-long"]), Pp::Long);
+        assert_eq!(style(&["-long:xml"]), Pp::Xml);
+        assert_eq!(style(&["-long:json"]), Pp::Json);
+        assert_eq!(style(&["-long:new"]), Pp::NewClassad);
+        assert_eq!(style(&["-xml"]), Pp::Xml);
+        assert_eq!(style(&["-json"]), Pp::Json);
+        assert_eq!(style(&["-json", "-state"]), Pp::Json);
+        assert_eq!(style(&["-state", "-long"]), Pp::Long);
+        assert!(parse(&["-long:nosort"]).hash_order);
+        assert!(!parse(&["-long:json"]).hash_order);
+    }
+
+    #[test]
+    fn a_style_that_cannot_replace_the_last_is_noted() {
+        let args = parse(&["-state", "-server"]);
+        assert_eq!(args.action, Action::Query);
+        assert_eq!(args.style, Pp::SlotsState);
+        assert_eq!(
+            args.notes,
+            ["Error:  arg 2 (-server) contradicts arg 1 (-state)"]
+        );
+    }
+
+    #[test]
+    fn format() {
+        let args = parse(&["-format", "%s\\n", "Name"]);
+        assert_eq!(
+            args.formats,
+            [FormatArg::Format {
+                format: "%s\\n".into(),
+                attr: "Name".into()
+            }]
+        );
+        assert_eq!(args.style, Pp::Custom);
+        assert_eq!(args.headfoot, HF_BARE);
+        assert!(args.explicit_format);
+    }
+
+    #[test]
+    fn autoformat() {
+        let args = parse(&[
+            "-af:h",
+            "Name",
+            "Cpus",
+            "-",
+            "host1",
+            "-autoformat",
+            "Memory",
+        ]);
+        assert_eq!(
+            args.formats,
+            [
+                FormatArg::AutoFormat {
+                    qualifiers: Some("h".into()),
+                    attrs: vec!["Name".into(), "Cpus".into()]
+                },
+                FormatArg::AutoFormat {
+                    qualifiers: None,
+                    attrs: vec!["Memory".into()]
+                }
+            ]
+        );
+        assert_eq!(args.names, ["host1"]);
+        assert_eq!(args.style, Pp::Custom);
+        assert_eq!(args.headfoot, HF_NOSUMMARY);
+        assert!(args.explicit_format);
+    }
+
+    #[test]
+    fn options_without_their_values() {
+        for (words, message) in [
+            (
+                &["-ads"][..],
+                "condor_status: -ads requires a filename argument",
+            ),
+            (
+                &["-format", "%s"],
+                "condor_status: -format requires two other arguments",
+            ),
+            (
+                &["-constraint"],
+                "condor_status: -constraint requires another argument",
+            ),
+            (&["-sort"], "condor_status: -sort requires another argument"),
+            (
+                &["-limit"],
+                "condor_status: -limit requires one additional argument",
+            ),
+            (
+                &["-attributes"],
+                "condor_status: -attributes requires one additional argument",
+            ),
+            (
+                &["-af"],
+                "Error: Argument -af requires at least one attribute parameter",
+            ),
+            (
+                &["-autoformat", "-long"],
+                "Error: Argument -autoformat requires at least one attribute parameter",
+            ),
+        ] {
+            assert_eq!(refusal(words), use_help(message), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn totals() {
+        let args = parse(&["-totals"]);
+        assert!(args.only_totals && args.explicit_format);
+        assert_eq!(args.headfoot, 1 | HF_NOHEADER);
+        assert_eq!(parse(&["-totals", "-af", "Name"]).headfoot, HF_NOSUMMARY);
+    }
+
+    #[test]
+    fn wide() {
+        let args = parse(&["-wide"]);
+        assert!(args.wide);
+        assert_eq!(args.forced_width, 0);
+        let args = parse(&["-wide:80"]);
+        assert!(!args.wide);
+        assert_eq!(args.forced_width, 80);
+        let args = parse(&["-wide:200"]);
+        assert!(args.wide);
+        assert_eq!(args.forced_width, 200);
+    }
+
+    #[test]
+    fn compact() {
+        assert!(parse(&["-compact"]).compact);
+        assert!(parse(&["-slots", "-compact"]).compact);
+        assert!(!parse(&["-compact", "-nocompact"]).compact);
+        assert!(!parse(&["-compact", "-slots"]).compact);
+        assert_eq!(
+            refusal(&["-schedd", "-compact"]),
+            Refusal::Error("Error:  arg (-compact) contradicts arg 1 (-schedd) ".into())
+        );
+        assert_eq!(
+            refusal(&["-compact", "-startd"]),
+            Refusal::Error(
+                "Error:  arg (-compact) contradicts arg 2 (-startd) remove -startd from \
+                 command or use -slot instead"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn limit() {
+        assert_eq!(parse(&["-limit", "5"]).limit, Some(5));
+        assert_eq!(parse(&["-limit", "5", "-limit", "0"]).limit, None);
+        assert_eq!(parse(&["-limit", "-3"]).limit, None);
+    }
+
+    #[test]
+    fn constraints_and_sort_keys() {
+        let args = parse(&[
+            "-sort",
+            "Memory",
+            "-constraint",
+            "Cpus > 1",
+            "-sort",
+            "Cpus",
+        ]);
+        assert_eq!(
+            args.constraints,
+            ["Memory =!= UNDEFINED", "Cpus > 1", "Cpus =!= UNDEFINED"]
+        );
+        assert_eq!(args.sort_keys.len(), 2);
+        assert!(!args.no_sort);
+        let args = parse(&["-sort", "Memory", "-constraint", "Cpus > 1", "-sort", "no"]);
+        assert!(args.no_sort);
+        assert_eq!(args.constraints, ["Cpus > 1"]);
+        assert!(parse(&["-sort", "NONE"]).no_sort);
+        assert_eq!(
+            refusal(&["-sort", "(("]),
+            Refusal::Error("Error:  Parse error of: ((".into())
+        );
+    }
+
+    #[test]
+    fn attributes() {
+        let args = parse(&[
+            "-attributes",
+            "Name, cpus,NAME",
+            "-attributes",
+            "Memory,Cpus",
+        ]);
+        assert_eq!(args.attributes, ["Name", "cpus", "Memory"]);
+    }
+
+    #[test]
+    fn ads_file() {
+        let file = |words: &[&str]| parse(words).ads_file;
+        let ads = |path: &str, form| {
+            Some(AdsFile {
+                path: path.into(),
+                form,
+            })
+        };
+        assert_eq!(file(&["-ads", "a.txt"]), ads("a.txt", FileForm::Long));
+        assert_eq!(
+            file(&["-ads:json", "a.json"]),
+            ads("a.json", FileForm::Json)
+        );
+        assert_eq!(file(&["-ads:auto", "-"]), ads("-", FileForm::Auto));
+        assert_eq!(file(&["-ads:odd", "a"]), ads("a", FileForm::Long));
+    }
+
+    #[test]
+    fn names_and_unknown_options() {
+        assert_eq!(
+            parse(&["slot1@host", "host2"]).names,
+            ["slot1@host", "host2"]
+        );
+        assert_eq!(
+            refusal(&["host", "-bogus"]),
+            Refusal::UnknownOption("-bogus".into())
+        );
+        for ignored in ["-natural", "-natural:off", "-debug", "-expert"] {
+            assert_eq!(parse(&[ignored]).action, Action::Query, "{ignored}");
+        }
+    }
+
+    #[test]
+    fn help_and_version_stop_the_reading() {
+        assert_eq!(parse(&["-help"]).action, Action::Help(None));
+        assert_eq!(
+            parse(&["-help", "all"]).action,
+            Action::Help(Some("all".into()))
+        );
+        assert_eq!(
+            parse(&["-help", "-bogus"]).action,
+            Action::Help(Some("-bogus".into()))
+        );
+        assert_eq!(parse(&["-version", "-bogus"]).action, Action::Version);
+        assert_eq!(
+            refusal(&["-bogus", "-help"]),
+            Refusal::UnknownOption("-bogus".into())
+        );
     }
 }
