@@ -38,11 +38,6 @@ impl Token {
         }
     }
 
-    /// Whether this is option `id`.
-    pub fn is(&self, id: &str) -> bool {
-        matches!(self, Token::Opt { id: i, .. } if *i == id)
-    }
-
     /// Whether the word starts with `-` (an option always does), as HTCondor's lists of values
     /// (`-af A B ...`) end at the first such word.
     pub fn starts_with_dash(&self) -> bool {
@@ -149,7 +144,7 @@ mod tests {
         let argv = Argv::from_invocation(&inv, PREFIXES, "w");
         let texts: Vec<String> = argv.tokens.iter().map(Token::text).collect();
         assert_eq!(texts, ["log", "-wait", "-5", "-echo:XML", "-x", "1.0"]);
-        assert!(argv.tokens[1].is("wait"));
+        assert!(matches!(&argv.tokens[1], Token::Opt { id, .. } if *id == "wait"));
         assert_eq!(argv.tokens[4], Token::Word("-x".into()));
     }
 }
