@@ -154,6 +154,66 @@ fn queued_ads_are_the_submit_librarys() {
     }
 }
 
+/// The schedd names every job as it creates it (qmgmt.cpp `NewProcInternal`):
+/// `GlobalJobId = "<schedd name>#<cluster>.<proc>#<time>"`, the time left out when
+/// `GLOBAL_JOB_ID_WITH_TIME` is false; in the proc ad, so each job has its own.
+#[test]
+fn jobs_get_a_global_job_id() {
+    let mut env = env();
+    env.set_env("_CONDOR_SCHEDD_NAME", "submit@example.com");
+    env.write_file(
+        "job.sub",
+        "executable = prog.sh\nqueue 2\nexecutable = /bin/sh\nqueue\n",
+    );
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let ids: Vec<_> = queued(&env)
+        .into_iter()
+        .map(|(id, ad)| (id, old(&ad, "GlobalJobId")))
+        .collect();
+    let want = |c: i32, p: i32| Some(format!("\"submit@example.com#{c}.{p}#1700000000\""));
+    assert_eq!(
+        ids,
+        [
+            ((1, 0), want(1, 0)),
+            ((1, 1), want(1, 1)),
+            ((2, 0), want(2, 0))
+        ]
+    );
+    // condor_q shows it under the name it gives the schedd.
+    let q = env.run("condor_q", ["-af", "GlobalJobId"]);
+    assert_eq!(
+        q.stdout,
+        "submit@example.com#1.0#1700000000\nsubmit@example.com#1.1#1700000000\n\
+         submit@example.com#2.0#1700000000\n",
+        "{q}"
+    );
+    let q = env.run("condor_q", [] as [&str; 0]);
+    assert!(q.stdout.contains("-- Schedd: submit@example.com :"), "{q}");
+
+    // The history keeps it.
+    let mut queue = Queue::open(spool(&env)).unwrap();
+    queue
+        .transaction(|tx| {
+            let job = condorlite::queue::JobId::new(1, 1);
+            tx.set_status(job, condorlite::queue::JobStatus::Removed)?;
+            tx.move_to_history(job).map(|_| ())
+        })
+        .unwrap();
+    drop(queue);
+    let h = env.run("condor_history", ["-af", "GlobalJobId"]);
+    assert_eq!(h.stdout, "submit@example.com#1.1#1700000000\n", "{h}");
+
+    env.set_env("_CONDOR_GLOBAL_JOB_ID_WITH_TIME", "false");
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let jobs = queued(&env);
+    assert_eq!(
+        old(&jobs[2].1, "GlobalJobId").as_deref(),
+        Some("\"submit@example.com#3.0\"")
+    );
+}
+
 #[test]
 fn terse_prints_ranges() {
     let env = env();

@@ -313,21 +313,11 @@ fn the_nodes_log_reads_with_htcondors_reader() {
     // HTCondor's own reader takes every event, DAGMan's own included.
     if crate::pool::reference_available() {
         let path = env.work_dir().join("x.dag.nodes.log");
-        let out = std::process::Command::new("python3")
-            .args(["-c", crate::pool::READ_WITH_REFERENCE])
-            .arg(&path)
-            .env("CONDOR_CONFIG", "/dev/null")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| l.split(' ').next().unwrap().to_owned())
-            .collect();
+        let theirs: Vec<String> =
+            crate::pool::reference_lines(crate::pool::READ_WITH_REFERENCE, &path)
+                .iter()
+                .map(|l| l.split(' ').next().unwrap().to_owned())
+                .collect();
         let ours: Vec<String> = condorlite::eventlog::read_events(&path)
             .unwrap()
             .iter()

@@ -633,6 +633,25 @@ for e in htcondor.JobEventLog(sys.argv[1]).events(stop_after=0):
     print(int(e.type), e.cluster, e.proc, rv)
 "#;
 
+/// The lines `script` (Python, with the `htcondor` reference library) prints for a log.
+pub fn reference_lines(script: &str, log: &Path) -> Vec<String> {
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(log)
+        .env("CONDOR_CONFIG", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
 #[test]
 fn the_reference_reads_every_event_the_master_writes() {
     if !reference_available() {
@@ -672,20 +691,7 @@ fn the_reference_reads_every_event_the_master_writes() {
             format!("{} {} {} {rv}", e.number(), e.cluster, e.proc)
         })
         .collect();
-    let out = std::process::Command::new("python3")
-        .args(["-c", READ_WITH_REFERENCE, log.to_str().unwrap()])
-        .env("CONDOR_CONFIG", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let theirs: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect();
+    let theirs = reference_lines(READ_WITH_REFERENCE, &log);
     assert_eq!(ours, theirs);
     let types: Vec<&str> = ours.iter().map(|l| l.split(' ').next().unwrap()).collect();
     for t in ["0", "1", "5", "6", "12", "9"] {
@@ -731,6 +737,108 @@ fn a_graceful_stop_vacates_running_jobs_back_to_idle() {
         [0, 1, 4],
         "submitted, executed, evicted"
     );
+}
+
+/// HTCondor's own reader over a log: for each 005 and 006 event, its type and its
+/// `MemoryUsage`, `ResidentSetSize`, `CpusUsage` and `RequestCpus` (`-` when absent).
+const READ_USAGE_WITH_REFERENCE: &str = r#"
+import sys, htcondor
+for e in htcondor.JobEventLog(sys.argv[1]).events(stop_after=0):
+    if int(e.type) in (5, 6):
+        print(int(e.type), *[e[k] if k in e else "-" for k in
+              ("MemoryUsage", "ResidentSetSize", "CpusUsage", "RequestCpus")])
+"#;
+
+fn usage_read_by_reference(log: &Path) -> Vec<Vec<String>> {
+    reference_lines(READ_USAGE_WITH_REFERENCE, log)
+        .iter()
+        .map(|l| l.split(' ').map(str::to_owned).collect())
+        .collect()
+}
+
+/// The starter reports `MemoryUsage` as `MEMORY_USAGE_METRIC`, an expression over the job's
+/// `ResidentSetSize` (VanillaProc::PublishUpdateAd; the shadow copies it as it is), and the
+/// slot's `CpusUsage`: so the 006 event has its `MemoryUsage of job (MB)` line, and the
+/// resource tables of the 005 and 004 events fill the Usage cells of Cpus and Memory
+/// (condor_event.cpp `setUsageAd` evaluates `<Res>Usage` in the job ad).
+#[test]
+fn run_events_report_memory_and_cpus_usage() {
+    let env = TestEnvironment::new();
+    // A sleeper to be evicted when the master stops, and a job that completes meanwhile.
+    let (master, _) = a_running_sleeper(&env, "stop.log");
+    let done = submit(
+        &env,
+        "executable = /bin/sh\narguments = \"-c 'exit 0'\"\nlog = usage.log\nqueue\n",
+    );
+    wait_for("the job to finish", || {
+        count(&env, &format!("ClusterId == {done}")) == 0
+    });
+    assert_eq!(master.stop(), Some(0));
+    assert_events(&env, "usage.log", &[0, 1, 6, 5]);
+    assert_events(&env, "stop.log", &[0, 1, 4]);
+
+    // The job ad keeps the expression; it evaluates to the peak resident set in MiB.
+    let rss: i64 = history_attr(&env, &done, "ResidentSetSize")
+        .parse()
+        .unwrap();
+    assert!(rss > 0);
+    let memory = (rss + 1023) / 1024;
+    assert_eq!(history_attr(&env, &done, "MemoryUsage"), memory.to_string());
+    let long = env.run("condor_history", [done.as_str(), "-l"]);
+    assert!(
+        long.stdout
+            .contains("\nMemoryUsage = ((ResidentSetSize + 1023) / 1024)\n"),
+        "{long}"
+    );
+    let text = std::fs::read_to_string(env.work_dir().join("usage.log")).unwrap();
+    assert!(
+        text.contains(&format!(
+            "\t{memory}  -  MemoryUsage of job (MB)\n\t{rss}  -  ResidentSetSize of job (KB)\n"
+        )),
+        "{text}"
+    );
+    // Every row of both tables has its Usage cell: `Cpus : <usage> <request> <allocated>`.
+    for log in ["usage.log", "stop.log"] {
+        let text = std::fs::read_to_string(env.work_dir().join(log)).unwrap();
+        for res in ["Cpus", "Memory (MB)"] {
+            let row = text
+                .lines()
+                .skip_while(|l| !l.contains("Partitionable Resources"))
+                .find(|l| l.trim_start().starts_with(res))
+                .unwrap_or_else(|| panic!("no {res} row in {log}:\n{text}"));
+            let cells: Vec<&str> = row.split(':').nth(1).unwrap().split_whitespace().collect();
+            assert_eq!(cells.len(), 3, "{log}: {row}");
+        }
+    }
+
+    // The 24.0 reader does not read an eviction's table; condorlite's reads it back.
+    let events = read_events(env.work_dir().join("stop.log")).unwrap();
+    let Some(EventBody::JobEvicted(evicted)) = events.last().map(|e| &e.body) else {
+        panic!("the last event of stop.log is the eviction: {events:?}");
+    };
+    for res in ["Cpus", "Memory"] {
+        let row = evicted.usage.iter().find(|r| r.name == res);
+        assert!(
+            row.is_some_and(|r| r.usage.is_some()),
+            "{res}: {:?}",
+            evicted.usage
+        );
+    }
+
+    // HTCondor's reader sees the same figures.
+    if !reference_available() {
+        eprintln!("reference part skipped: python3 with htcondor is not installed");
+        return;
+    }
+    let theirs = usage_read_by_reference(&env.work_dir().join("usage.log"));
+    assert_eq!(theirs.len(), 2, "{theirs:?}");
+    assert_eq!(theirs[0][..3], ["6", &memory.to_string(), &rss.to_string()]);
+    assert_eq!(theirs[1][..2], ["5", &memory.to_string()]);
+    assert!(
+        theirs[1][3].parse::<f64>().is_ok_and(|c| c >= 0.0),
+        "{theirs:?}"
+    );
+    assert_eq!(theirs[1][4], "1");
 }
 
 #[test]

@@ -304,6 +304,9 @@ const VARYING: &[&str] = &[
      queue 4\n",
     "executable = prog.sh\nuniverse = $(u)\nqueue u in (vanilla, local, vanilla)\n",
     "executable = prog.sh\ngetenv = $(g)\ncoresize = $(Process)\nqueue g in (true, false, true, false)\n",
+    // Submit commands as the statement's variables, each job its own row.
+    "executable = prog.sh\nqueue input,arguments from (\n a.dat, -a $(Process)\n b.dat, -c\n b.dat, -c\n a.dat, -a\n)\n",
+    "executable = prog.sh\nqueue environment,output from (\n A=1, o\n B=2, o\n B=2, p\n A=3, o\n)\n",
     "executable = prog.sh\nfile = $(Process)\noutput = $(file).out\n\
      transfer_output_files = $(file).out, keep\nqueue 4\nexecutable = other.sh\nqueue 3\n",
 ];

@@ -86,6 +86,7 @@ pub fn queue_jobs_in(
             .uid_domain()
             .unwrap_or_else(|| session.full_hostname())
     );
+    let global_id = GlobalJobId::of(session);
     let mut events = EventPlan::new();
     let mut at = 0;
     let mut made: Vec<Clusters> = Vec::new();
@@ -107,6 +108,10 @@ pub fn queue_jobs_in(
                         "\nERROR: Failed to queue job.\n".into(),
                     ));
                 };
+                own.insert(
+                    "GlobalJobId",
+                    Expr::lit(global_id.of_job(job.cluster_id, job.proc_id).as_str()),
+                );
                 if remote {
                     // The schedd's stage-in, done at once (see condor_submit's docs).
                     spooled(&mut own, session.now);
@@ -145,6 +150,38 @@ pub fn queue_jobs_in(
     match result {
         Ok(()) => Ok((made, events)),
         Err(e) => Err((at, e)),
+    }
+}
+
+/// `GlobalJobId`, which the schedd gives each job as it creates it (qmgmt.cpp
+/// `NewProcInternal`): `<schedd name>#<cluster>.<proc>`, followed by `#<the schedd's time>`
+/// unless `GLOBAL_JOB_ID_WITH_TIME` is false. The schedd's name is the one condor_q and
+/// condor_status show ([`Session::schedd_name`]); its time is the submit's
+/// ([`Session::now`], the time condor_submit also gives `QDate`).
+struct GlobalJobId {
+    schedd: String,
+    time: Option<i64>,
+}
+
+impl GlobalJobId {
+    fn of(session: &Session) -> GlobalJobId {
+        let with_time = session
+            .config
+            .bool("GLOBAL_JOB_ID_WITH_TIME")
+            .ok()
+            .flatten()
+            .unwrap_or(true);
+        GlobalJobId {
+            schedd: session.schedd_name(),
+            time: with_time.then_some(session.now),
+        }
+    }
+
+    fn of_job(&self, cluster: i64, proc: i64) -> String {
+        match self.time {
+            Some(t) => format!("{}#{cluster}.{proc}#{t}", self.schedd),
+            None => format!("{}#{cluster}.{proc}", self.schedd),
+        }
     }
 }
 

@@ -561,6 +561,14 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
                 .unwrap_or(false),
             bytes_recvd: bytes_in,
             previous: Previous::from_job(job),
+            memory_usage_metric: req
+                .config
+                .string("MEMORY_USAGE_METRIC")
+                .ok()
+                .flatten()
+                .filter(|m| !m.trim().is_empty())
+                .and_then(|m| crate::classad::parser::parse_old_expr(&m).ok()),
+            slot_usage: true,
         },
     })
 }

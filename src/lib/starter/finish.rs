@@ -46,6 +46,14 @@ pub(super) struct FinishPlan {
     /// Bytes of input transferred in.
     pub bytes_recvd: u64,
     pub previous: Previous,
+    /// `MEMORY_USAGE_METRIC` (default `((ResidentSetSize+1023)/1024)`), the expression a
+    /// starter running the job reports as `MemoryUsage` (`VanillaProc::PublishUpdateAd`);
+    /// `None` when the job runs without a starter (the schedd's own universes) or the knob is
+    /// empty.
+    pub memory_usage_metric: Option<Expr>,
+    /// The job ran on a slot, whose `CpusUsage` the starter forwards to the job ad
+    /// (`JICShadow::publishStartdUpdates`).
+    pub slot_usage: bool,
 }
 
 /// glibc's `strsignal` text, for `ExitReason`.
@@ -131,6 +139,23 @@ impl FinishPlan {
         }
         if prev.resident_set_size.is_none_or(|s| raw.max_rss_kib > s) {
             put("ResidentSetSize", Expr::lit(raw.max_rss_kib));
+        }
+        // The shadow copies an expression for MemoryUsage as it is
+        // (`RemoteResource::updateFromStarter`): it evaluates against the job's
+        // ResidentSetSize, so it gives the peak in MiB.
+        if let Some(e) = &self.memory_usage_metric {
+            put("MemoryUsage", e.clone());
+        }
+        // The startd's CpusUsage is the job's CPU time over the time it took
+        // (`Claim::updateUsage`, ProcFamilyUsage::percent_cpu / 100): here, over the whole run.
+        if self.slot_usage {
+            let cpu = raw.user_cpu + raw.sys_cpu;
+            let cpus_usage = if wall_secs > 0.0 {
+                cpu / wall_secs
+            } else {
+                0.0
+            };
+            put("CpusUsage", Expr::lit(cpus_usage));
         }
 
         // The starter reports the sandbox's size only when it transferred files.

@@ -310,6 +310,8 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
             keep_scratch: false,
             bytes_recvd: 0,
             previous: Previous::default(),
+            memory_usage_metric: None,
+            slot_usage: false,
         },
     })
 }

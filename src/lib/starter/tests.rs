@@ -211,7 +211,22 @@ fn exit_codes_and_usage() {
     // No transfer: no DiskUsage report, no bytes moved.
     assert!(update(&r, "DiskUsage").is_none());
     assert_eq!(update_value(&r, "BytesSent").as_number_real(), Some(0.0));
-    assert!(update(&r, "MemoryUsage").is_none());
+    // The starter's MEMORY_USAGE_METRIC, an expression over the job's ResidentSetSize
+    // (VanillaProc::PublishUpdateAd), and the slot's CpusUsage.
+    let memory = update(&r, "MemoryUsage").expect("MemoryUsage");
+    assert_eq!(
+        crate::classad::unparse::expr_to_old_string(memory),
+        "((ResidentSetSize + 1023) / 1024)"
+    );
+    let mut ad = ClassAd::new();
+    ad.insert("ResidentSetSize", Expr::lit(r.usage.max_rss_kib));
+    ad.insert("MemoryUsage", memory.clone());
+    assert_eq!(
+        ad.eval_attr("MemoryUsage").as_int(),
+        Some((r.usage.max_rss_kib + 1023) / 1024)
+    );
+    let cpus = update_value(&r, "CpusUsage").as_number_real();
+    assert!(cpus.is_some_and(|c| c >= 0.0), "{cpus:?}");
 
     let r = pool.run(&pool.job("/bin/sh", &[("Arguments", sh("exit 3"))]));
     assert_eq!(r.exit, JobExit::Code(3));

@@ -301,15 +301,34 @@ impl Env {
         if is_v2_quoted(s) {
             return self.merge_v2_quoted(s);
         }
-        self.merge_v1_auto_delim(s)
+        self.merge_v1_auto_delim(s, None)
     }
 
-    /// `MergeFromV1AutoDelim`: `;`-separated, or separated by a leading delimiter character.
-    fn merge_v1_auto_delim(&mut self, s: &str) -> Result<(), String> {
+    /// `Env::MergeFrom(const ClassAd *)`: the environment a job ad already has, its V2
+    /// `Environment` if it has one, else its V1 `Env` split at its `EnvDelim`. A missing or
+    /// non-string attribute merges nothing.
+    pub fn merge_from_ad(
+        &mut self,
+        environment: Option<&str>,
+        env_v1: Option<&str>,
+        env_delim: Option<&str>,
+    ) -> Result<(), String> {
+        match (environment, env_v1) {
+            (Some(v2), _) => self.merge_v2_raw(v2),
+            (None, Some(v1)) => {
+                self.merge_v1_auto_delim(v1, env_delim.and_then(|d| d.chars().next()))
+            }
+            (None, None) => Ok(()),
+        }
+    }
+
+    /// `MergeFromV1AutoDelim`: separated by `delim` (`;` when not given), or by a leading
+    /// delimiter character.
+    fn merge_v1_auto_delim(&mut self, s: &str, delim: Option<char>) -> Result<(), String> {
         if s.is_empty() {
             return Ok(());
         }
-        let mut delim = ';';
+        let mut delim = delim.unwrap_or(';');
         let mut s = s;
         let first = s.chars().next().expect("not empty");
         if first == delim {
@@ -475,6 +494,30 @@ mod tests {
         let mut a = ArgList::default();
         a.append_v1_wacked_or_v2_quoted(args).unwrap();
         a.v2_raw()
+    }
+
+    /// `Env::MergeFrom(ClassAd)`: V2 `Environment` first, else V1 `Env` at its `EnvDelim`.
+    #[test]
+    fn merge_from_an_ad() {
+        let mut e = Env::default();
+        e.merge_from_ad(Some("A=1 'B=two words'"), Some("C=3"), None)
+            .unwrap();
+        assert_eq!(e.v2_raw(), "A=1 B=two' 'words");
+        let mut e = Env::default();
+        e.merge_from_ad(None, Some("A=1|B=2;x"), Some("|")).unwrap();
+        assert_eq!(
+            e.v1_raw().unwrap_err(),
+            "Environment entry is not compatible with V1 syntax: B=2;x"
+        );
+        assert_eq!(e.v2_raw(), "A=1 B=2;x");
+        let mut e = Env::default();
+        e.merge_from_ad(None, None, Some("|")).unwrap();
+        assert!(e.is_empty());
+        // Merging over it: later values win, the others stay.
+        let mut e = Env::default();
+        e.merge_from_ad(Some("A=1 B=2"), None, None).unwrap();
+        e.merge_v1_raw_or_v2_quoted("\"B=3 C=4\"").unwrap();
+        assert_eq!(e.v2_raw(), "A=1 B=3 C=4");
     }
 
     #[test]

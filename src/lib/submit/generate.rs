@@ -209,6 +209,9 @@ pub struct Jobs<'f> {
     finished: bool,
     /// Skip the steps that cannot differ between the jobs of a statement.
     shortcuts: bool,
+    /// `base` is a cluster ad: a job has been folded into it (HTCondor's
+    /// `base_job_is_cluster_ad`).
+    folded: bool,
 }
 
 impl<'f> Jobs<'f> {
@@ -225,6 +228,7 @@ impl<'f> Jobs<'f> {
             run: None,
             finished: false,
             shortcuts: true,
+            folded: false,
         }
     }
 
@@ -360,6 +364,7 @@ impl<'f> Jobs<'f> {
             proc,
             first_proc,
         );
+        b.base_is_cluster_ad = self.folded;
         let mut traces: Vec<StepTrace> = Vec::new();
         let mut result: R = Ok(());
         match (&run.plan, recording) {
@@ -454,6 +459,7 @@ impl<'f> Jobs<'f> {
             cluster_ad.remove("ProcId");
             cluster_ad.insert("ClusterId", Expr::lit(cluster));
             self.base = cluster_ad.clone();
+            self.folded = true;
             self.cluster_ad = Some(cluster_ad.clone());
             let mut own = vec![(intern("ProcId"), Expr::lit(proc))];
             if let Some(s) = status {

@@ -464,7 +464,7 @@ impl MacroSource for Scope<'_> {
     }
 }
 
-/// A piece of a value that only substitutes plain macros ([`Scope::compile`]).
+/// A piece of a value that only substitutes plain macros ([`Scope::compile_macro`]).
 #[derive(Clone, Debug)]
 pub enum Seg {
     Lit(Box<str>),
@@ -478,16 +478,22 @@ pub enum Seg {
 }
 
 impl Scope<'_> {
-    /// Splits a raw value into literal text and the live values it substitutes, when every
-    /// macro in it (and in the values those name) is a plain `$(NAME)`; `None` otherwise.
-    /// Rendering the pieces gives what expansion gives, as long as the result holds no `$`
-    /// (a live value could hold a macro, which expansion would go on to expand).
-    pub fn compile(&self, raw: &str) -> Option<Vec<Seg>> {
+    /// Splits the value of the macro `name` (what `$(name)` gives) into literal text and the
+    /// live values it substitutes, when every macro in it (and in the values those name) is a
+    /// plain `$(NAME)`; `None` otherwise. Rendering the pieces gives what expansion gives, as
+    /// long as the result holds no `$` (a live value could hold a macro, which expansion would
+    /// go on to expand).
+    ///
+    /// A queue statement's variable compiles to its slot, also when it is `name` itself: a
+    /// submit command that is a loop variable (`queue arguments from ...`) renders each job's
+    /// own row, as HTCondor looks every command up again for each proc (submit_utils.cpp
+    /// `SubmitHash::make_job_ad`; `SubmitForeachArgs` sets the variables per row).
+    pub fn compile_macro(&self, name: &str) -> Option<Vec<Seg>> {
         if self.hash.submit_prefixed {
             return None;
         }
         let mut out = Vec::new();
-        self.compile_into(raw, &mut out, 0)?;
+        self.compile_name(name, &mut out, 0)?;
         Some(out)
     }
 

@@ -236,6 +236,10 @@ pub struct Builder<'b> {
     pub proc: i64,
     /// The first job of its cluster (HTCondor's `jid.proc <= 0` tests).
     pub first_proc: bool,
+    /// The ad this job is made from is a cluster ad: a job of the submission made before this
+    /// one was folded into it (HTCondor's `base_job_is_cluster_ad`, which `get_cluster_ad()`
+    /// tests). Only the submission's very first job has plain defaults under it.
+    pub base_is_cluster_ad: bool,
     /// Errors and warnings pushed while making this job, oldest first.
     pub stack: Vec<StackEntry>,
     /// A macro function failed fatally (`EXCEPT`).
@@ -287,6 +291,7 @@ impl<'b> Builder<'b> {
             cluster,
             proc,
             first_proc,
+            base_is_cluster_ad: false,
             stack: Vec::new(),
             except: None,
             trace: None,
@@ -364,9 +369,12 @@ impl<'b> Builder<'b> {
         let (result, flags, compiled) = {
             let scope = self.scope();
             let _ = scope.take_touched();
-            let raw = match scope.lookup_raw(name) {
-                Some(r) => Some(r),
-                None => alt.and_then(|a| scope.lookup_raw(a)),
+            let (found, raw) = match scope.lookup_raw(name) {
+                Some(r) => (name, Some(r)),
+                None => match alt {
+                    Some(a) => (a, scope.lookup_raw(a)),
+                    None => (name, None),
+                },
             };
             let result = match raw {
                 None => Ok(None),
@@ -375,8 +383,10 @@ impl<'b> Builder<'b> {
             };
             let flags = scope.take_touched();
             let compiled = match raw {
-                Some(raw) if flags & touched::LIVE != 0 && flags & !touched::LIVE == 0 => {
-                    scope.compile(raw).map(Rc::from)
+                // The pieces of the command itself, not of the value it resolved to: when the
+                // command is a loop variable, its value is this job's row.
+                Some(_) if flags & touched::LIVE != 0 && flags & !touched::LIVE == 0 => {
+                    scope.compile_macro(found).map(Rc::from)
                 }
                 _ => None,
             };
@@ -1022,6 +1032,20 @@ impl<'b> Builder<'b> {
             ));
         }
         let mut env = Env::default();
+        if self.base_is_cluster_ad {
+            // A job after the submission's first starts from the environment of the cluster
+            // ad its ad is made from (HTCondor's `get_cluster_ad()`), or keeps it as it is
+            // when no environment is given.
+            if env1.is_none() && env2.is_none() {
+                return Ok(());
+            }
+            let v2 = self.lookup_string("Environment");
+            let v1 = self.lookup_string("Env");
+            let delim = self.lookup_string("EnvDelim");
+            // HTCondor overwrites this merge's success flag with the next merge's, so a
+            // cluster environment that does not parse is not an error (what it read stays).
+            let _ = env.merge_from_ad(v2.as_deref(), v1.as_deref(), delim.as_deref());
+        }
         let merged = if let Some(e2) = &env2 {
             env.merge_v2_quoted(e2)
         } else if let Some(e1) = &env1 {
