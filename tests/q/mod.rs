@@ -718,8 +718,8 @@ fn dag_names_are_cut_to_the_column_and_hold_floats_too() {
     assert_eq!(
         rows,
         [
-            "   3.0   |-alice         1/31 11:58   15     submitted on hold",
-            "   4.0    |-alice        1/31 11:58    1/0   via condor_hold",
+            "   3.0   |-alice         1/31 11:58 submitted on hold",
+            "   4.0    |-alice        1/31 11:58 via condor_hold",
         ],
         "{out}"
     );
