@@ -233,6 +233,20 @@ impl Pool {
         }
     }
 
+    /// A removed job (whose ad this is) leaves the queue in this step: to the history, its
+    /// `OtherJobRemoveRequirements` applied, its abort (009, with its `RemoveReason`) logged.
+    pub(super) fn leaves_removed(&mut self, id: JobId, ad: &ClassAd, logs: JobLogs) {
+        self.journal.changes.of(id).to_history = true;
+        self.finishing(id, ad);
+        self.journal.events.push(PendingEvent {
+            logs,
+            id,
+            body: EventBody::JobAborted(JobAborted {
+                reason: lookup_str(ad, "RemoveReason").map(|s| s.to_string()),
+            }),
+        });
+    }
+
     /// Queues an outcome's changes: its attributes, then its status.
     pub(super) fn push_outcome(&mut self, id: JobId, outcome: Outcome) {
         self.journal.changes.of(id).update.extend(outcome.updates);

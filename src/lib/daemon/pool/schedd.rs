@@ -124,15 +124,7 @@ impl Pool {
                 self.journal.changes.expecting(id, st);
             }
             if status == JobStatus::Removed.code() {
-                self.journal.changes.of(id).to_history = true;
-                self.finishing(id, &ad);
-                self.journal.events.push(PendingEvent {
-                    logs,
-                    id,
-                    body: EventBody::JobAborted(JobAborted {
-                        reason: lookup_str(&ad, "RemoveReason").map(|s| s.to_string()),
-                    }),
-                });
+                self.leaves_removed(id, &ad, logs);
                 continue;
             }
             if local::is_scheduler_universe(&ad) {

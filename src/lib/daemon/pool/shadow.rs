@@ -497,15 +497,7 @@ impl Pool {
             Some(Stop::Remove) => {
                 let update = run::stop_updates(&self.schedd.run_config, &ad, JobStatus::Removed, t);
                 self.journal.changes.of(id).update.extend(update);
-                self.journal.changes.of(id).to_history = true;
-                self.finishing(id, &ad);
-                self.journal.events.push(PendingEvent {
-                    logs,
-                    id,
-                    body: EventBody::JobAborted(JobAborted {
-                        reason: lookup_str(&ad, "RemoveReason").map(|s| s.to_string()),
-                    }),
-                });
+                self.leaves_removed(id, &ad, logs);
             }
             Some(Stop::Hold) => {
                 let update = run::stop_updates(&self.schedd.run_config, &ad, JobStatus::Held, t);
