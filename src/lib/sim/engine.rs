@@ -1,18 +1,20 @@
-//! The discrete-event simulation: the real negotiator and accountant driven by a virtual
-//! clock over the slots the real startd built ([`super::slots`]), with the schedd's part
+//! The discrete-event simulation: the real negotiator, accountant and startds (one per
+//! machine, [`super::slots`]) driven by a virtual clock, with the schedd's part
 //! (queueing, starting, claim reuse, completion) played here as the master plays it
 //! (`crate::daemon::pool`).
 //!
 //! Events happen at whole seconds. At each time, in this order: jobs whose run time is over
 //! complete (their claim runs the same submitter's next job that fits, as the schedd reuses
 //! claims within `CLAIM_WORKLIFE`, else it is released and the accountant forgets the match);
-//! jobs whose retirement after a preemption is over are vacated; the timeline's actions of
+//! the startds whose policy timer runs out evaluate it; the timeline's actions of
 //! that time are applied in file order; every `NEGOTIATOR_INTERVAL` from time 0 a negotiation
 //! cycle runs over the idle jobs and every slot ad (claimed slots carry their running job's
 //! `RemoteUser` and `AccountingGroup`), its matches claim slots and start jobs, and its
-//! preemptions retire running jobs for `MAXJOBRETIREMENTTIME` and then vacate them (a vacated
-//! job is idle again and runs its whole duration when it starts again); once they are gone
-//! the preempting job takes the slot, as the schedd holding the match claims it. After the
+//! preemptions retire running jobs until the startd's policy vacates them (a vacated job is
+//! idle again and runs its whole duration when it starts again); once they are gone the
+//! preempting job takes the slot, as the schedd holding the match claims it. The startds'
+//! policy runs at each cycle and at its own deadlines (a retirement's end, a vacate time),
+//! and what it decides (vacating a job, ending an idle claim) is carried out at once. After the
 //! cycle the accountant is reconciled with the slots (HTCondor's `CheckMatches`), so that a
 //! dynamic slot carved for a match is charged from the moment it exists. At each reporting time the allocation is sampled, with
 //! priorities aged to that time on a copy of the accountant's state (sampling changes
@@ -27,7 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::setup::{self, Loaded, Sources};
-use super::slots::{MachinePolicy, SlotKey, SlotKind, Slots};
+use super::slots::{SlotDecision, SlotKey, SlotKind, Slots};
 use super::workload::{ActionKind, Submission, Workload};
 use super::{Kind, Report, Row, Sample, Series, SimError, SimOptions, SummaryRow, TracePoint};
 use crate::accountant::groups::ROOT_GROUP;
@@ -35,7 +37,7 @@ use crate::accountant::{resource_name, slot_weight, AccountantConfig, Accountant
 use crate::classad::ast::BinOp;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
-use crate::negotiator::{submitter_name, CycleInput, IdleJob, JobId, Negotiator};
+use crate::negotiator::{submitter_name, CycleInput, IdleJob, JobId, Negotiator, PreemptReason};
 use crate::startd::Startd;
 
 /// How far a simulation without `until` may run before it is stopped: ten years.
@@ -81,8 +83,10 @@ struct Claim {
 #[derive(Clone, Debug)]
 struct Handover {
     job: usize,
-    /// For a match of a partitionable slot: the slot and what the job takes of it.
-    pslot: Option<(SlotKey, Vec<(String, f64)>)>,
+    /// The slot the match names (the preempted static slot, or the partitionable slot whose
+    /// dynamic slots are preempted) and what the job takes of it.
+    slot: SlotKey,
+    consumption: Vec<(String, f64)>,
     /// Preempted claims not gone yet.
     waiting: usize,
 }
@@ -104,11 +108,12 @@ struct Stats {
     wait_max: i64,
 }
 
-/// A scheduled event: a job's run is over, or its retirement is.
+/// A scheduled event: a job's run is over (for the job), or a timer of a startd's policy
+/// runs out (for the machine: a retirement, a vacate time, a claim's worklife).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum EventKind {
     Complete,
-    RetirementOver,
+    Startd,
 }
 
 struct Engine<'w> {
@@ -129,7 +134,13 @@ struct Engine<'w> {
     claims: BTreeMap<SlotKey, Claim>,
     handovers: Vec<Handover>,
     stats: BTreeMap<Arc<str>, Stats>,
+    /// (time, kind, job or machine, the job's run when scheduled).
     events: BinaryHeap<Reverse<(i64, EventKind, usize, u32)>>,
+    /// Each machine's policy timer, when one is scheduled in `events`.
+    timers: Vec<Option<i64>>,
+    /// When each machine's policy timer last ran: a deadline it left in the past is
+    /// looked at again a second later, not at once forever.
+    fired: Vec<i64>,
     users: Vec<Arc<str>>,
     /// Group rows: name, and the indices in `users` of the submitters in its subtree.
     groups: Vec<(String, Vec<usize>)>,
@@ -183,9 +194,7 @@ impl<'w> Engine<'w> {
         for config in &loaded.machines {
             let startd = Startd::from_config_with(config, start, setup::probe())
                 .map_err(|e| loaded.startd_error(config, &e))?;
-            let policy =
-                MachinePolicy::from_config(config).map_err(|e| loaded.config_error(config, &e))?;
-            slots.add_machine(startd.slot_ads(), policy);
+            slots.add_machine(startd);
         }
         let acfg = negotiator.accountant_config().clone();
         let machines = loaded.machines.len();
@@ -209,6 +218,8 @@ impl<'w> Engine<'w> {
             handovers: Vec::new(),
             stats: BTreeMap::new(),
             events: BinaryHeap::new(),
+            timers: vec![None; machines],
+            fired: vec![-1; machines],
             users: Vec::new(),
             groups: Vec::new(),
             pool_weight: 0.0,
@@ -351,25 +362,34 @@ impl<'w> Engine<'w> {
                 }
                 _ => {}
             }
-            while let Some(&Reverse((e, kind, j, run))) = self.events.peek() {
+            while let Some(&Reverse((e, kind, i, run))) = self.events.peek() {
                 if e != t {
                     break;
                 }
                 self.events.pop();
-                if self.jobs[j].run != run {
-                    continue;
-                }
                 match kind {
-                    EventKind::Complete => self.complete(j, t),
-                    EventKind::RetirementOver => self.evict(j, t),
+                    EventKind::Complete if self.jobs[i].run == run => self.complete(i, t),
+                    EventKind::Startd if self.timers[i] == Some(t) => {
+                        self.timers[i] = None;
+                        self.fired[i] = t;
+                        self.slots.evaluate(i, self.start + t);
+                    }
+                    _ => continue,
                 }
+                self.settle(t);
             }
             while let Some(a) = timeline.get(action).filter(|a| a.time == t) {
                 self.apply(&a.kind, t);
                 action += 1;
             }
             if t == next_tick {
+                // The startds' policy runs at each cycle (the simulation's POLLING_INTERVAL).
+                for m in 0..self.machines {
+                    self.slots.evaluate(m, self.start + t);
+                }
+                self.settle(t);
                 self.tick(t);
+                self.settle(t);
                 trace.push(self.trace_point(t));
                 next_tick += interval;
             }
@@ -530,19 +550,18 @@ impl<'w> Engine<'w> {
                 continue;
             }
             matched += 1;
-            if m.preempting.is_some() {
-                let (victims, pslot): (Vec<SlotKey>, _) = if m.preempted_dslots.is_empty() {
-                    (vec![keys[m.slot]], None)
+            if let Some(why) = m.preempting {
+                let by_rank = why == PreemptReason::Rank;
+                let victims: Vec<SlotKey> = if m.preempted_dslots.is_empty() {
+                    vec![keys[m.slot]]
                 } else {
-                    (
-                        m.preempted_dslots.iter().map(|&v| keys[v]).collect(),
-                        Some((keys[m.slot], m.consumption.clone())),
-                    )
+                    m.preempted_dslots.iter().map(|&v| keys[v]).collect()
                 };
                 let h = self.handovers.len();
                 self.handovers.push(Handover {
                     job: j,
-                    pslot,
+                    slot: keys[m.slot],
+                    consumption: m.consumption.clone(),
                     waiting: 0,
                 });
                 for v in victims {
@@ -568,17 +587,20 @@ impl<'w> Engine<'w> {
                     .map(|(k, _)| *k)
                     .collect();
                 for v in victims {
-                    self.preempt(v, t);
+                    self.preempt(v, by_rank, t);
                 }
                 continue;
             }
             let ad = self.jobs[j].idle.ad.clone();
-            let Some(key) = self.slots.claim(keys[m.slot], &ad, &m.consumption, abs) else {
-                self.note(format!(
-                    "{} could not be claimed for job {}",
-                    m.slot_name, m.job
-                ));
-                continue;
+            let key = match self.slots.claim(keys[m.slot], &ad, &m.consumption, abs) {
+                Ok(key) => key,
+                Err(e) => {
+                    self.note(format!(
+                        "{} could not be claimed for job {}: {e}",
+                        m.slot_name, m.job
+                    ));
+                    continue;
+                }
             };
             let submitter = self.jobs[j].idle.submitter.clone();
             self.new_claim(key, submitter, t);
@@ -597,7 +619,7 @@ impl<'w> Engine<'w> {
 
     /// A claim of `submitter` on the slot `key` (already claimed in [`Slots`]).
     fn new_claim(&mut self, key: SlotKey, submitter: Arc<str>, t: i64) {
-        let slot_ad = self.slots.ad(key).cloned().unwrap_or_default();
+        let slot_ad = self.slots.ad(key).unwrap_or_default();
         let claim = Claim {
             submitter,
             resource: resource_name(&slot_ad),
@@ -613,89 +635,49 @@ impl<'w> Engine<'w> {
         self.claims.insert(key, claim);
     }
 
-    /// A preempting match takes the claim on `key`: its job retires, then is vacated (at
-    /// once without retirement time).
-    fn preempt(&mut self, key: SlotKey, t: i64) {
-        let abs = self.start + t;
+    /// A preempting match takes the claim on `key`: the startd retires its job, and vacates
+    /// it when its policy says so ([`Engine::settle`]).
+    fn preempt(&mut self, key: SlotKey, by_rank: bool, t: i64) {
         let Some(claim) = self.claims.get_mut(&key) else {
             return;
         };
         claim.closing = true;
-        let Some(j) = claim.job else {
-            self.job_left(key, t);
-            return;
-        };
-        let remaining = self.slots.retirement(key, &self.jobs[j].idle.ad, abs);
-        if remaining == 0 {
-            self.evict(j, t);
+        if claim.job.is_none() {
+            self.claim_free(key, false, t);
             return;
         }
-        self.slots.retire(key, remaining, abs);
-        self.events.push(Reverse((
-            t + remaining,
-            EventKind::RetirementOver,
-            j,
-            self.jobs[j].run,
-        )));
+        if let Err(e) = self.slots.preempt(key, by_rank, self.start + t) {
+            self.note(format!("preempting a claim: {e}"));
+        }
     }
 
     /// A preempted claim's job is gone: the slot goes to the preempting job (the same slot,
-    /// or once every preempted dynamic slot is gone, a new one carved for it).
+    /// or once every preempted dynamic slot is gone, a new one carved for it), as the
+    /// schedd holding the match claims it.
     fn hand_over(&mut self, key: SlotKey, h: usize, t: i64) {
-        let abs = self.start + t;
+        self.release(key, t);
+        self.handovers[h].waiting -= 1;
         let job = self.handovers[h].job;
-        let idle = matches!(self.jobs[job].state, JobState::Idle);
-        match self.handovers[h].pslot.clone() {
-            None => {
-                let takes = idle && self.slots.may_take(key, &self.jobs[job].idle.ad, abs);
-                if !takes {
-                    self.release(key, t);
-                    return;
-                }
-                // The claim changes hands: the victim's use ends, the match (the accountant
-                // already has it for the preempting submitter) goes on.
-                let Some(old) = self.claims.remove(&key) else {
-                    return;
-                };
-                if let Some(st) = self.stats.get_mut(&old.submitter) {
-                    st.usage += old.weight * (t - old.since) as f64;
-                    st.in_use -= old.weight;
-                }
+        if self.handovers[h].waiting > 0 || !matches!(self.jobs[job].state, JobState::Idle) {
+            return;
+        }
+        let ad = self.jobs[job].idle.ad.clone();
+        let (slot, consumption) = (
+            self.handovers[h].slot,
+            self.handovers[h].consumption.clone(),
+        );
+        match self.slots.claim(slot, &ad, &consumption, self.start + t) {
+            Ok(k) => {
                 let submitter = self.jobs[job].idle.submitter.clone();
-                let owner = self
-                    .acct
-                    .resources
-                    .get(&old.resource)
-                    .map(|r| r.remote_user.clone());
-                if owner.as_deref() != Some(&*submitter) {
-                    self.acct.remove_match(&self.acfg, &old.resource, abs);
-                    self.acct.add_match(
-                        &self.acfg,
-                        &submitter,
-                        &old.resource,
-                        old.weight,
-                        None,
-                        None,
-                        abs,
-                    );
-                }
-                self.slots.transfer(key, abs);
-                self.new_claim(key, submitter, t);
-                self.start_job(job, key, t);
+                self.new_claim(k, submitter, t);
+                self.start_job(job, k, t);
+                self.reconcile(t);
             }
-            Some((pslot, consumption)) => {
-                self.release(key, t);
-                self.handovers[h].waiting -= 1;
-                if self.handovers[h].waiting > 0 || !idle {
-                    return;
-                }
-                let ad = self.jobs[job].idle.ad.clone();
-                if let Some(k) = self.slots.claim(pslot, &ad, &consumption, abs) {
-                    let submitter = self.jobs[job].idle.submitter.clone();
-                    self.new_claim(k, submitter, t);
-                    self.start_job(job, k, t);
-                    self.reconcile(t);
-                }
+            Err(e) => {
+                let id = self.jobs[job].idle.id;
+                self.note(format!(
+                    "a preempted slot could not be claimed for job {id}: {e}"
+                ));
             }
         }
     }
@@ -703,7 +685,12 @@ impl<'w> Engine<'w> {
     /// Runs idle job `j` on the claim of `key`.
     fn start_job(&mut self, j: usize, key: SlotKey, t: i64) {
         let abs = self.start + t;
-        self.slots.start_job(key, &self.jobs[j].idle.ad, abs);
+        if let Err(e) = self.slots.start_job(key, &self.jobs[j].idle.ad, abs) {
+            let id = self.jobs[j].idle.id;
+            self.note(format!("job {id} could not start: {e}"));
+            self.release(key, t);
+            return;
+        }
         let job = &mut self.jobs[j];
         let submitter = job.idle.submitter.clone();
         if let Some(set) = self.idle.get_mut(&submitter) {
@@ -746,6 +733,13 @@ impl<'w> Engine<'w> {
 
     /// The job on a claim is gone: the claim runs the submitter's next job that fits, or ends.
     fn job_left(&mut self, key: SlotKey, t: i64) {
+        let kept = self.slots.job_ended(key, self.start + t);
+        self.claim_free(key, kept, t);
+    }
+
+    /// The claim on `key` has no job: it goes to the match that preempted it, or runs its
+    /// submitter's next job (when the startd `kept` it and it is not closing), or ends.
+    fn claim_free(&mut self, key: SlotKey, kept: bool, t: i64) {
         let abs = self.start + t;
         let Some(claim) = self.claims.get_mut(&key) else {
             return;
@@ -755,19 +749,57 @@ impl<'w> Engine<'w> {
             self.hand_over(key, h, t);
             return;
         }
-        if !claim.closing {
+        if kept && !claim.closing {
             let submitter = claim.submitter.clone();
-            let next = self.idle.get(&submitter).and_then(|set| {
-                set.iter()
-                    .map(|&(_, j)| j)
-                    .find(|&j| self.slots.may_reuse(key, &self.jobs[j].idle.ad, abs))
-            });
-            if let Some(j) = next {
-                self.start_job(j, key, t);
-                return;
+            let candidates: Vec<usize> = self
+                .idle
+                .get(&submitter)
+                .map(|set| set.iter().map(|&(_, j)| j).collect())
+                .unwrap_or_default();
+            for j in candidates {
+                if self.slots.may_reuse(key, &self.jobs[j].idle.ad, abs) {
+                    self.start_job(j, key, t);
+                    return;
+                }
             }
         }
         self.release(key, t);
+    }
+
+    /// Carries out what the startds' policy decided (vacating jobs, ending idle claims) until
+    /// nothing is left, then schedules each machine's next policy timer.
+    fn settle(&mut self, t: i64) {
+        loop {
+            let decisions = self.slots.decisions();
+            if decisions.is_empty() {
+                break;
+            }
+            for d in decisions {
+                match d {
+                    SlotDecision::Evict(key) => {
+                        if let Some(j) = self.claims.get(&key).and_then(|c| c.job) {
+                            self.evict(j, t);
+                        }
+                    }
+                    SlotDecision::ClaimEnded(key) => {
+                        if self.claims.get(&key).is_some_and(|c| c.job.is_none()) {
+                            self.claim_free(key, false, t);
+                        }
+                    }
+                }
+            }
+        }
+        for m in 0..self.machines {
+            let Some(at) = self.slots.next_deadline(m, self.start + t) else {
+                continue;
+            };
+            let at = (at - self.start).max(t);
+            let at = if self.fired[m] == at { at + 1 } else { at };
+            if self.timers[m].is_none_or(|s| at < s) {
+                self.timers[m] = Some(at);
+                self.events.push(Reverse((at, EventKind::Startd, m, 0)));
+            }
+        }
     }
 
     /// The claim on `key` ends: the slot is free, its use is counted and the accountant

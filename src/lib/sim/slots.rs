@@ -1,25 +1,22 @@
-//! The simulated machines' slots: built by the real startd from the configuration
-//! ([`crate::startd::Startd`]: `NUM_CPUS`, `SLOT_TYPE_<N>`, partitionable slots, custom
-//! resources, `SlotWeight`, `START`, `Rank`), then claimed, carved and released here, on the
-//! slot ads themselves, the way the startd changes them for the negotiator.
+//! The simulated machines: one real startd each ([`crate::startd::Startd`], built from the
+//! configuration: `NUM_CPUS`, `SLOT_TYPE_<N>`, partitionable slots, custom resources,
+//! `SlotWeight`, `START`, `Rank`, the whole policy), driven as the master drives its own.
+//! Its claims carve dynamic slots from partitionable ones and give them back when they end,
+//! its `START` and `WithinResourceLimits` accept or refuse each job, `CLAIM_WORKLIFE` bounds
+//! claim reuse, a preempted job retires for `MAXJOBRETIREMENTTIME` and is vacated when the
+//! startd says so, and `PREEMPT`, `KILL` and `WANT_VACATE` act as on a real machine.
 //!
-//! The startd is not driven through a simulation: it re-evaluates every slot's policy and
-//! rebuilds every ad at each request, which a run of thousands of cycles cannot afford. What a
-//! claim changes in an ad is what the negotiator and the accountant read: `State`, `Activity`,
-//! `RemoteUser`, `RemoteOwner`, `AccountingGroup`, `CurrentRank`, `JobId`, `JobStart`,
-//! `ConcurrencyLimits`, `EnteredCurrentState`, `RetirementTimeRemaining`; a partitionable
-//! slot's resources go down by what each dynamic slot takes (`slot1_1@host`, a copy of the
-//! partitionable slot's ad with those resources) and come back when it is released.
+//! The negotiator reads the startd's own ads. Building them is what costs: a machine's ads
+//! are rebuilt only when one of its slots changed since they were last read.
 //!
-//! The startd's policy beyond `START` (`PREEMPT`, `SUSPEND`, `KILL`) is not evaluated;
-//! `CLAIM_WORKLIFE` (how long a claim may take new jobs) and `MAXJOBRETIREMENTTIME` (how long a
-//! preempted job may still run) are.
+//! A slot is known by its machine, `SlotID` and `DSlotId` ([`SlotKey`]); the startd knows it
+//! by name. A suspended job (`SUSPEND`) is not simulated: it keeps running.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::accountant::{string_attr, AccountantConfig, SlotClaim};
-use crate::classad::parser::parse_old_expr;
-use crate::classad::{ClassAd, Expr, Value};
+use crate::classad::ClassAd;
+use crate::startd::{Decision, JobAction, Startd, State};
 
 /// A slot's place: machine, `SlotID`, dynamic slot number (0 for the others).
 pub type SlotKey = (usize, i64, i64);
@@ -31,55 +28,44 @@ pub enum SlotKind {
     Dynamic,
 }
 
+/// One slot as the negotiator last saw it.
 #[derive(Clone, Debug)]
 struct Slot {
-    /// The ad as the negotiator sees it now.
     ad: ClassAd,
     /// What the accountant reads from `ad` (kept with it: reading it from every ad at every
     /// cycle would cost more than the rest of the simulation).
     claim: SlotClaim,
-    /// The ad of the slot unclaimed (static slots), or of a new dynamic slot's parent.
-    template: ClassAd,
     kind: SlotKind,
-    name: String,
-    /// When the claim began.
-    claimed_at: Option<i64>,
 }
 
-/// The per-machine policy knobs the simulation honours.
 #[derive(Clone, Debug)]
-pub struct MachinePolicy {
-    /// `CLAIM_WORKLIFE`: seconds a claim takes new jobs for (-1: forever).
-    pub claim_worklife: i64,
-    /// `MAXJOBRETIREMENTTIME`, an expression of the slot and the job.
-    pub max_job_retirement_time: Option<Expr>,
+struct Machine {
+    startd: Startd,
+    /// Its slots by (`SlotID`, `DSlotId`), as of the last build.
+    slots: BTreeMap<(i64, i64), Slot>,
+    /// A slot changed since `slots` was built.
+    stale: bool,
+    /// Every slot name ever seen, with its (`SlotID`, `DSlotId`) (a decision may name a
+    /// dynamic slot that is gone), and the other way round.
+    known: HashMap<String, (i64, i64)>,
+    names: HashMap<(i64, i64), String>,
+    /// Decisions of the policy not yet taken by [`Slots::decisions`].
+    decided: Vec<Decision>,
 }
 
-impl MachinePolicy {
-    pub fn from_config(
-        config: &crate::config::Config,
-    ) -> Result<MachinePolicy, crate::config::ConfigError> {
-        let cfg = config.subsystem("STARTD");
-        let retirement = match cfg.string("MAXJOBRETIREMENTTIME")? {
-            Some(v) if !v.trim().is_empty() => Some(parse_old_expr(&v).map_err(|e| {
-                crate::config::ConfigError::new(format!(
-                    "MAXJOBRETIREMENTTIME ({v}) is not an expression: {e}"
-                ))
-            })?),
-            _ => None,
-        };
-        Ok(MachinePolicy {
-            claim_worklife: cfg.int("CLAIM_WORKLIFE")?.unwrap_or(1200),
-            max_job_retirement_time: retirement,
-        })
-    }
+/// What the startd's policy asks of the simulation, for one slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotDecision {
+    /// The job on the slot is vacated (or killed): it leaves now.
+    Evict(SlotKey),
+    /// The claim on the slot ended while no job ran on it.
+    ClaimEnded(SlotKey),
 }
 
 /// Every slot of every machine, in the startd's order (machine, slot, dynamic slot).
 #[derive(Clone, Debug)]
 pub struct Slots {
-    slots: BTreeMap<SlotKey, Slot>,
-    policies: Vec<MachinePolicy>,
+    machines: Vec<Machine>,
     /// For [`SlotClaim`]s (slot weights).
     accountant: AccountantConfig,
 }
@@ -88,403 +74,279 @@ fn int_attr(ad: &ClassAd, name: &str) -> Option<i64> {
     ad.eval_attr(name).as_number_int()
 }
 
-fn real_attr(ad: &ClassAd, name: &str) -> f64 {
-    ad.eval_attr(name).as_number_real().unwrap_or(0.0)
-}
-
-/// A number as the startd publishes it: an integer when it has no fraction.
-fn number(x: f64) -> Expr {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        Expr::lit(x as i64)
-    } else {
-        Expr::lit(x)
-    }
-}
-
-impl Slot {
-    fn new(
-        ad: ClassAd,
-        template: ClassAd,
-        kind: SlotKind,
-        name: String,
-        cfg: &AccountantConfig,
-    ) -> Slot {
-        Slot {
-            claim: SlotClaim::from_ad(&ad, cfg),
-            ad,
-            template,
-            kind,
-            name,
-            claimed_at: None,
+impl Machine {
+    /// Builds the slots from the startd's ads, if they changed.
+    fn sync(&mut self, cfg: &AccountantConfig) {
+        if !self.stale {
+            return;
         }
-    }
-
-    fn set_ad(&mut self, ad: ClassAd, cfg: &AccountantConfig) {
-        self.claim = SlotClaim::from_ad(&ad, cfg);
-        self.ad = ad;
-    }
-}
-
-impl Slots {
-    /// No slots yet; `accountant` says how the accountant weighs them.
-    pub fn new(accountant: AccountantConfig) -> Slots {
-        Slots {
-            slots: BTreeMap::new(),
-            policies: Vec::new(),
-            accountant,
-        }
-    }
-
-    /// The slots of machine `machine`'s ads (as [`crate::startd::Startd::slot_ads`] gives
-    /// them, all unclaimed), with its policy.
-    pub fn add_machine(&mut self, ads: Vec<ClassAd>, policy: MachinePolicy) {
-        let machine = self.policies.len();
-        self.policies.push(policy);
-        for ad in ads {
-            let id = int_attr(&ad, "SlotID").unwrap_or(self.slots.len() as i64 + 1);
+        self.stale = false;
+        self.slots.clear();
+        for ad in self.startd.slot_ads() {
+            let id = int_attr(&ad, "SlotID").unwrap_or(0);
+            let sub = int_attr(&ad, "DSlotId").unwrap_or(0);
             let kind = if ad.eval_attr("PartitionableSlot").as_bool() == Some(true) {
                 SlotKind::Partitionable
+            } else if ad.eval_attr("DynamicSlot").as_bool() == Some(true) {
+                SlotKind::Dynamic
             } else {
                 SlotKind::Static
             };
             let name = string_attr(&ad, "Name").unwrap_or_default();
-            let slot = Slot::new(ad.clone(), ad, kind, name, &self.accountant);
-            self.slots.insert((machine, id, 0), slot);
+            let claim = SlotClaim::from_ad(&ad, cfg);
+            let place = (id, if kind == SlotKind::Dynamic { sub } else { 0 });
+            self.learn(place, &name);
+            self.slots.insert(place, Slot { ad, claim, kind });
         }
     }
 
+    fn learn(&mut self, place: (i64, i64), name: &str) {
+        self.known.insert(name.to_ascii_lowercase(), place);
+        self.names.insert(place, name.to_owned());
+    }
+
+    fn key_of(&self, m: usize, name: &str) -> Option<SlotKey> {
+        self.known
+            .get(&name.to_ascii_lowercase())
+            .map(|&(id, sub)| (m, id, sub))
+    }
+}
+
+impl Slots {
+    /// No machines yet; `accountant` says how the accountant weighs slots.
+    pub fn new(accountant: AccountantConfig) -> Slots {
+        Slots {
+            machines: Vec::new(),
+            accountant,
+        }
+    }
+
+    /// A machine, its slots as `startd` has them.
+    pub fn add_machine(&mut self, startd: Startd) {
+        let mut machine = Machine {
+            startd,
+            slots: BTreeMap::new(),
+            stale: true,
+            known: HashMap::new(),
+            names: HashMap::new(),
+            decided: Vec::new(),
+        };
+        machine.sync(&self.accountant);
+        self.machines.push(machine);
+    }
+
+    /// How many machines there are.
+    pub fn machines(&self) -> usize {
+        self.machines.len()
+    }
+
+    fn sync(&mut self) {
+        for m in &mut self.machines {
+            m.sync(&self.accountant);
+        }
+    }
+
+    fn slot(&mut self, key: SlotKey) -> Option<&Slot> {
+        let m = self.machines.get_mut(key.0)?;
+        m.sync(&self.accountant);
+        m.slots.get(&(key.1, key.2))
+    }
+
+    /// The startd of `key`'s machine and the slot's name there, marked changed.
+    fn startd(&mut self, key: SlotKey) -> Option<(&mut Startd, String)> {
+        let m = self.machines.get_mut(key.0)?;
+        let name = m.names.get(&(key.1, key.2))?.clone();
+        m.stale = true;
+        Some((&mut m.startd, name))
+    }
+
     /// Every ad, and each one's key, in order.
-    pub fn ads(&self) -> (Vec<ClassAd>, Vec<SlotKey>) {
-        let mut ads = Vec::with_capacity(self.slots.len());
-        let mut keys = Vec::with_capacity(self.slots.len());
-        for (k, s) in &self.slots {
-            ads.push(s.ad.clone());
-            keys.push(*k);
+    pub fn ads(&mut self) -> (Vec<ClassAd>, Vec<SlotKey>) {
+        self.sync();
+        let mut ads = Vec::new();
+        let mut keys = Vec::new();
+        for (m, machine) in self.machines.iter().enumerate() {
+            for (&(id, sub), s) in &machine.slots {
+                ads.push(s.ad.clone());
+                keys.push((m, id, sub));
+            }
         }
         (ads, keys)
     }
 
     /// What the accountant reads from every ad, in order.
-    pub fn claims(&self) -> Vec<SlotClaim> {
-        self.slots.values().map(|s| s.claim.clone()).collect()
+    pub fn claims(&mut self) -> Vec<SlotClaim> {
+        self.sync();
+        self.machines
+            .iter()
+            .flat_map(|m| m.slots.values().map(|s| s.claim.clone()))
+            .collect()
     }
 
     /// Whether a job could be matched without preempting: an unclaimed static slot, or a
-    /// partitionable slot with CPUs left.
+    /// partitionable slot with CPUs and memory left.
     pub fn has_free(&self) -> bool {
-        self.slots.values().any(|s| match s.kind {
-            SlotKind::Static => {
-                s.claimed_at.is_none()
-                    && string_attr(&s.ad, "State").is_some_and(|st| st == "Unclaimed")
-            }
-            SlotKind::Partitionable => real_attr(&s.ad, "Cpus") > 0.0,
-            SlotKind::Dynamic => false,
-        })
+        self.machines.iter().any(|m| m.startd.has_free_resources())
     }
 
     /// Whether every slot's `Rank` is a constant: no job is ever preferred to the one running
     /// (no RANK preemption).
-    pub fn constant_ranks(&self) -> bool {
-        self.slots
-            .values()
-            .all(|s| s.ad.lookup("Rank").is_none_or(|r| r.as_literal().is_some()))
+    pub fn constant_ranks(&mut self) -> bool {
+        self.sync();
+        self.machines.iter().all(|m| {
+            m.slots
+                .values()
+                .all(|s| s.ad.lookup("Rank").is_none_or(|r| r.as_literal().is_some()))
+        })
     }
 
-    pub fn ad(&self, key: SlotKey) -> Option<&ClassAd> {
-        self.slots.get(&key).map(|s| &s.ad)
+    /// The ad of the slot `key` as it is now (built alone when its machine changed).
+    pub fn ad(&mut self, key: SlotKey) -> Option<ClassAd> {
+        let m = self.machines.get(key.0)?;
+        if m.stale {
+            let name = m.names.get(&(key.1, key.2))?;
+            return m.startd.slot_ad(name);
+        }
+        m.slots.get(&(key.1, key.2)).map(|s| s.ad.clone())
     }
 
-    pub fn name(&self, key: SlotKey) -> &str {
-        self.slots.get(&key).map_or("", |s| s.name.as_str())
+    pub fn kind(&mut self, key: SlotKey) -> Option<SlotKind> {
+        self.slot(key).map(|s| s.kind)
     }
 
-    pub fn kind(&self, key: SlotKey) -> Option<SlotKind> {
-        self.slots.get(&key).map(|s| s.kind)
-    }
-
-    /// Claims slot `key` for `job`: a static slot itself, or a dynamic slot carved from a
-    /// partitionable one with `consumption` (a resource it does not list takes the job's
-    /// `Request<Resource>`). Returns the claimed slot's key; `None` when the slot cannot be
-    /// claimed (already claimed, or not enough left).
+    /// Claims slot `key` for `job` (the startd's claim: a static slot itself, or a dynamic
+    /// slot carved from a partitionable one with `consumption`; a resource it does not list
+    /// takes the job's `Request<Resource>`). Returns the claimed slot's key, or why the
+    /// startd refused.
     pub fn claim(
         &mut self,
         key: SlotKey,
         job: &ClassAd,
         consumption: &[(String, f64)],
         now: i64,
-    ) -> Option<SlotKey> {
-        let slot = self.slots.get(&key)?;
-        match slot.kind {
-            SlotKind::Static => {
-                if slot.claimed_at.is_some() {
-                    return None;
-                }
-                let slot = self.slots.get_mut(&key)?;
-                slot.claimed_at = Some(now);
-                Some(key)
-            }
-            SlotKind::Dynamic => None,
-            SlotKind::Partitionable => self.carve(key, job, consumption, now),
+    ) -> Result<SlotKey, String> {
+        let (startd, name) = self.startd(key).ok_or("no such slot")?;
+        let claimed = startd
+            .claim(&name, job, consumption, now)
+            .map_err(|e| e.to_string())?;
+        let m = &mut self.machines[key.0];
+        let place = m
+            .startd
+            .slot_place(&claimed)
+            .ok_or_else(|| format!("{claimed} is not a slot"))?;
+        m.learn(place, &claimed);
+        Ok((key.0, place.0, place.1))
+    }
+
+    /// Starts `job` on the claimed slot `key` (Claimed/Busy).
+    pub fn start_job(&mut self, key: SlotKey, job: &ClassAd, now: i64) -> Result<(), String> {
+        let (startd, name) = self.startd(key).ok_or("no such slot")?;
+        startd
+            .activate(&name, job, now)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// A preempting match takes the claim on `key` (for the machine's `RANK` when
+    /// `by_rank`): its job retires, and is vacated when the startd's policy says so
+    /// ([`Slots::decisions`]).
+    pub fn preempt(&mut self, key: SlotKey, by_rank: bool, now: i64) -> Result<(), String> {
+        let (startd, name) = self.startd(key).ok_or("no such slot")?;
+        startd
+            .preempt(&name, by_rank, now)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The job on `key` left (it completed or was vacated). Returns whether the claim
+    /// survives, reusable; otherwise the slot is free again (a dynamic slot is gone).
+    pub fn job_ended(&mut self, key: SlotKey, now: i64) -> bool {
+        match self.startd(key) {
+            Some((startd, name)) => startd.job_ended(&name, now),
+            None => false,
         }
     }
 
-    /// A dynamic slot of partitionable slot `key` for `job`.
-    fn carve(
-        &mut self,
-        key: SlotKey,
-        job: &ClassAd,
-        consumption: &[(String, f64)],
-        now: i64,
-    ) -> Option<SlotKey> {
-        let parent = self.slots.get(&key)?;
-        let resources: Vec<String> = string_attr(&parent.ad, "MachineResources")
-            .unwrap_or_else(|| "Cpus Memory Disk".into())
-            .split_whitespace()
-            .filter(|r| !r.eq_ignore_ascii_case("Swap"))
-            .map(str::to_owned)
-            .collect();
-        let mut take: Vec<(String, f64)> = Vec::new();
-        for r in &resources {
-            let amount = consumption
-                .iter()
-                .find(|(c, _)| c.eq_ignore_ascii_case(r))
-                .map(|(_, a)| *a)
-                .or_else(|| {
-                    job.eval_attr_against(&format!("Request{r}"), Some(&parent.ad))
-                        .as_number_real()
-                })
-                .unwrap_or(0.0)
-                .max(0.0);
-            if amount > real_attr(&parent.ad, r) + 1e-9 {
-                return None;
-            }
-            take.push((r.clone(), amount));
-        }
-        let (machine, id, _) = key;
-        let sub = (1..)
-            .find(|n| !self.slots.contains_key(&(machine, id, *n)))
-            .expect("a free number");
-        let parent = self.slots.get_mut(&key)?;
-        let mut pad = parent.ad.clone();
-        for (r, amount) in &take {
-            let left = real_attr(&pad, r) - amount;
-            pad.insert(r, number(left));
-        }
-        let children = int_attr(&pad, "NumDynamicSlots").unwrap_or(0) + 1;
-        pad.insert("NumDynamicSlots", Expr::lit(children));
-        parent.set_ad(pad, &self.accountant);
-        let (host_part, host) = parent
-            .name
-            .split_once('@')
-            .map_or((parent.name.as_str(), ""), |(a, b)| (a, b));
-        let name = if host.is_empty() {
-            format!("{host_part}_{sub}")
-        } else {
-            format!("{host_part}_{sub}@{host}")
-        };
-        let mut ad = parent.template.clone();
-        for attr in [
-            "PartitionableSlot",
-            "NumDynamicSlots",
-            "ChildAccountingGroup",
-            "ChildActivity",
-            "ChildCpus",
-            "ChildCurrentRank",
-            "ChildDisk",
-            "ChildDSlotId",
-            "ChildEnteredCurrentState",
-            "ChildGPUs",
-            "ChildMemory",
-            "ChildName",
-            "ChildRemoteOwner",
-            "ChildRemoteUser",
-            "ChildRetirementTimeRemaining",
-            "ChildState",
-        ] {
-            ad.remove(attr);
-        }
-        ad.insert("Name", Expr::lit(name.as_str()));
-        ad.insert("SlotType", Expr::lit("Dynamic"));
-        ad.insert("DynamicSlot", Expr::lit(true));
-        ad.insert("DSlotId", Expr::lit(sub));
-        ad.insert("ParentSlotId", Expr::lit(id));
-        for (r, amount) in &take {
-            ad.insert(r, number(*amount));
-            ad.insert(&format!("TotalSlot{r}"), number(*amount));
-        }
-        let dkey = (machine, id, sub);
-        let mut slot = Slot::new(ad.clone(), ad, SlotKind::Dynamic, name, &self.accountant);
-        slot.claimed_at = Some(now);
-        self.slots.insert(dkey, slot);
-        Some(dkey)
-    }
-
-    /// A job starts on the claimed slot: Claimed/Busy, charged to the job's submitter.
-    pub fn start_job(&mut self, key: SlotKey, job: &ClassAd, now: i64) {
-        let Some(slot) = self.slots.get_mut(&key) else {
-            return;
-        };
-        let mut ad = slot.template.clone();
-        let rank = match ad.lookup("Rank") {
-            Some(_) => ad
-                .eval_attr_against("Rank", Some(job))
-                .as_number_real()
-                .unwrap_or(0.0),
-            None => 0.0,
-        };
-        ad.insert("State", Expr::lit("Claimed"));
-        ad.insert("Activity", Expr::lit("Busy"));
-        ad.insert(
-            "EnteredCurrentState",
-            Expr::lit(slot.claimed_at.unwrap_or(now)),
-        );
-        ad.insert("EnteredCurrentActivity", Expr::lit(now));
-        ad.insert("CurrentRank", Expr::lit(rank));
-        ad.insert("JobStart", Expr::lit(now));
-        let id = format!(
-            "{}.{}",
-            job.eval_attr("ClusterId").as_int().unwrap_or(0),
-            job.eval_attr("ProcId").as_int().unwrap_or(0)
-        );
-        ad.insert("JobId", Expr::lit(id.as_str()));
-        let user = string_attr(job, "User");
-        if let Some(u) = &user {
-            ad.insert("RemoteUser", Expr::lit(u.as_str()));
-        }
-        if let Some(o) = string_attr(job, "Owner") {
-            ad.insert("RemoteOwner", Expr::lit(o.as_str()));
-        }
-        if let Some(g) = string_attr(job, "AccountingGroup") {
-            // As the startd publishes it: qualified with the user's domain.
-            let domain = user
-                .as_deref()
-                .and_then(|u| u.find('@').map(|i| &u[i..]))
-                .unwrap_or("");
-            ad.insert("AccountingGroup", Expr::lit(format!("{g}{domain}")));
-        }
-        if let Some(l) = string_attr(job, "ConcurrencyLimits").filter(|l| !l.is_empty()) {
-            ad.insert("ConcurrencyLimits", Expr::lit(l.as_str()));
-        }
-        ad.insert("RetirementTimeRemaining", Expr::lit(0i64));
-        slot.set_ad(ad, &self.accountant);
-    }
-
-    /// The claimed slot retires its job for a preempting match: `remaining` seconds.
-    pub fn retire(&mut self, key: SlotKey, remaining: i64, now: i64) {
-        if let Some(slot) = self.slots.get_mut(&key) {
-            let mut ad = slot.ad.clone();
-            ad.insert("Activity", Expr::lit("Retiring"));
-            ad.insert("EnteredCurrentActivity", Expr::lit(now));
-            ad.insert("RetirementTimeRemaining", Expr::lit(remaining.max(0)));
-            slot.set_ad(ad, &self.accountant);
-        }
-    }
-
-    /// How long the job on `key` may still run when its claim is preempted at `now`:
-    /// `MAXJOBRETIREMENTTIME` (of the slot, for the job) less what the job has run.
-    pub fn retirement(&self, key: SlotKey, job: &ClassAd, now: i64) -> i64 {
-        let Some(slot) = self.slots.get(&key) else {
-            return 0;
-        };
-        let Some(expr) = &self.policies[key.0].max_job_retirement_time else {
-            return 0;
-        };
-        let mut ad = slot.ad.clone();
-        ad.insert("MaxJobRetirementTime", expr.clone());
-        ad.insert("CurrentTime", Expr::lit(now));
-        let allowed = match ad.eval_attr_against("MaxJobRetirementTime", Some(job)) {
-            Value::Int(i) => i,
-            Value::Real(r) => r as i64,
-            _ => 0,
-        };
-        let ran = now - int_attr(&slot.ad, "JobStart").unwrap_or(now);
-        (allowed - ran).max(0)
-    }
-
-    /// Whether the claim on `key` may run `job` next (claim reuse): within
-    /// `CLAIM_WORKLIFE` of the claim's start, the slot's Requirements true for the job, the
-    /// job's true for the slot, and for a dynamic slot the job's requests within its
-    /// resources.
+    /// Whether the claim on `key` may run `job` next (the startd's claim reuse:
+    /// `CLAIM_WORKLIFE`, `START`, the job's requirements, a dynamic slot's resources).
     pub fn may_reuse(&self, key: SlotKey, job: &ClassAd, now: i64) -> bool {
-        let Some(slot) = self.slots.get(&key) else {
+        let Some(m) = self.machines.get(key.0) else {
             return false;
         };
-        let worklife = self.policies[key.0].claim_worklife;
-        let age = now - slot.claimed_at.unwrap_or(now);
-        if worklife >= 0 && age > worklife {
-            return false;
-        }
-        self.may_take(key, job, now)
-    }
-
-    /// Whether the slot `key` may run `job`: its Requirements true for the job, the job's
-    /// true for it, and for a dynamic slot the job's requests within its resources.
-    pub fn may_take(&self, key: SlotKey, job: &ClassAd, now: i64) -> bool {
-        let Some(slot) = self.slots.get(&key) else {
-            return false;
-        };
-        let mut ad = slot.template.clone();
-        ad.insert("CurrentTime", Expr::lit(now));
-        if !ad.eval_bool("Requirements", Some(job)) || !job.eval_bool("Requirements", Some(&ad)) {
-            return false;
-        }
-        if slot.kind == SlotKind::Dynamic {
-            let resources = string_attr(&ad, "MachineResources").unwrap_or_default();
-            for r in resources.split_whitespace().filter(|r| *r != "Swap") {
-                let want = job
-                    .eval_attr_against(&format!("Request{r}"), Some(&ad))
-                    .as_number_real();
-                if want.is_some_and(|w| w > real_attr(&ad, r) + 1e-9) {
-                    return false;
-                }
-            }
-        }
-        true
-    }
-
-    /// The claim on `key` passes to a new claim (a preempting match), beginning `now`.
-    pub fn transfer(&mut self, key: SlotKey, now: i64) {
-        if let Some(slot) = self.slots.get_mut(&key) {
-            slot.claimed_at = Some(now);
-        }
+        m.names
+            .get(&(key.1, key.2))
+            .is_some_and(|name| m.startd.may_reuse(name, job, now))
     }
 
     /// The claim on `key` ends: a static slot is Unclaimed again, a dynamic slot goes and
     /// gives its resources back to its partitionable slot.
     pub fn release(&mut self, key: SlotKey, now: i64) {
-        let Some(slot) = self.slots.get(&key) else {
-            return;
-        };
-        match slot.kind {
-            SlotKind::Static => {
-                let slot = self.slots.get_mut(&key).expect("present");
-                let mut ad = slot.template.clone();
-                ad.insert("EnteredCurrentState", Expr::lit(now));
-                ad.insert("EnteredCurrentActivity", Expr::lit(now));
-                slot.template = ad.clone();
-                slot.set_ad(ad, &self.accountant);
-                slot.claimed_at = None;
-            }
-            SlotKind::Partitionable => {}
-            SlotKind::Dynamic => {
-                let slot = self.slots.remove(&key).expect("present");
-                let (machine, id, _) = key;
-                let Some(parent) = self.slots.get_mut(&(machine, id, 0)) else {
-                    return;
-                };
-                let resources = string_attr(&parent.ad, "MachineResources")
-                    .unwrap_or_else(|| "Cpus Memory Disk".into());
-                let mut pad = parent.ad.clone();
-                for r in resources.split_whitespace().filter(|r| *r != "Swap") {
-                    let back = real_attr(&slot.template, r);
-                    if back > 0.0 {
-                        pad.insert(r, number(real_attr(&pad, r) + back));
-                    }
-                }
-                let children = (int_attr(&pad, "NumDynamicSlots").unwrap_or(1) - 1).max(0);
-                pad.insert("NumDynamicSlots", Expr::lit(children));
-                parent.set_ad(pad, &self.accountant);
+        if let Some((startd, name)) = self.startd(key) {
+            let claimed = startd
+                .state(&name)
+                .is_some_and(|(s, _)| matches!(s, State::Claimed | State::Preempting));
+            if claimed {
+                startd.release(&name, now);
             }
         }
+    }
+
+    /// The earliest time the policy of machine `m` must run again by itself (see
+    /// [`Startd::next_deadline`]).
+    pub fn next_deadline(&self, m: usize, now: i64) -> Option<i64> {
+        self.machines.get(m)?.startd.next_deadline(now)
+    }
+
+    /// Runs the policy of machine `m` at `now` (as the startd's timer does).
+    pub fn evaluate(&mut self, m: usize, now: i64) {
+        if let Some(machine) = self.machines.get_mut(m) {
+            let decisions = machine.startd.evaluate(now);
+            machine.decided.extend(decisions);
+            machine.stale = true;
+        }
+    }
+
+    /// What the policy of every machine decided since the last call, in machine order:
+    /// decisions overtaken by events (the slot claimed again, the job gone) are dropped.
+    pub fn decisions(&mut self) -> Vec<SlotDecision> {
+        let mut out = Vec::new();
+        for m in 0..self.machines.len() {
+            let machine = &mut self.machines[m];
+            let decisions = machine.startd.take_decisions();
+            machine.decided.extend(decisions);
+            if machine.decided.is_empty() {
+                continue;
+            }
+            machine.stale = true;
+            machine.sync(&self.accountant);
+            for d in std::mem::take(&mut machine.decided) {
+                match d {
+                    Decision::Job {
+                        slot,
+                        action: JobAction::Vacate { .. } | JobAction::Kill { .. },
+                    } => {
+                        let preempting = machine
+                            .startd
+                            .state(&slot)
+                            .is_some_and(|(s, _)| s == State::Preempting);
+                        if let Some(key) = machine.key_of(m, &slot).filter(|_| preempting) {
+                            out.push(SlotDecision::Evict(key));
+                        }
+                    }
+                    Decision::ClaimEnded { slot, .. } => {
+                        // Claimed again since: the new claim stands.
+                        let free = machine
+                            .startd
+                            .state(&slot)
+                            .is_none_or(|(s, _)| s != State::Claimed);
+                        if let Some(key) = machine.key_of(m, &slot).filter(|_| free) {
+                            out.push(SlotDecision::ClaimEnded(key));
+                        }
+                    }
+                    // Suspension is not simulated; drains do not happen here.
+                    Decision::Job { .. } | Decision::Daemon(_) => {}
+                }
+            }
+        }
+        out
     }
 }

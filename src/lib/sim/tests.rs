@@ -446,6 +446,23 @@ fn preempting_jobs_take_the_slots_they_free() {
 }
 
 #[test]
+fn the_startd_policy_vacates_jobs_as_in_the_pool() {
+    // PREEMPT after half an hour of running: the startd's policy, run at each 300-second
+    // cycle, vacates the 1-hour job at the first cycle past 30 minutes of its run (35
+    // minutes), and the same cycle starts it again from its beginning: vacated at 35m, 1h10m
+    // and 1h45m, it never completes.
+    let text = "[config]\nNUM_CPUS = 1\nNEGOTIATOR_INTERVAL = 300\n\
+                PREEMPT = (time() - JobStart) > 1800\n\
+                [sim]\nuntil = 2h\nstep = 5m\n[timeline]\n0 submit alice 1 1h\n";
+    let r = simulate(text);
+    let s = summary(&r, "alice@sim");
+    assert_eq!((s.started, s.completed, s.preempted), (1, 0, 3), "{s:?}");
+    // Without PREEMPT it runs its hour.
+    let r = simulate_with(text, &[("PREEMPT", "false")]);
+    assert_eq!(summary(&r, "alice@sim").completed, 1);
+}
+
+#[test]
 fn cycles_that_cannot_match_change_nothing_when_skipped() {
     // A full pool without preemption: most cycles could match nothing and only age the
     // priorities. The same pool with a PREEMPTION_REQUIREMENTS that is false but not plainly

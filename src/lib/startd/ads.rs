@@ -268,12 +268,31 @@ impl Startd {
     /// slot's `Child*` lists and `STARTD_SLOT_ATTRS`).
     pub(super) fn base_ad(&self, i: usize) -> ClassAd {
         let s = &self.slots[i];
-        let now = self.now;
         let mut ad = self
             .static_ads
             .get_or_build(&s.name, || self.static_part(s));
+        self.publish_dynamic(i, &mut ad);
+        ad
+    }
 
-        // Dynamic: what changes with time, load and claims.
+    /// [`Startd::base_ad`] as the startd itself reads it: its dynamic attributes in an ad of
+    /// their own, chained to the cached static part rather than copied over it (the policy
+    /// builds one for each claimed slot at every pass).
+    fn chained_base_ad(&self, i: usize) -> ClassAd {
+        let s = &self.slots[i];
+        let mut ad = ClassAd::new();
+        ad.chain_to(
+            self.static_ads
+                .get_or_build(&s.name, || self.static_part(s)),
+        );
+        self.publish_dynamic(i, &mut ad);
+        ad
+    }
+
+    /// What changes with time, load and claims, over `ad`.
+    fn publish_dynamic(&self, i: usize, ad: &mut ClassAd) {
+        let s = &self.slots[i];
+        let now = self.now;
         ad.insert("MyCurrentTime", Expr::lit(now));
         if matches!(s.state(), State::Claimed | State::Preempting) {
             if let Some(c) = &s.claim {
@@ -290,7 +309,7 @@ impl Startd {
         ad.insert("LoadAvg", Expr::lit(centi(s.owner_load + s.condor_load)));
         ad.insert("KeyboardIdle", Expr::lit(s.keyboard_idle));
         ad.insert("ConsoleIdle", Expr::lit(s.console_idle));
-        self.publish_machine_dynamic(&mut ad);
+        self.publish_machine_dynamic(ad);
         for r in self.resources.iter().filter(|r| r.non_fungible) {
             let owned = self.resources.owned(&r.name, s.id, s.sub_id);
             let refs: Vec<Expr> = owned
@@ -304,11 +323,11 @@ impl Startd {
                 ad.insert(&r.name, Expr::lit(owned.len() as i64));
             }
         }
-        self.publish_stats(&mut ad);
+        self.publish_stats(ad);
         let busy = s.cpu_busy_since.map_or(0, |t| (now - t).max(0));
         ad.insert("CpuBusyTime", Expr::lit(busy));
         ad.insert("CpuIsBusy", Expr::lit(s.cpu_busy_since.is_some()));
-        s.sm.publish(&mut ad, now);
+        s.sm.publish(ad, now);
         // HTCondor's Reqexp: the slot's own Requirements, False while matched or preempting
         // (`unavail`), and while draining the drain's START, or False without one.
         let draining_start = self.draining_start();
@@ -343,7 +362,7 @@ impl Startd {
         }
         match &s.claim {
             Some(c) => {
-                c.publish(&mut ad, now);
+                c.publish(ad, now);
                 if s.state() == State::Claimed {
                     ad.insert("PublicClaimId", Expr::lit(c.public_id()));
                 }
@@ -353,7 +372,7 @@ impl Startd {
                 ad.insert("NumPids", Expr::lit(0i64));
             }
         }
-        self.publish_draining(&mut ad);
+        self.publish_draining(ad);
         ad.insert(
             "AcceptedWhileDraining",
             Expr::lit(s.accepted_while_draining),
@@ -393,7 +412,6 @@ impl Startd {
         };
         ad.insert("RetirementTimeRemaining", Expr::lit(retirement));
         ad.insert("LastHeardFrom", Expr::lit(now));
-        ad
     }
 
     /// Slot `i`'s ad as the policy evaluates it: the published attributes over the
@@ -401,7 +419,7 @@ impl Startd {
     /// With `STARTD_SLOT_ATTRS`, every slot's attributes as `<slot>_<attr>`
     /// (`ResMgr::publishSlotAttrs`), so that one slot's policy may read another's state.
     pub(super) fn internal_ad(&self, i: usize) -> ClassAd {
-        let mut ad = self.base_ad(i);
+        let mut ad = self.chained_base_ad(i);
         for (name, e) in self.slots[i].policy.iter() {
             if ad.lookup(name).is_none() {
                 ad.insert(name, e.clone());

@@ -906,6 +906,9 @@ impl Startd {
             self.static_ads.invalidate();
         }
         self.run_policy(now);
+        // As HTCondor's `compute_dynamic`: on the periodic pass, not at each claim or
+        // activation.
+        self.compute_draining_attrs(now);
     }
 
     /// Runs the policy over every slot at `now` (as [`Startd::refresh`]) and returns what
@@ -925,20 +928,36 @@ impl Startd {
     /// Claimed or Preempting, `POLLING_INTERVAL` from `now` (the expressions read the
     /// keyboard, the load and the timers, which change by themselves).
     pub fn next_timer(&self, now: i64) -> Option<i64> {
+        let polling = self
+            .slots
+            .iter()
+            .any(|s| matches!(s.state(), State::Claimed | State::Preempting))
+            .then_some(now + self.settings.polling_interval);
+        match (self.next_deadline(now), polling) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// [`Startd::next_timer`] without the `POLLING_INTERVAL` re-evaluations: the earliest
+    /// time a timer of the policy itself runs out (a retirement, a vacate time, a match,
+    /// a claim's worklife), or now when decisions wait. `condor_sim` runs the policy at
+    /// these times and at each negotiation cycle.
+    pub fn next_deadline(&self, now: i64) -> Option<i64> {
         if !self.pending.is_empty() {
             return Some(now);
         }
-        let mut next: Option<i64> = None;
-        let mut at = |t: i64| next = Some(next.map_or(t, |n: i64| n.min(t)));
-        for i in 0..self.slots.len() {
-            if let Some(t) = self.slot_timer(i, now) {
-                at(t);
-            }
-            if matches!(self.slots[i].state(), State::Claimed | State::Preempting) {
-                at(now + self.settings.polling_interval);
-            }
-        }
-        next.map(|t| t.max(now))
+        (0..self.slots.len())
+            .filter_map(|i| self.slot_timer(i, now))
+            .min()
+            .map(|t| t.max(now))
+    }
+
+    /// What the policy asked since the last call (or [`Startd::evaluate`]), without running
+    /// it again: the decisions a request ([`Startd::preempt`], [`Startd::job_ended`], ...)
+    /// made.
+    pub fn take_decisions(&mut self) -> Vec<Decision> {
+        std::mem::take(&mut self.pending)
     }
 
     /// Sets the clock for a request at `now`, first counting the time slots spent drained.
@@ -976,7 +995,6 @@ impl Startd {
         self.settings.address = address.to_owned();
     }
 
-    /// The names of the slots, in slot order (hidden ones included).
     /// The ad of one slot, by name.
     pub fn slot_ad(&self, name: &str) -> Option<ClassAd> {
         let i = self.find(name)?;
@@ -1010,6 +1028,13 @@ impl Startd {
         })
     }
 
+    /// A slot's `SlotID` and dynamic slot number (`DSlotId`, 0 for the others), by name.
+    pub fn slot_place(&self, name: &str) -> Option<(i64, i64)> {
+        self.find(name)
+            .map(|i| (i64::from(self.slots[i].id), i64::from(self.slots[i].sub_id)))
+    }
+
+    /// The names of the slots, in slot order (hidden ones included).
     pub fn slot_names(&self) -> Vec<String> {
         self.slots.iter().map(|s| s.name.clone()).collect()
     }
@@ -1084,8 +1109,14 @@ impl Startd {
         now: i64,
     ) -> Result<String, StartdError> {
         let claimed = self.claim_slot(slot, job, consumption, now);
-        // Carving changed resources that ads built during the claim cached.
-        self.static_ads.invalidate();
+        // Carving changed resources that ads built during the claim cached (claiming a
+        // static slot changes no static part).
+        if self
+            .find(slot)
+            .is_none_or(|i| self.slots[i].kind != SlotKind::Static)
+        {
+            self.static_ads.invalidate();
+        }
         claimed
     }
 
@@ -1097,8 +1128,10 @@ impl Startd {
         now: i64,
     ) -> Result<String, StartdError> {
         self.begin(now);
-        self.static_ads.invalidate();
         let i = self.find_or_err(slot)?;
+        if self.slots[i].kind != SlotKind::Static {
+            self.static_ads.invalidate();
+        }
         let drained_open =
             self.slots[i].state() == State::Drained && self.draining_start().is_some();
         if !matches!(
@@ -1577,12 +1610,14 @@ impl Startd {
     /// partitionable slot.
     pub fn release(&mut self, slot: &str, now: i64) {
         self.begin(now);
-        self.static_ads.invalidate();
         let Some(i) = self.find(slot) else {
             return;
         };
         match self.slots[i].kind {
-            SlotKind::Dynamic => self.remove_dynamic(i),
+            SlotKind::Dynamic => {
+                self.static_ads.invalidate();
+                self.remove_dynamic(i);
+            }
             _ => {
                 let s = &mut self.slots[i];
                 if s.sm.apply(Event::Released, now) {
@@ -1591,8 +1626,9 @@ impl Startd {
                 }
             }
         }
-        let _ = self.settle_orphans(now);
-        self.static_ads.invalidate();
+        if self.settle_orphans(now) {
+            self.static_ads.invalidate();
+        }
         self.run_policy(now);
     }
 

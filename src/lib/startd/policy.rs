@@ -730,7 +730,11 @@ impl Startd {
                         });
                     }
                 }
-                self.static_ads.invalidate();
+                // A dynamic slot's end changes its partitionable slot (a static slot's
+                // claim is no part of its static ad).
+                if self.slots[i].kind != SlotKind::Static {
+                    self.static_ads.invalidate();
+                }
                 // `enter_action`: really Unclaimed when IS_OWNER is false (#1).
                 let ad = self.policy_ad(i);
                 if !self.is_owner(&ad) {
@@ -876,7 +880,12 @@ impl Startd {
         for i in 0..self.slots.len() {
             self.eviction_timers(i, now);
         }
-        self.compute_draining_attrs(now);
+        // What draining would cost is computed on the periodic pass ([`Startd::refresh`]),
+        // and at every change while a drain is under way (its completion time is published
+        // when it happens).
+        if self.is_draining() {
+            self.compute_draining_attrs(now);
+        }
     }
 
     /// Removes the dynamic slots whose claim has ended, their resources returning to their
