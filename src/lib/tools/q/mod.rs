@@ -297,10 +297,15 @@ impl Args {
         }
         uses.sort_by_key(|u| u.0);
         let uses: Vec<_> = uses.into_iter().map(|(_, a, q)| (a, q)).collect();
+        // -machine and -mconstraint set the same slot constraint: the last one given wins.
+        let slot_constraint = ["machine", "mconstraint"]
+            .into_iter()
+            .filter_map(|id| Some((m.indices_of(id)?.max()?, last(id)?)))
+            .max_by_key(|(at, _)| *at)
+            .map(|(_, value)| value);
         let analyze = analyze::options(&uses).map(|o| analyze::Options {
             verbose: on("verbose"),
-            machine: last("machine"),
-            mconstraint: last("mconstraint"),
+            slot_constraint,
             slotads: last("slotads"),
             ..o
         });
@@ -1653,9 +1658,18 @@ mod tests {
         ]);
         let o = a.analyze.unwrap_or_default();
         assert!(o.verbose);
-        assert_eq!(o.machine.as_deref(), Some("slot1@b"));
-        assert_eq!(o.mconstraint.as_deref(), Some("Cpus > 1"));
+        // One slot constraint: the last of -machine and -mconstraint.
+        assert_eq!(o.slot_constraint.as_deref(), Some("Cpus > 1"));
         assert_eq!(o.slotads.as_deref(), Some("slots.txt"));
+        let a = args(&[
+            "-analyze",
+            "-mconstraint",
+            "Cpus > 1",
+            "-machine",
+            "slot1@b",
+        ]);
+        let o = a.analyze.unwrap_or_default();
+        assert_eq!(o.slot_constraint.as_deref(), Some("slot1@b"));
         // Without an analysis they ask for nothing.
         assert!(args(&["-verbose", "-machine", "a"]).analyze.is_none());
     }
