@@ -32,6 +32,7 @@ use clap::{Arg, ArgAction, Command};
 
 use super::options::{self, flag, OutputOptions};
 use super::Tool;
+use crate::classad::cnum::strtol;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
 use crate::cli::args::{ordered_flag, ArgSpec, Prefix, Unknown};
@@ -387,20 +388,22 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
     if output.xml_and_json {
         return Err(usage_error(err, "Error: Cannot print as both XML and JSON"));
     }
+    // queue.cpp reads the limit with strtol into an int: white space and a sign may lead,
+    // nothing may follow, and the number is cut to an int before it is checked.
     let limit = match &args.limit {
         None => None,
-        Some(text) => match text.parse::<i64>() {
-            Ok(n) if n > 0 => Some(n as u64),
-            Ok(n) => {
-                return Err(usage_error(
-                    err,
-                    &format!("Error: {n} is not a valid for -limit."),
-                ))
-            }
-            Err(_) => {
+        Some(text) => match strtol(text.as_bytes()) {
+            (_, used) if used < text.len() => {
                 return Err(usage_error(
                     err,
                     &format!("Error: Unable to convert ({text}) to a number for -limit."),
+                ))
+            }
+            (n, _) if n as i32 > 0 => Some(n as i32 as u64),
+            (n, _) => {
+                return Err(usage_error(
+                    err,
+                    &format!("Error: {} is not a valid for -limit.", n as i32),
                 ))
             }
         },
