@@ -430,3 +430,33 @@ fn file_reads_another_pools_queue_store() {
     );
     assert_eq!(out.status, Some(1), "{out}");
 }
+
+/// Malformed numbers as history.cpp reads them: `-limit` and `-scanlimit` with atoi (no
+/// number is no limit), job ids with sscanf (`-1` is cluster -1, before any unknown-option
+/// check), and a -format conversion printf does not know printed as it is, once per job.
+#[test]
+fn malformed_numbers_and_formats() {
+    let env = finished();
+    check(
+        &env,
+        &["-limit", "abc", "-af:j", "Owner"],
+        "2.0 bob\n1.1 alice\n1.0 alice\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-limit", "2x", "-scanlimit", "x", "-af:j", "Owner"],
+        "2.0 bob\n1.1 alice\n[exit status: 0]",
+    );
+    check(&env, &["-1", "-af:j", "Owner"], "[exit status: 0]");
+    check(&env, &["-2.0", "-af:j", "Owner"], "[exit status: 0]");
+    check(
+        &env,
+        &["-limit", "1", "-format", "%Q\\n", "ClusterId"],
+        "%Q\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-format", "%Q ", "ClusterId", "-format", "%d\\n", "ProcId"],
+        "%Q 0\n%Q 1\n%Q 0\n[exit status: 0]",
+    );
+}

@@ -814,3 +814,40 @@ fn the_batch_default_and_batch_with_run() {
     let out = env.run("condor_q", ["-batch"]);
     assert!(out.stdout.contains(batch_header), "{out}");
 }
+
+/// queue.cpp reads -limit with strtol into an int (white space and a sign may lead, nothing
+/// may follow, and the int is what is checked), and a word that is not all job id is an
+/// owner's name (`1.2.3.4` selects the jobs of user "1.2.3.4").
+#[test]
+fn limit_is_read_as_strtol_and_a_word_that_is_not_an_id_is_an_owner() {
+    let env = three_clusters();
+    check(
+        &env,
+        &["-allusers", "-limit", " +2", "-af:j", "Owner"],
+        "1.0 alice\n1.1 alice\n[exit status: 0]",
+    );
+    // 2^32 + 1 is 1 as an int.
+    check(
+        &env,
+        &["-allusers", "-limit", "4294967297", "-af:j", "Owner"],
+        "1.0 alice\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-limit", ""],
+        "------- stderr -------\nError: 0 is not a valid for -limit.\n[exit status: 1]",
+    );
+    check(
+        &env,
+        &["-limit", "2 "],
+        "------- stderr -------\nError: Unable to convert (2 ) to a number for -limit.\n\
+         [exit status: 1]",
+    );
+    check(&env, &["1.2.3.4", "-af:j", "Owner"], "[exit status: 0]");
+    check(&env, &["12abc", "-af:j", "Owner"], "[exit status: 0]");
+    check(
+        &env,
+        &["1.", "2.0", "-af:j", "Owner"],
+        "1.0 alice\n1.1 alice\n1.2 alice\n2.0 bob\n[exit status: 0]",
+    );
+}

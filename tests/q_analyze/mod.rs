@@ -1,7 +1,8 @@
 //! `condor_q -analyze`, `-better-analyze` and `-reverse-analyze` against a real condor_master
 //! on the test's own pool: one partitionable slot of 2 CPUs, 2048 MB and 1000000 KB of disk,
-//! jobs that cannot match it, and the analysis text, whole. The host's name, the user's and
-//! the negotiator's clock are replaced by placeholders.
+//! jobs that cannot match it, and the analysis text, whole, as HTCondor 24.0's condor_q
+//! prints it (src/condor_q.V6/jobmatch.cpp). The host's name, the user's and the
+//! negotiator's clock are replaced by placeholders.
 
 use crate::common::TestEnvironment;
 use crate::pool::{wait_for, Master};
@@ -82,9 +83,8 @@ fn analysis(env: &TestEnvironment, args: &[&str]) -> String {
 
 const HEADER: &str = "\n\n-- Schedd: submit@example.com : <127.0.0.1:9618?...\n";
 
-/// The Requirements condor_submit writes for a job asking for `memory` MB, its clauses and
-/// the job's attributes they read.
-fn requirements_part(id: &str, memory: &str) -> String {
+/// The Requirements condor_submit writes for a job.
+fn requirements(id: &str) -> String {
     format!(
         "The Requirements expression for job {id} is\n\
          \n\
@@ -92,26 +92,21 @@ fn requirements_part(id: &str, memory: &str) -> String {
          \x20   (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory) &&\n\
          \x20   ((TARGET.FileSystemDomain == MY.FileSystemDomain) ||\n\
          \x20     (TARGET.HasFileTransfer))\n\
-         \n\
-         \x20   [0]    : TARGET.Arch == \"X86_64\"\n\
-         \x20   [1]    : TARGET.OpSys == \"LINUX\"\n\
-         \x20   [2]    : [0] && [1]\n\
-         \x20   [3]    : TARGET.Disk >= RequestDisk\n\
-         \x20   [4]    : [2] && [3]\n\
-         \x20   [5]    : TARGET.Memory >= RequestMemory\n\
-         \x20   [6]    : [4] && [5]\n\
-         \x20   [7]    : TARGET.FileSystemDomain == MY.FileSystemDomain\n\
-         \x20   [8]    : TARGET.HasFileTransfer\n\
-         \x20   [9]    : [7] || [8]\n\
-         \x20   [10]   : [6] && [9]\n\
-         \n\
-         Job {id} defines the following attributes:\n\
+         \n"
+    )
+}
+
+/// The Requirements condor_submit writes for a job asking for `memory` MB, and the job's
+/// attributes they read.
+fn requirements_part(id: &str, memory: &str) -> String {
+    format!(
+        "{}Job {id} defines the following attributes:\n\
          \n\
          \x20   DiskUsage = 1\n\
          \x20   FileSystemDomain = \"HOST\"\n\
          \x20   RequestDisk = DiskUsage (kb)\n\
-         \x20   RequestMemory = {memory} (mb)\n\
-         \n"
+         \x20   RequestMemory = {memory} (mb)\n",
+        requirements(id)
     )
 }
 
@@ -123,12 +118,37 @@ const SLOT_ATTRIBUTES: &str = "\nslot1@HOST has the following attributes:\n\
      \x20   TARGET.HasFileTransfer = true\n\
      \x20   TARGET.Memory = 2048 (mb)\n\
      \x20   TARGET.OpSys = \"LINUX\"\n\
-     \n\
      \n";
 
+/// The negotiator's verdict (C's `ctime` ends its line, and one more newline follows).
 const LAST_MATCH: &str = "No successful match recorded.\n\
      Last failed match: <time>\n\
+     \n\
      Reason for last match failure: no match found\n";
+
+/// The run analysis summary of a job that one slot rejects, by the job's own requirements
+/// or by the slot's.
+fn summary(id: &str, rejected_by_job: bool) -> String {
+    let (job, slot) = if rejected_by_job { (1, 0) } else { (0, 1) };
+    format!(
+        "\n{id}:  Run analysis summary ignoring user priority.  Of 1 machines,\n\
+         \x20     {job} are rejected by your job's requirements\n\
+         \x20     {slot} reject your job because of their own requirements\n\
+         \x20     0 match and are already running your jobs\n\
+         \x20     0 match but are serving other users\n\
+         \x20     0 are able to run your job\n\
+         \n\
+         WARNING:  Be advised:\n{}",
+        if rejected_by_job {
+            "   No machines matched the jobs's constraints\n"
+        } else {
+            "   Job did not match any machines's constraints\n\
+             \x20  To see why, pick a machine that you think should match and add\n\
+             \x20    -reverse -machine <name>\n\
+             \x20  to your query.\n"
+        }
+    )
+}
 
 #[test]
 fn a_job_asking_for_more_memory_than_the_machine_has_is_analyzed_clause_by_clause() {
@@ -137,38 +157,38 @@ fn a_job_asking_for_more_memory_than_the_machine_has_is_analyzed_clause_by_claus
     let _master = Master::start(&env);
     let big = submit(&env, "request_memory = 100000");
     wait_rejected(&env, &big);
+    let id = format!("00{big}.000");
     let expected = format!(
         "{HEADER}{}{SLOT_ATTRIBUTES}\
          The Requirements expression for job {big}.000 reduces to these conditions:\n\
          \n\
-         \x20       Slots\n\
-         Step   Matched  Condition\n\
-         ----- --------- ---------\n\
+         \x20        Slots\n\
+         Step    Matched  Condition\n\
+         -----  --------  ---------\n\
          [0]           1  TARGET.Arch == \"X86_64\"\n\
          [1]           1  TARGET.OpSys == \"LINUX\"\n\
          [3]           1  TARGET.Disk >= RequestDisk\n\
          [5]           0  TARGET.Memory >= RequestMemory\n\
          [7]           1  TARGET.FileSystemDomain == MY.FileSystemDomain\n\
          \n\
-         \n\
-         00{big}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
-         \x20     1 slots are rejected by your job's requirements\n\
-         \x20     0 slots reject your job because of their own requirements\n\
-         \x20     0 slots match and are willing to run your job\n\
-         \n\
-         WARNING:  Be advised:\n\
-         \x20  No machines matched the job's constraints\n\
-         \n\
-         {LAST_MATCH}[exit status: 0]",
-        requirements_part(&format!("{big}.000"), "100000")
+         {LAST_MATCH}{}\n[exit status: 0]",
+        requirements_part(&format!("{big}.000"), "100000"),
+        summary(&id, true),
     );
     assert_eq!(analysis(&env, &["-better-analyze", &big]), expected);
-    // The job's own requirements reject the slot: -analyze analyzes them too.
-    assert_eq!(analysis(&env, &["-analyze", &big]), expected);
     // Abbreviated, and as condor_q selects jobs.
     assert_eq!(
         analysis(&env, &["-be", "-const", "RequestMemory > 50000"]),
         expected
+    );
+    // The job's own requirements reject the slot: -analyze shows them, without clauses.
+    assert_eq!(
+        analysis(&env, &["-analyze", &big]),
+        format!(
+            "{HEADER}{}\n{LAST_MATCH}{}\n[exit status: 0]",
+            requirements(&format!("{big}.000")),
+            summary(&id, true),
+        )
     );
 }
 
@@ -183,6 +203,10 @@ fn a_job_requiring_another_operating_system_matches_no_slot() {
         "requirements = OpSys == \"WINDOWS\"\nrequest_memory = 100",
     );
     wait_rejected(&env, &windows);
+    // The job that fits runs, on a dynamic slot of its own.
+    wait_for("the small job to run", || {
+        attr(&env, &small, "JobStatus") == "2"
+    });
     let out = analysis(&env, &["-better-analyze", &windows]);
     assert!(
         out.starts_with(&format!(
@@ -196,23 +220,21 @@ fn a_job_requiring_another_operating_system_matches_no_slot() {
         out.contains(&format!(
             "The Requirements expression for job {windows}.000 reduces to these conditions:\n\
              \n\
-             \x20       Slots\n\
-             Step   Matched  Condition\n\
-             ----- --------- ---------\n\
+             \x20        Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
              [0]           0  OpSys == \"WINDOWS\"\n\
-             [7]           1  TARGET.FileSystemDomain == MY.FileSystemDomain\n\
+             [7]           2  TARGET.FileSystemDomain == MY.FileSystemDomain\n\
              \n\
-             \n\
-             00{windows}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
-             \x20     1 slots are rejected by your job's requirements\n"
+             {LAST_MATCH}{}\n[exit status: 0]",
+            summary(&format!("00{windows}.000"), true)
         )),
         "{out}"
     );
-    assert!(out.contains("    TARGET.OpSys = \"LINUX\"\n"), "{out}");
-    // The job that fits runs; only the other one is analyzed by -constraint.
-    wait_for("the small job to run", || {
-        attr(&env, &small, "JobStatus") == "2"
-    });
+    // The clauses count every slot, the dynamic one too; the summary counts the
+    // partitionable slot only, and with two slots none has its attributes shown.
+    assert!(!out.contains("has the following attributes"), "{out}");
+    // Only the idle job is analyzed by -constraint.
     let out = analysis(&env, &["-analyze", "-constraint", "JobStatus == 1"]);
     assert!(
         out.contains(&format!("00{windows}.000:  Run analysis summary")),
@@ -229,37 +251,24 @@ fn a_slot_that_starts_no_job_rejects_them_by_its_own_requirements() {
     let _master = Master::start(&env);
     let job = submit(&env, "request_memory = 100");
     wait_rejected(&env, &job);
-    // The job's requirements are not the problem: -analyze does not analyze them.
+    // The job's requirements are not the problem: -analyze does not show them.
     assert_eq!(
         analysis(&env, &["-analyze", &job]),
         format!(
-            "{HEADER}\n\
-             00{job}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
-             \x20     0 slots are rejected by your job's requirements\n\
-             \x20     1 slots reject your job because of their own requirements\n\
-             \x20     0 slots match and are willing to run your job\n\
-             \n\
-             WARNING:  Be advised:\n\
-             \x20  Job did not match any machines' constraints\n\
-             \x20  To see why, pick a machine that you think should match and add\n\
-             \x20    -reverse -machine <name>\n\
-             \x20  to your query.\n\
-             \n\
-             {LAST_MATCH}[exit status: 0]"
+            "{HEADER}{LAST_MATCH}{}\n[exit status: 0]",
+            summary(&format!("00{job}.000"), false)
         )
     );
     // -verbose names the slots, and reports its progress on stderr.
     let out = analysis(&env, &["-analyze", "-verbose", &job]);
     assert!(
-        out.contains(
-            "      1 slots reject your job because of their own requirements: slot1@HOST\n"
-        ),
+        out.contains("      1 reject your job because of their own requirements [slot1@HOST]\n"),
         "{out}"
     );
     assert!(
         out.ends_with(
             "------- stderr -------\n\
-             Fetching Slot ads...(excluding dynamic slots)... 1 ads.\n\
+             Fetching Machine ads... 1 ads.\n\
              Fetching job ads... 1 ads\n\
              [exit status: 0]"
         ),
@@ -303,19 +312,17 @@ fn a_slot_that_starts_no_job_rejects_them_by_its_own_requirements() {
              \x20   GPUs = 0\n\
              \x20   Memory = 2048\n\
              \n\
-             \n\
              Job {job}.0 has the following attributes:\n\
              \n\
              \x20   TARGET.RequestCpus = 1\n\
              \x20   TARGET.RequestDisk = 1\n\
              \x20   TARGET.RequestMemory = 100\n\
              \n\
-             \n\
              The Requirements expression for this slot reduces to these conditions:\n\
              \n\
              \x20      Clusters\n\
-             Step   Matched  Condition\n\
-             ----- --------- ---------\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
              [0]       never  START\n\
              \n\
              slot1@HOST: Run analysis summary of 1 jobs.\n\
@@ -372,8 +379,11 @@ fn a_slot_that_starts_no_job_rejects_them_by_its_own_requirements() {
     );
 }
 
+/// HTCondor 24.0 has no "would match if drained" line and no "If Drained" column: it matches
+/// a job against a partitionable slot too full for it as if the slot were drained, and counts
+/// the slot able to run the job; the clause table counts every slot as it is.
 #[test]
-fn a_job_that_fits_only_a_drained_slot_would_match_if_drained() {
+fn a_job_that_fits_only_a_drained_slot_is_able_to_run_there() {
     let env = analysis_pool();
     job_script(&env);
     let _master = Master::start(&env);
@@ -383,48 +393,54 @@ fn a_job_that_fits_only_a_drained_slot_would_match_if_drained() {
     });
     let waiting = submit(&env, "request_memory = 1000");
     wait_rejected(&env, &waiting);
+    let able = |id: &str| {
+        format!(
+            "\n{id}:  Run analysis summary ignoring user priority.  Of 1 machines,\n\
+             \x20     0 are rejected by your job's requirements\n\
+             \x20     0 reject your job because of their own requirements\n\
+             \x20     0 match and are already running your jobs\n\
+             \x20     0 match but are serving other users\n\
+             \x20     1 are able to run your job\n"
+        )
+    };
     let out = analysis(&env, &["-analyze", &running, &waiting]);
     assert_eq!(
         out,
         format!(
             "{HEADER}\n\
-             00{running}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
-             \x20     0 slots are rejected by your job's requirements\n\
-             \x20     0 slots reject your job because of their own requirements\n\
-             \x20     0 slots match and are willing to run your job\n\
-             \x20     1 slots would match if drained\n\
-             \n\
-             \n\
              00{running}.000:  Job is running.\n\
              \n\
              Last successful match: <time>\n\
              \n\
-             00{waiting}.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
-             \x20     0 slots are rejected by your job's requirements\n\
-             \x20     0 slots reject your job because of their own requirements\n\
-             \x20     0 slots match and are willing to run your job\n\
-             \x20     1 slots would match if drained\n\
-             \n\
-             {LAST_MATCH}[exit status: 0]"
+             {}\n\
+             {LAST_MATCH}{}\n\
+             [exit status: 0]",
+            able(&format!("00{running}.000")),
+            able(&format!("00{waiting}.000")),
         )
     );
-    // Clause by clause, the slot as it is and as if drained.
+    // Clause by clause: the partitionable slot as it is (too little memory left) and the
+    // dynamic slot the first job runs on.
     let out = analysis(&env, &["-better-analyze", &waiting]);
     assert!(
         out.contains(&format!(
             "The Requirements expression for job {waiting}.000 reduces to these conditions:\n\
              \n\
-             \x20        Slots      If    \n\
-             Step   Matched   Drained  Condition\n\
-             ----- --------- --------- ---------\n\
-             [0]           1         1  TARGET.Arch == \"X86_64\"\n\
-             [1]           1         1  TARGET.OpSys == \"LINUX\"\n\
-             [3]           1         1  TARGET.Disk >= RequestDisk\n\
-             [5]           0         1  TARGET.Memory >= RequestMemory\n\
-             [7]           1         1  TARGET.FileSystemDomain == MY.FileSystemDomain\n"
+             \x20        Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
+             [0]           2  TARGET.Arch == \"X86_64\"\n\
+             [1]           2  TARGET.OpSys == \"LINUX\"\n\
+             [3]           2  TARGET.Disk >= RequestDisk\n\
+             [5]           1  TARGET.Memory >= RequestMemory\n\
+             [7]           2  TARGET.FileSystemDomain == MY.FileSystemDomain\n\
+             \n\
+             {LAST_MATCH}{}\n[exit status: 0]",
+            able(&format!("00{waiting}.000")),
         )),
         "{out}"
     );
+    assert!(!out.contains("rained"), "{out}");
 }
 
 #[test]
@@ -463,16 +479,19 @@ fn slots_can_come_from_a_file_and_be_chosen_by_name() {
     assert!(
         out.contains(
             "[5]           1  TARGET.Memory >= RequestMemory\n\
-             [8]           2  TARGET.HasFileTransfer\n"
+             [8]           2  TARGET.HasFileTransfer\n\
+             \n\n"
         ),
         "{out}"
     );
     assert!(
         out.contains(
-            "Of 2 slots on 1 machines,\n\
-             \x20     1 slots are rejected by your job's requirements\n\
-             \x20     0 slots reject your job because of their own requirements\n\
-             \x20     1 slots match and are willing to run your job\n"
+            "Of 2 machines,\n\
+             \x20     1 are rejected by your job's requirements\n\
+             \x20     0 reject your job because of their own requirements\n\
+             \x20     0 match and are already running your jobs\n\
+             \x20     0 match but are serving other users\n\
+             \x20     1 are able to run your job\n\n[exit status: 0]"
         ),
         "{out}"
     );
@@ -494,7 +513,7 @@ fn slots_can_come_from_a_file_and_be_chosen_by_name() {
         ),
         "{out}"
     );
-    assert!(out.contains("Of 1 slots on 1 machines,"), "{out}");
+    assert!(out.contains("Of 1 machines,"), "{out}");
     let out = analysis(
         &env,
         &[
@@ -508,8 +527,8 @@ fn slots_can_come_from_a_file_and_be_chosen_by_name() {
     );
     assert!(
         out.contains(
-            "Of 1 slots on 1 machines,\n\
-             \x20     0 slots are rejected by your job's requirements\n"
+            "Of 1 machines,\n\
+             \x20     0 are rejected by your job's requirements\n"
         ),
         "{out}"
     );

@@ -172,3 +172,25 @@ fn values_may_look_like_options_and_dry_runs_set_nothing() {
         "1.0 undefined\n1.1 undefined\n2.0 undefined\n3.0 undefined\n"
     );
 }
+
+/// A word starting with a digit is a job id however it goes on: qedit reads it as
+/// `JOB_ID_KEY` does, keeping what `StrIsProcId` wrote (`1.x` is cluster 1, `2x` job 2.0,
+/// `1.1.7` job 1.1).
+#[test]
+fn job_ids_are_read_as_job_id_key_reads_them() {
+    let env = jobs();
+    check(
+        &env,
+        &["1.x", "Foo", "1"],
+        "Set attribute \"Foo\" for 2 matching jobs.\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["2x", "1.1.7", "Bar", "2"],
+        "Set attribute \"Bar\" for 2 matching jobs.\n[exit status: 0]",
+    );
+    assert_eq!(
+        af(&env, &["Foo", "Bar"]),
+        "1.0 1 undefined\n1.1 1 2\n2.0 undefined 2\n3.0 undefined undefined\n"
+    );
+}

@@ -790,3 +790,27 @@ Error: invalid constraint
 [exit status: 1]",
     );
 }
+
+/// status.cpp reads -limit with atoi: a word that is no number is no limit, `2x` is 2. A
+/// -format conversion printf does not know is printed as it is.
+#[test]
+fn limit_is_read_as_atoi_and_unknown_conversions_print_as_they_are() {
+    let env = pool();
+    let slots = fixture("slots.ads");
+    let all = env.run("condor_status", ["-ads", &slots, "-af", "Name"]);
+    check(
+        &env,
+        &["-ads", &slots, "-af", "Name", "-limit", "abc"],
+        &all.to_string(),
+    );
+    check(
+        &env,
+        &["-ads", &slots, "-af", "Name", "-limit", "2x"],
+        "slot1@ep1.example.org\nslot1_1@ep1.example.org\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-ads", &slots, "-format", "%Q\\n", "Name", "-limit", "2"],
+        "%Q\n%Q\n[exit status: 0]",
+    );
+}

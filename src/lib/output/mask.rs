@@ -156,7 +156,7 @@ impl Column {
         if width < 0 {
             col.opts |= LEFT;
         }
-        if let Some(conv) = &col.conv {
+        if let Some(conv) = col.conv.as_ref().filter(|c| c.kind != Kind::None) {
             col.fmt_kind = conv.kind;
             if width == 0 && !conv.is_unsafe() {
                 col.width = conv.width_value() as i32;
@@ -525,8 +525,9 @@ fn render_printf(col: &mut Column, ad: &ClassAd) -> Cell {
     let mut kind = Kind::Value;
     if let Some(fmt) = &col.printf {
         match &col.conv {
-            Some(conv) if !conv.is_unsafe() => kind = conv.kind,
-            // A format without a (safe) conversion is printed as it is.
+            Some(conv) if !conv.is_unsafe() && conv.kind != Kind::None => kind = conv.kind,
+            // A format without a (safe) conversion printf knows, `%Q` say, is printed as it
+            // is (`parsePrintfFormat` fails, and `render` keeps the format as the value).
             _ => return Cell::Str(fmt.clone()),
         }
     }
@@ -651,7 +652,7 @@ fn display_text(col: &Column, cell: &Cell) -> String {
         return cell.as_str().unwrap_or("").to_owned();
     };
     let conv = match &col.conv {
-        Some(c) if !c.is_unsafe() => c,
+        Some(c) if !c.is_unsafe() && c.kind != Kind::None => c,
         _ => return fmt.to_owned(),
     };
     match conv.kind {
@@ -714,6 +715,28 @@ mod tests {
         let mut out = String::new();
         mask.display_ad(&mut out, &ad(), &RenderEnv::default());
         assert_eq!(out, "42 alice 2.5 undefined 84\n");
+    }
+
+    #[test]
+    fn a_format_printf_does_not_know_is_printed_as_it_is() {
+        // -format: no separators; `%Q` fails parsePrintfFormat, so the format is the text.
+        for (fmt, text) in [
+            ("%Q\\n", "%Q\n"),
+            ("%-10Q|", "%-10Q|"),
+            ("100%% %d\\n", "100% 42\n"),
+        ] {
+            let mut mask = PrintMask::new();
+            mask.push(Column::new(
+                "ClusterId",
+                Some(fmt),
+                0,
+                NO_TRUNCATE,
+                Render::Printf,
+            ));
+            let mut out = String::new();
+            mask.display_ad(&mut out, &ad(), &RenderEnv::default());
+            assert_eq!(out, text, "{fmt}");
+        }
     }
 
     #[test]

@@ -69,11 +69,19 @@ impl Conversion {
     }
 }
 
-/// The first conversion of `fmt`, parsed as `parsePrintfFormat` parses it; `None` when there
-/// is none or the text ends inside it.
+/// The first conversion of `fmt`, parsed as `parsePrintfFormat` parses it (a `%%` is
+/// skipped); `None` when there is none or the text ends inside it. A letter printf does not
+/// know is a conversion of [`Kind::None`]: `parsePrintfFormat` fails on it.
 pub fn first_conversion(fmt: &str) -> Option<Conversion> {
-    let start = fmt.find('%')?;
-    parse_at(fmt, start)
+    let mut from = 0;
+    loop {
+        let start = from + fmt[from..].find('%')?;
+        let conv = parse_at(fmt, start)?;
+        if conv.letter != '%' {
+            return Some(conv);
+        }
+        from = conv.end;
+    }
 }
 
 fn parse_at(fmt: &str, start: usize) -> Option<Conversion> {
@@ -433,6 +441,11 @@ mod tests {
         assert!(first_conversion("%n").unwrap().is_unsafe());
         assert_eq!(first_conversion("no conversion"), None);
         assert_eq!(first_conversion("ends %-"), None);
+        // `%%` is no conversion: the next one is the first.
+        let c = first_conversion("100%% %5d").unwrap();
+        assert_eq!((c.kind, c.start, c.width), (Kind::Int, 6, Some(5)));
+        assert_eq!(first_conversion("100%%"), None);
+        assert_eq!(first_conversion("%Q\n").unwrap().kind, Kind::None);
     }
 
     #[test]

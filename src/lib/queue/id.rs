@@ -172,6 +172,72 @@ impl fmt::Display for JobIdSpec {
     }
 }
 
+/// What HTCondor's `StrIsProcId(const char*, ...)` (src/condor_utils/proc_id.cpp) leaves
+/// behind: the cluster and proc it wrote (it leaves the proc alone, `None`, when the text
+/// neither is a cluster id nor reaches a dot), whether the text is an id, and where it
+/// stopped.
+struct ProcIdScan {
+    cluster: i32,
+    proc: Option<i32>,
+    valid: bool,
+    end: usize,
+}
+
+fn scan_proc_id(s: &str) -> ProcIdScan {
+    let b = s.as_bytes();
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    let ends_id = |c: u8| c == 0 || is_c_space(c) || c == b',';
+    let (c, pe) = strtol(b);
+    let cluster = c as i32;
+    if pe > 0 && ends_id(at(pe)) {
+        return ProcIdScan {
+            cluster,
+            proc: Some(-1),
+            valid: cluster >= 0,
+            end: pe,
+        };
+    }
+    if at(pe) != b'.' {
+        return ProcIdScan {
+            cluster,
+            proc: None,
+            valid: false,
+            end: pe,
+        };
+    }
+    let p = pe + 1;
+    if ends_id(at(p)) {
+        return ProcIdScan {
+            cluster,
+            proc: Some(-1),
+            valid: cluster >= 0,
+            end: p,
+        };
+    }
+    let (negative, digits_at) = if at(p) == b'-' {
+        (true, p + 1)
+    } else {
+        (false, p)
+    };
+    if !at(digits_at).is_ascii_digit() {
+        return ProcIdScan {
+            cluster,
+            proc: Some(-1),
+            valid: false,
+            end: p,
+        };
+    }
+    let (v, used) = strtol(&b[digits_at..]);
+    let end = digits_at + used;
+    let proc = v as i32;
+    ProcIdScan {
+        cluster,
+        proc: Some(if negative { proc.wrapping_neg() } else { proc }),
+        valid: at(end) == 0 || is_c_space(at(end)),
+        end,
+    }
+}
+
 /// HTCondor's `StrIsProcId(const char*, ...)`: `X`, `X.` or `X.Y` (whitespace or a comma may
 /// end the cluster-only forms). Returns `(cluster, proc, end)` when valid, `proc` being -1 when
 /// none was given and `end` the byte offset of the first character not parsed; callers that
@@ -182,40 +248,18 @@ impl fmt::Display for JobIdSpec {
 /// negative, numbers too large for an `int` are truncated as C truncates them, and the
 /// cluster must be non-negative only when no proc follows.
 pub fn str_is_proc_id(s: &str) -> Option<(i32, i32, usize)> {
-    let b = s.as_bytes();
-    let at = |i: usize| b.get(i).copied().unwrap_or(0);
-    let ends_id = |c: u8| c == 0 || is_c_space(c) || c == b',';
-    let (c, pe) = strtol(s.as_bytes());
-    let cluster = c as i32;
-    if pe > 0 && ends_id(at(pe)) {
-        return (cluster >= 0).then_some((cluster, -1, pe));
-    }
-    if at(pe) != b'.' {
-        return None;
-    }
-    let p = pe + 1;
-    if ends_id(at(p)) {
-        return (cluster >= 0).then_some((cluster, -1, p));
-    }
-    let (negative, digits_at) = if at(p) == b'-' {
-        (true, p + 1)
-    } else {
-        (false, p)
-    };
-    if !at(digits_at).is_ascii_digit() {
-        return None;
-    }
-    let (v, used) = strtol(&s.as_bytes()[digits_at..]);
-    let end = digits_at + used;
-    if !(at(end) == 0 || is_c_space(at(end))) {
-        return None;
-    }
-    let proc = v as i32;
-    Some((
-        cluster,
-        if negative { proc.wrapping_neg() } else { proc },
-        end,
-    ))
+    let scan = scan_proc_id(s);
+    scan.valid
+        .then(|| (scan.cluster, scan.proc.unwrap_or(-1), scan.end))
+}
+
+/// HTCondor's `JOB_ID_KEY(const char*)`: `(cluster, proc)` as `StrIsProcId` writes them,
+/// whether or not the text is an id (the proc starts at 0). condor_qedit takes every word
+/// starting with a digit for a job id this way: `1.x` is cluster 1 (proc -1), `1.2.3` job
+/// 1.2, `12abc` job 12.0.
+pub fn job_id_key(s: &str) -> (i32, i32) {
+    let scan = scan_proc_id(s);
+    (scan.cluster, scan.proc.unwrap_or(0))
 }
 
 /// HTCondor's `str_isint`: only digits (the empty string included).
@@ -281,6 +325,18 @@ mod tests {
         assert_eq!(str_is_proc_id("42.-"), None);
         // int truncation of a long, as C does it.
         assert_eq!(str_is_proc_id("4294967338"), Some((42, -1, 10)));
+    }
+
+    #[test]
+    fn job_id_keys_take_what_str_is_proc_id_wrote() {
+        assert_eq!(job_id_key("42"), (42, -1));
+        assert_eq!(job_id_key("42.7"), (42, 7));
+        assert_eq!(job_id_key("42.-1"), (42, -1));
+        // Not ids, yet ids to JOB_ID_KEY.
+        assert_eq!(job_id_key("1.x"), (1, -1));
+        assert_eq!(job_id_key("1.2.3"), (1, 2));
+        assert_eq!(job_id_key("12abc"), (12, 0));
+        assert_eq!(job_id_key("3.-x"), (3, -1));
     }
 
     #[test]

@@ -60,7 +60,7 @@ use crate::classad::ClassAd;
 
 pub use codec::{FORCED_CLUSTER_ATTRS, TOTAL_SUBMIT_PROCS};
 pub use error::{JobIdError, QueueError};
-pub use id::{str_is_proc_id, AdKey, ClusterId, JobId, JobIdSpec};
+pub use id::{job_id_key, str_is_proc_id, AdKey, ClusterId, JobId, JobIdSpec};
 pub use query::{
     constraint_holds, ClusterEntry, HistoryEntry, HistoryIter, HistoryOrder, HistoryQuery, Job,
     JobIter, JobQuery,

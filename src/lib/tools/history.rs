@@ -324,7 +324,12 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         file,
         search,
     } = HistoryArgs::from_invocation(inv);
-    if let Some(bad) = words.iter().find(|w| w.starts_with('-')) {
+    // history.cpp tries sscanf("%d") on a word before it calls it an unknown option, so
+    // `-5` selects cluster -5.
+    if let Some(bad) = words
+        .iter()
+        .find(|w| w.starts_with('-') && matches!(history_id(w), JobIdSpec::Owner(_)))
+    {
         return Err(fail(err, &format!("Error: Unknown argument {bad}")));
     }
     if output.empty_autoformat {

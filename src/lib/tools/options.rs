@@ -12,6 +12,7 @@
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, Command};
 
+use crate::classad::cnum::atoi;
 use crate::cli::args::ordered_flag;
 use crate::cli::Invocation;
 use crate::output::ads::AdFormat;
@@ -109,7 +110,8 @@ pub struct OutputOptions {
     pub formats: Vec<FormatArg>,
     /// `-attributes`.
     pub attributes: Vec<String>,
-    /// `-wide`: `Some(None)`, `-wide:N`: `Some(Some(N))`.
+    /// `-wide`: `Some(None)`, `-wide:N`: `Some(Some(N))`, N read as C's `atoi` reads it (0
+    /// when it is not a positive number).
     pub wide: Option<Option<usize>>,
     /// An `-af` with no attribute after it.
     pub empty_autoformat: bool,
@@ -229,7 +231,10 @@ impl OutputOptions {
             );
         }
         if !inv.occurrences("wide").is_empty() {
-            out.wide = Some(inv.qualifier("wide").map(|q| q.parse().unwrap_or(0)));
+            out.wide = Some(
+                inv.qualifier("wide")
+                    .map(|q| usize::try_from(atoi(q)).unwrap_or(0)),
+            );
         }
         let rest = words
             .into_iter()
@@ -336,6 +341,9 @@ mod tests {
         assert_eq!(o.attributes, ["A", "B", "C", "D"]);
         assert_eq!(parse(&["-wide"]).0.wide, Some(None));
         assert_eq!(parse(&["-wide:80"]).0.wide, Some(Some(80)));
+        assert_eq!(parse(&["-wide:120x"]).0.wide, Some(Some(120)));
+        assert_eq!(parse(&["-wide:x"]).0.wide, Some(Some(0)));
+        assert_eq!(parse(&["-wide:-5"]).0.wide, Some(Some(0)));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::cli::Invocation;
 use crate::client::Session;
 use crate::error::CommandError;
 use crate::output::render::lookup_str;
-use crate::queue::{ClusterId, JobId, JobQuery, QueueError};
+use crate::queue::{job_id_key, ClusterId, JobId, JobQuery, QueueError};
 
 pub const TOOL: Tool = Tool {
     name: "condor_qedit",
@@ -201,23 +201,6 @@ impl QeditArgs {
             dry_run: inv.matches.get_flag("dry-run"),
         }
     }
-}
-
-/// `JOB_ID_KEY(const char*)`: `C` or `C.P` (a missing proc is -1).
-fn job_id_key(s: &str) -> (i32, i32) {
-    let (c, p) = match s.split_once('.') {
-        Some((c, p)) => (c, Some(p)),
-        None => (s, None),
-    };
-    let num = |t: &str| {
-        let t = t.trim_start();
-        let end = t
-            .char_indices()
-            .find(|&(i, ch)| !(ch.is_ascii_digit() || (i == 0 && (ch == '-' || ch == '+'))))
-            .map_or(t.len(), |(i, _)| i);
-        t[..end].parse::<i64>().unwrap_or(0) as i32
-    };
-    (num(c), p.map_or(-1, num))
 }
 
 /// `IsValidAttrName`.

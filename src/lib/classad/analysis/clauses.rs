@@ -12,7 +12,7 @@ use crate::classad::ast::{BinOp, Expr, ScopeKw, UnOp};
 use crate::classad::unparse::{expr_to_string, value_to_string};
 use crate::classad::{eval_expr, ClassAd, Value};
 
-/// How an analysis table is laid out.
+/// How an analysis table is laid out (`anaFormattingOptions`).
 pub struct Fmt<'s> {
     /// The width long clauses are broken to.
     pub console_width: i32,
@@ -20,54 +20,6 @@ pub struct Fmt<'s> {
     pub details: u32,
     /// What the targets are called (`Slot`, `Cluster`).
     pub target_type: &'s str,
-    /// Count drain simulations in a column of their own.
-    pub drained: bool,
-}
-
-impl Fmt<'_> {
-    fn header1(&self) -> String {
-        if self.drained {
-            "  Slots      If    ".to_owned()
-        } else {
-            format!("{:>5}s", self.target_type)
-        }
-    }
-
-    fn header2(&self) -> &'static str {
-        if self.drained {
-            " Matched   Drained "
-        } else {
-            " Matched "
-        }
-    }
-
-    fn bar(&self) -> &'static str {
-        if self.drained {
-            "--------- ---------"
-        } else {
-            "---------"
-        }
-    }
-
-    fn add(&self, ary: &mut [i32; 2], overlay: bool) {
-        if self.drained && overlay {
-            ary[1] += 1;
-        } else {
-            ary[0] += 1;
-        }
-    }
-
-    fn count(ary: &[i32; 2]) -> i32 {
-        ary[0] + ary[1]
-    }
-
-    fn print(&self, ary: &[i32; 2]) -> String {
-        if self.drained {
-            format!("{:9} {:9}", ary[0], ary[1])
-        } else {
-            format!("{:9}", ary[0])
-        }
-    }
 }
 
 /// The logical operator a clause applies to the clauses of its operands (`logic_op`).
@@ -98,7 +50,6 @@ impl std::fmt::Display for Ix {
 /// One clause of an expression under analysis (`AnalSubExpr`).
 struct Sub<'a> {
     tree: &'a Expr,
-    depth: i32,
     /// The logical operator, `None` for a comparison or any other clause.
     logic_op: Option<LogicOp>,
     /// The clauses of the operands: the left one (the condition of an `ifThenElse`), the
@@ -109,7 +60,8 @@ struct Sub<'a> {
     /// The clause this one reduces to.
     ix_effective: Option<usize>,
     label: String,
-    match_ary: [i32; 2],
+    /// The targets the clause is true for.
+    matches: i32,
     hard_value: i32,
     constant: bool,
     variable: bool,
@@ -118,17 +70,16 @@ struct Sub<'a> {
 }
 
 impl<'a> Sub<'a> {
-    fn new(tree: &'a Expr, label: String, depth: i32, logic_op: Option<LogicOp>) -> Sub<'a> {
+    fn new(tree: &'a Expr, label: String, logic_op: Option<LogicOp>) -> Sub<'a> {
         Sub {
             tree,
-            depth,
             logic_op,
             ix_left: None,
             ix_right: None,
             ix_grip: None,
             ix_effective: None,
             label,
-            match_ary: [0, 0],
+            matches: 0,
             hard_value: -1,
             constant: false,
             variable: false,
@@ -155,7 +106,7 @@ impl<'a> Sub<'a> {
     fn make_label(&self) -> Option<String> {
         let (l, r, g) = (Ix(self.ix_left), Ix(self.ix_right), Ix(self.ix_grip));
         match self.logic_op? {
-            LogicOp::Not => self.ix_left.map(|l| format!(" ! [{l}]")),
+            LogicOp::Not => Some(format!(" ! [{l}]")),
             LogicOp::IfThenElse => Some(format!("ifThenElse([{l}],[{r}],[{g}])")),
             LogicOp::Or => Some(format!("[{l}] || [{r}]")),
             LogicOp::And => Some(format!("[{l}] && [{r}]")),
@@ -182,8 +133,10 @@ fn step_label(index: usize, width: usize) -> String {
     s
 }
 
+/// `EvalExprToBool` and `IsBooleanValue`: true only for the boolean `true` (24.0 does not
+/// take numbers for booleans here).
 fn is_true(v: Result<Value, crate::classad::EvalFailed>) -> bool {
-    matches!(v.map(|v| v.as_bool_equiv()), Ok(Some(true)))
+    matches!(v, Ok(Value::Bool(true)))
 }
 
 fn skip_parens(mut e: &Expr) -> &Expr {
@@ -193,7 +146,7 @@ fn skip_parens(mut e: &Expr) -> &Expr {
     e
 }
 
-/// `ExprTreeIsScopedRef(e, ad, "MY")`: `MY.x`, or a bare `x` the ad defines.
+/// `ExprTreeIsMyRef`: `MY.x`, or a bare `x` the ad defines.
 fn is_my_ref(e: &Expr, ad: &ClassAd) -> bool {
     match skip_parens(e) {
         Expr::Scoped {
@@ -206,23 +159,24 @@ fn is_my_ref(e: &Expr, ad: &ClassAd) -> bool {
 
 /// `AnalyzeThisSubExpr`: walks an expression, appending to `subs` a clause for each
 /// comparison and logical operator (and each sub-expression a logical operator takes as an
-/// operand); returns the index of the clause `e` is, if it is one.
-#[allow(clippy::too_many_arguments)]
+/// operand); returns the index of the clause `e` is, if it is one. A bare reference to one of
+/// the `inline` attributes is walked as the attribute's expression, at any depth (an
+/// attribute is not inlined again inside its own expansion, where 24.0 would recurse
+/// forever).
 fn analyze_sub_expr<'a>(
     ad: &'a ClassAd,
     e: &'a Expr,
-    inline: Option<&Names>,
+    inline: &Names,
     subs: &mut Vec<Sub<'a>>,
     varres: &mut bool,
     must_store: bool,
-    depth: i32,
     details: u32,
 ) -> Option<usize> {
     let mut evaluate_logical = false;
-    let mut child_depth = depth;
     let mut logic_op = None;
     let mut push_it = must_store;
     let mut label = String::new();
+    let narrowed;
     let mut inline = inline;
     let (mut left, mut right, mut grip): (Option<&'a Expr>, Option<&'a Expr>, Option<&'a Expr>) =
         (None, None, None);
@@ -232,10 +186,11 @@ fn analyze_sub_expr<'a>(
             if name.eq_ignore_ascii_case("CurrentTime") {
                 *varres = true;
             }
-            if inline.is_some_and(|i| i.contains(name)) {
+            if inline.contains(name) {
                 // The attribute's expression stands in for the reference.
                 left = ad.lookup(name);
-                inline = None;
+                narrowed = inline.without(name);
+                inline = &narrowed;
             }
         }
         Expr::Absolute(name) => {
@@ -266,14 +221,12 @@ fn analyze_sub_expr<'a>(
                     LogicOp::And
                 });
                 push_it = true;
-            } else if *op == BinOp::Elvis {
-                // `MY.x ?: literal` is not a clause of its own.
-                if is_my_ref(lhs, ad) && matches!(skip_parens(rhs), Expr::Lit(_)) {
-                    push_it = false;
-                }
-                if must_store {
-                    push_it = true;
-                }
+            } else if *op == BinOp::Elvis
+                && is_my_ref(lhs, ad)
+                && matches!(skip_parens(rhs), Expr::Lit(_))
+            {
+                // `MY.x ?: literal` is not a clause of its own, even where one is wanted.
+                push_it = false;
             }
         }
         Expr::Ternary(c, t, f) => {
@@ -285,7 +238,6 @@ fn analyze_sub_expr<'a>(
             left = Some(a);
             push_it = false;
             evaluate_logical = true;
-            child_depth += 1;
         }
         Expr::Call(call) => {
             label = call.name.to_string();
@@ -314,81 +266,29 @@ fn analyze_sub_expr<'a>(
 
     let (mut vl, mut vr, mut vg) = (false, false, false);
     let child = |x: Option<&'a Expr>, v: &mut bool, subs: &mut Vec<Sub<'a>>| {
-        analyze_sub_expr(
-            ad,
-            x?,
-            inline,
-            subs,
-            v,
-            evaluate_logical,
-            child_depth,
-            details,
-        )
+        analyze_sub_expr(ad, x?, inline, subs, v, evaluate_logical, details)
     };
     let ix_left = child(left, &mut vl, subs);
     let ix_right = child(right, &mut vr, subs);
     let ix_grip = child(grip, &mut vg, subs);
     *varres = *varres || vl || vr || vg;
 
+    // A one-operand node (`!x`, `(x)`, `-x`) is its operand's clause: the `!` of a clause
+    // is not a clause of its own.
     let unary = left.is_some() && right.is_none() && grip.is_none();
-    if push_it {
-        if let (true, Some(l)) = (unary, ix_left) {
-            // `!x`: the operand's clause becomes the `!`'s.
-            if l + 1 == subs.len() && logic_op == Some(LogicOp::Not) {
-                let sub = &mut subs[l];
-                sub.tree = e;
-                sub.logic_op = logic_op;
-                sub.depth = depth;
-                if !sub.label.is_empty() {
-                    sub.label.insert_str(0, "! ");
-                }
-            }
-            ix_left
-        } else {
-            let mut sub = Sub::new(e, label, depth, logic_op);
-            sub.variable = *varres;
-            sub.ix_left = ix_left;
-            sub.ix_right = ix_right;
-            sub.ix_grip = ix_grip;
-            subs.push(sub);
-            Some(subs.len() - 1)
-        }
+    if push_it && !(unary && ix_left.is_some()) {
+        let mut sub = Sub::new(e, label, logic_op);
+        sub.variable = *varres;
+        sub.ix_left = ix_left;
+        sub.ix_right = ix_right;
+        sub.ix_grip = ix_grip;
+        subs.push(sub);
+        Some(subs.len() - 1)
     } else if unary {
         ix_left
     } else {
         None
     }
-}
-
-/// `PrintNumberedExprTreeClauses`: each clause of `ad`'s attribute `attr` on a line of its
-/// own, numbered.
-pub fn numbered_clauses(ad: &ClassAd, attr: &str, inline: &Names, details: u32) -> String {
-    let mut out = String::new();
-    let Some(tree) = ad.lookup(attr) else {
-        return out;
-    };
-    let inline = inline.without(attr);
-    let mut subs = Vec::new();
-    let mut varres = false;
-    analyze_sub_expr(
-        ad,
-        tree,
-        Some(&inline),
-        &mut subs,
-        &mut varres,
-        true,
-        0,
-        details,
-    );
-    for (ix, sub) in subs.iter().enumerate() {
-        let clause = match (sub.make_label(), sub.ix_left) {
-            (Some(l), _) => l,
-            (None, None) => expr_to_string(sub.tree),
-            (None, Some(l)) => format!("[{l}] {}", expr_to_string(sub.tree)),
-        };
-        out.push_str(&format!("    {} : {clause}\n", step_label(ix, 4)));
-    }
-    out
 }
 
 /// `MarkIrrelevant`: a clause and everything under it no longer matter.
@@ -432,9 +332,7 @@ fn propagate_constants(subs: &mut [Sub<'_>]) {
             let s = &mut subs[ix];
             match logic_op {
                 LogicOp::Not => {
-                    if let (true, Some(l)) = (s.label.is_empty(), l) {
-                        s.label = format!(" ! [{l}]{}", truthy(hard_left, soft_left));
-                    }
+                    s.label = format!(" ! [{}]{}", Ix(l), truthy(hard_left, soft_left));
                 }
                 LogicOp::Or => {
                     if hard_left == 1 || hard_right == 1 {
@@ -564,7 +462,7 @@ pub fn analyze_requirements_for_each_target(
     request: &ClassAd,
     attr: &str,
     inline: &Names,
-    targets: &[(&ClassAd, bool)],
+    targets: &[&ClassAd],
     fmt: &Fmt<'_>,
 ) -> String {
     let inline = inline.without(attr);
@@ -577,11 +475,10 @@ pub fn analyze_requirements_for_each_target(
     analyze_sub_expr(
         request,
         tree,
-        Some(&inline),
+        &inline,
         &mut subs,
         &mut varres,
         true,
-        0,
         fmt.details,
     );
     for sub in subs.iter_mut() {
@@ -607,12 +504,12 @@ pub fn analyze_requirements_for_each_target(
 
     // Count the targets each clause matches, pruning the clauses that do not decide.
     let matches_all = targets.len() as i32;
-    let count = |subs: &[Sub<'_>], i: usize| Fmt::count(&subs[i].match_ary);
+    let count = |subs: &[Sub<'_>], i: usize| subs[i].matches;
     for ix in 0..subs.len() {
         if subs[ix].ix_effective.is_some() || subs[ix].dont_care || subs[ix].constant {
             continue;
         }
-        subs[ix].match_ary = [0, 0];
+        subs[ix].matches = 0;
         // A logical operator over two clauses.
         let operands = match (subs[ix].ix_left, subs[ix].ix_right, subs[ix].logic_op) {
             (Some(l), Some(r), Some(logic)) => Some((l, r, logic)),
@@ -644,13 +541,10 @@ pub fn analyze_requirements_for_each_target(
             }
         }
 
-        let mut ary = [0, 0];
-        for (target, overlay) in targets {
-            if is_true(eval_expr(subs[ix].tree, Some(request), Some(target))) {
-                fmt.add(&mut ary, *overlay);
-            }
-        }
-        subs[ix].match_ary = ary;
+        subs[ix].matches = targets
+            .iter()
+            .filter(|target| is_true(eval_expr(subs[ix].tree, Some(request), Some(target))))
+            .count() as i32;
 
         // Did one side of an && decide it?
         if let Some((l, r, logic)) = operands {
@@ -688,22 +582,20 @@ pub fn analyze_requirements_for_each_target(
         if all {
             out.push_str("   ");
         }
-        out.push_str("       ");
-        out.push_str(&fmt.header1());
-        out.push('\n');
+        // The target type centred over the count column.
+        let pad = 7 + (9 - 1 - fmt.target_type.len() as i64).max(0) / 2;
+        out.push_str(&" ".repeat(pad as usize));
+        out.push_str(fmt.target_type);
+        out.push_str("s\n");
     }
     if all {
         out.push_str("   ");
     }
-    out.push_str("Step  ");
-    out.push_str(fmt.header2());
-    out.push_str(" Condition\n");
+    out.push_str("Step    Matched  Condition\n");
     if all {
         out.push_str("   ");
     }
-    out.push_str("----- ");
-    out.push_str(fmt.bar());
-    out.push_str(" ---------\n");
+    out.push_str("-----  --------  ---------\n");
     for (ix, sub) in subs.iter_mut().enumerate() {
         let skip = sub.ix_effective.is_some() || sub.dont_care;
         let prefix = if all {
@@ -732,13 +624,12 @@ pub fn analyze_requirements_for_each_target(
             } else {
                 "never"
             };
-            // (As wide as one count column, even with two.)
             let label = sub.label();
             out.push_str(&format!("{prefix}{step} {value:>9}  {label}\n"));
             continue;
         }
         let label = sub.label();
-        let mut line = format!("{step} {}  {label}", fmt.print(&sub.match_ary));
+        let mut line = format!("{step} {:9}  {label}", sub.matches);
         if sub.logic_op.is_some() {
             let mut pretty = fmt.details & SMART_UNPARSE_EXPR != 0;
             // Its operands are the two clauses just before it (or, for the second clause,
@@ -785,38 +676,17 @@ mod tests {
     use crate::classad::analysis::test_ads::{ad, job, pslot};
     use crate::classad::analysis::ANALYZE_EACH_SUB_EXPR;
 
-    #[test]
-    fn clauses_are_numbered_in_evaluation_order() {
-        let j = job("RequestMemory = 100");
-        assert_eq!(
-            numbered_clauses(&j, "Requirements", &Names::default(), 0),
-            "    [0]    : TARGET.Arch == \"X86_64\"\n\
-             \x20   [1]    : TARGET.OpSys == \"LINUX\"\n\
-             \x20   [2]    : [0] && [1]\n\
-             \x20   [3]    : TARGET.Disk >= RequestDisk\n\
-             \x20   [4]    : [2] && [3]\n\
-             \x20   [5]    : TARGET.Memory >= RequestMemory\n\
-             \x20   [6]    : [4] && [5]\n\
-             \x20   [7]    : TARGET.FileSystemDomain == MY.FileSystemDomain\n\
-             \x20   [8]    : TARGET.HasFileTransfer\n\
-             \x20   [9]    : [7] || [8]\n\
-             \x20   [10]   : [6] && [9]\n"
-        );
-    }
-
     fn table(request: &ClassAd, targets: &[&ClassAd]) -> String {
-        let targets: Vec<(&ClassAd, bool)> = targets.iter().map(|t| (*t, false)).collect();
         let fmt = Fmt {
             console_width: 80,
             details: ANALYZE_EACH_SUB_EXPR,
             target_type: "Slot",
-            drained: false,
         };
         analyze_requirements_for_each_target(
             request,
             "Requirements",
             &Names::of(&["Requirements"]),
-            &targets,
+            targets,
             &fmt,
         )
     }
@@ -827,9 +697,9 @@ mod tests {
         let (a, b) = (pslot(2048), pslot(4096));
         assert_eq!(
             table(&j, &[&a, &b]),
-            "        Slots\n\
-             Step   Matched  Condition\n\
-             ----- --------- ---------\n\
+            "         Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
              [0]           2  TARGET.Arch == \"X86_64\"\n\
              [1]           2  TARGET.OpSys == \"LINUX\"\n\
              [3]           2  TARGET.Disk >= RequestDisk\n\
@@ -846,25 +716,25 @@ mod tests {
         let s = ad("Memory = 20");
         assert_eq!(
             table(&j, &[&s]),
-            "        Slots\n\
-             Step   Matched  Condition\n\
-             ----- --------- ---------\n\
+            "         Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
              [1]           1  TARGET.Memory > 10\n"
         );
         let j = ad("x = 3\nRequirements = (x > 5) && TARGET.Memory > 10");
         assert_eq!(
             table(&j, &[&s]),
-            "        Slots\n\
-             Step   Matched  Condition\n\
-             ----- --------- ---------\n\
+            "         Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
              [0]       never  x > 5\n"
         );
         let j = ad("x = 3\nRequirements = (x < 5) && TARGET.Memory > 10 && (time() > 0)");
         assert_eq!(
             table(&j, &[&s]),
-            "        Slots\n\
-             Step   Matched  Condition\n\
-             ----- --------- ---------\n\
+            "         Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
              [1]           1  TARGET.Memory > 10\n\
              [3]         now  time() > 0\n"
         );
@@ -881,9 +751,9 @@ mod tests {
         );
         assert_eq!(
             table(&j, &[&a, &b, &c]),
-            "        Slots\n\
-             Step   Matched  Condition\n\
-             ----- --------- ---------\n\
+            "         Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
              [0]           2  TARGET.Memory > 10\n\
              [1]           1  TARGET.Name == \"a\"\n\
              [2]           1  TARGET.Name == \"b\"\n\
@@ -893,11 +763,25 @@ mod tests {
     }
 
     #[test]
-    fn the_negated_clause_takes_the_operand_number() {
+    fn a_negation_is_counted_as_its_operand_and_only_true_is_true() {
+        // 24.0 gives `!x` no clause of its own: the table counts `x`.
         let j = ad("Requirements = !(TARGET.x == 1) && TARGET.y");
+        let (a, b) = (ad("x = 1\ny = true"), ad("x = 2\ny = true"));
         assert_eq!(
-            numbered_clauses(&j, "Requirements", &Names::default(), 0),
-            "    [0]    :  !(TARGET.x == 1)\n    [1]    : TARGET.y\n    [2]    : [0] && [1]\n"
+            table(&j, &[&a, &b]),
+            "         Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
+             [0]           1  TARGET.x == 1\n"
+        );
+        // A number is not a boolean: the clause is never true.
+        let j = ad("x = 1\nRequirements = x && TARGET.Memory > 10");
+        assert_eq!(
+            table(&j, &[&ad("Memory = 20")]),
+            "         Slots\n\
+             Step    Matched  Condition\n\
+             -----  --------  ---------\n\
+             [0]       never  x\n"
         );
     }
 }

@@ -1,5 +1,5 @@
 //! Requirements analysis: why an expression is true for some ads and false for others, worked
-//! out as HTCondor 24's src/condor_utils/expr_analyze.cpp does it (`AnalyzeThisSubExpr`,
+//! out as HTCondor 24.0's src/condor_utils/expr_analyze.cpp does it (`AnalyzeThisSubExpr`,
 //! `AnalyzePropagateConstants`, `AnalyzeRequirementsForEachTarget`).
 //!
 //! Only the ClassAd language is involved: a request ad, the attribute to analyze, and target
@@ -8,7 +8,7 @@
 //!
 //! - [`refs`]: the attributes an expression reads from its own ad and from the target.
 //! - [`pretty`]: long expressions broken after their logical operators.
-//! - [`clauses`]: an expression's clauses, numbered, reduced and counted against targets.
+//! - [`clauses`]: an expression's clauses, reduced and counted against targets.
 
 pub mod clauses;
 pub mod pretty;
@@ -17,7 +17,7 @@ pub mod refs;
 #[cfg(test)]
 pub(crate) mod test_ads;
 
-pub use clauses::{analyze_requirements_for_each_target, numbered_clauses, Fmt};
+pub use clauses::{analyze_requirements_for_each_target, Fmt};
 pub use pretty::{pretty_print, pretty_print_into};
 pub use refs::{referenced_attribs, target_attribs, Names};
 

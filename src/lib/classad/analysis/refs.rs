@@ -189,16 +189,14 @@ fn value_text(v: &Value) -> String {
 }
 
 /// `AddReferencedAttribsToBuffer`: one line per attribute of `ad` that its attribute `attr`
-/// reads (but those in `hidden`), its expression unparsed (`raw`) or its value, then an
-/// empty line; and the names it reads from the target.
+/// reads (but those in `hidden`), its expression unparsed (`raw`) or its value (the lines of
+/// a print mask whose columns and row end in a newline: no empty line after them); and the
+/// names it reads from the target.
 pub fn referenced_attribs(ad: &ClassAd, attr: &str, hidden: &Names, raw: bool) -> (String, Names) {
-    let (refs, mut trefs) = expr_references(ad, &Expr::Attr(attr.into()));
+    let (refs, trefs) = expr_references(ad, &Expr::Attr(attr.into()));
     let mut text = String::new();
     if refs.is_empty() && trefs.is_empty() {
         return (text, trefs);
-    }
-    if trefs.contains("AvailableGPUs") {
-        trefs.insert("GPUs");
     }
     for name in refs.iter().filter(|n| !hidden.contains(n)) {
         let value = if raw {
@@ -216,9 +214,6 @@ pub fn referenced_attribs(ad: &ClassAd, attr: &str, hidden: &Names, raw: bool) -
             "RequestMemory" => text.push_str(" (mb)"),
             _ => {}
         }
-        text.push('\n');
-    }
-    if !text.is_empty() {
         text.push('\n');
     }
     (text, trefs)
@@ -239,9 +234,9 @@ pub fn target_attribs(
         )
     };
     for name in trefs.iter() {
-        let Some(tree) = target.lookup(name) else {
+        if target.lookup(name).is_none() {
             continue;
-        };
+        }
         text.push_str(&format!("    TARGET.{name} = {}", value(name)));
         match name {
             "Disk" => text.push_str(" (kb)"),
@@ -249,21 +244,10 @@ pub fn target_attribs(
             _ => {}
         }
         text.push('\n');
-        // A list of references to nested ads (AvailableGPUs): the ads too.
-        if let Expr::List(items) = tree {
-            for item in items.iter() {
-                if let Expr::Attr(a) = item {
-                    if target.lookup(a).is_some() {
-                        text.push_str(&format!("       {a} = {}\n", value(a)));
-                    }
-                }
-            }
-        }
     }
     if text.is_empty() {
         return None;
     }
-    text.push('\n');
     let int = |name: &str| target.eval_attr(name).as_number_int();
     let name = match target.eval_attr("Name") {
         Value::Str(n) => n.to_string(),
@@ -288,7 +272,7 @@ mod tests {
         assert_eq!(
             text,
             "    DiskUsage = 43\n    FileSystemDomain = \"vm\"\n    \
-             RequestDisk = DiskUsage (kb)\n    RequestMemory = 100000 (mb)\n\n"
+             RequestDisk = DiskUsage (kb)\n    RequestMemory = 100000 (mb)\n"
         );
         assert_eq!(
             trefs.iter().collect::<Vec<_>>(),
@@ -307,7 +291,7 @@ mod tests {
             values,
             "    TARGET.Arch = \"X86_64\"\n    TARGET.Disk = 1000000 (kb)\n    \
              TARGET.FileSystemDomain = \"vm\"\n    TARGET.HasFileTransfer = true\n    \
-             TARGET.Memory = 2048 (mb)\n    TARGET.OpSys = \"LINUX\"\n\n"
+             TARGET.Memory = 2048 (mb)\n    TARGET.OpSys = \"LINUX\"\n"
         );
     }
 }

@@ -32,6 +32,7 @@ use clap::{Arg, ArgAction, Command};
 
 use super::options::{self, flag, OutputOptions};
 use super::Tool;
+use crate::classad::cnum::strtol;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
 use crate::cli::args::{ordered_flag, ArgSpec, Prefix, Unknown};
@@ -297,10 +298,15 @@ impl Args {
         }
         uses.sort_by_key(|u| u.0);
         let uses: Vec<_> = uses.into_iter().map(|(_, a, q)| (a, q)).collect();
+        // -machine and -mconstraint set the same slot constraint: the last one given wins.
+        let slot_constraint = ["machine", "mconstraint"]
+            .into_iter()
+            .filter_map(|id| Some((m.indices_of(id)?.max()?, last(id)?)))
+            .max_by_key(|(at, _)| *at)
+            .map(|(_, value)| value);
         let analyze = analyze::options(&uses).map(|o| analyze::Options {
             verbose: on("verbose"),
-            machine: last("machine"),
-            mconstraint: last("mconstraint"),
+            slot_constraint,
             slotads: last("slotads"),
             ..o
         });
@@ -382,20 +388,22 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
     if output.xml_and_json {
         return Err(usage_error(err, "Error: Cannot print as both XML and JSON"));
     }
+    // queue.cpp reads the limit with strtol into an int: white space and a sign may lead,
+    // nothing may follow, and the number is cut to an int before it is checked.
     let limit = match &args.limit {
         None => None,
-        Some(text) => match text.parse::<i64>() {
-            Ok(n) if n > 0 => Some(n as u64),
-            Ok(n) => {
-                return Err(usage_error(
-                    err,
-                    &format!("Error: {n} is not a valid for -limit."),
-                ))
-            }
-            Err(_) => {
+        Some(text) => match strtol(text.as_bytes()) {
+            (_, used) if used < text.len() => {
                 return Err(usage_error(
                     err,
                     &format!("Error: Unable to convert ({text}) to a number for -limit."),
+                ))
+            }
+            (n, _) if n as i32 > 0 => Some(n as i32 as u64),
+            (n, _) => {
+                return Err(usage_error(
+                    err,
+                    &format!("Error: {} is not a valid for -limit.", n as i32),
                 ))
             }
         },
@@ -1653,9 +1661,18 @@ mod tests {
         ]);
         let o = a.analyze.unwrap_or_default();
         assert!(o.verbose);
-        assert_eq!(o.machine.as_deref(), Some("slot1@b"));
-        assert_eq!(o.mconstraint.as_deref(), Some("Cpus > 1"));
+        // One slot constraint: the last of -machine and -mconstraint.
+        assert_eq!(o.slot_constraint.as_deref(), Some("Cpus > 1"));
         assert_eq!(o.slotads.as_deref(), Some("slots.txt"));
+        let a = args(&[
+            "-analyze",
+            "-mconstraint",
+            "Cpus > 1",
+            "-machine",
+            "slot1@b",
+        ]);
+        let o = a.analyze.unwrap_or_default();
+        assert_eq!(o.slot_constraint.as_deref(), Some("slot1@b"));
         // Without an analysis they ask for nothing.
         assert!(args(&["-verbose", "-machine", "a"]).analyze.is_none());
     }

@@ -1,27 +1,27 @@
 //! `condor_q -analyze`, `-better-analyze` and `-reverse-analyze`: why jobs do not run, worked
-//! out and printed as HTCondor 24's condor_q does (src/condor_q.V6/jobmatch.cpp,
+//! out and printed as HTCondor 24.0's condor_q does (src/condor_q.V6/jobmatch.cpp,
 //! `print_jobs_analysis` in queue.cpp, src/condor_utils/expr_analyze.cpp).
 //!
 //! The slots ([`slots`]) come from the running master ([`AdKind::Slots`]), or from a file with
-//! `-slotads`; dynamic slots are left out unless `-machine` names one or `-mconstraint` asks
-//! for slot types. Without a master, analysis stops as HTCondor's does when it cannot reach the
-//! collector: `Error:  Could not fetch startd ads` and exit status 1.
+//! `-slotads`: every slot, dynamic ones too, unless `-machine` or `-mconstraint` selects some.
+//! Without a master, analysis stops as HTCondor's does when it cannot reach the collector:
+//! `Error:  Could not fetch startd ads` and exit status 1.
 //!
 //! For each selected job (in job-id order) the analysis:
-//! - matches the job against every slot both ways ([`run`], `doJobRunAnalysis`),
-//!   trying a partitionable slot as if drained when the job does not fit what is left of it;
+//! - matches the job against every static and partitionable slot both ways ([`run`],
+//!   `doJobRunAnalysis`), a partitionable slot as if drained when the job does not fit what
+//!   is left of it;
 //! - when some slot rejects the job because of the job's own requirements (or always, with
-//!   `-better-analyze`), prints the `Requirements` expression, its numbered clauses, the
-//!   attributes they reference, and how many slots each remaining clause matches
-//!   ([`crate::classad::analysis`], `AnalyzeRequirementsForEachTarget`);
-//! - prints the run analysis summary (`N slots are rejected by your job's requirements`, ...),
-//!   and what the job's own ad says of its state and of the negotiator's last match attempt
-//!   (`LastRejMatchReason`).
+//!   `-better-analyze`), prints the `Requirements` expression; with `-better-analyze` also
+//!   the attributes it references and how many slots (all of them, as they are) each clause
+//!   matches ([`crate::classad::analysis`], `AnalyzeRequirementsForEachTarget`);
+//! - prints what the job's own ad says of its state and of the negotiator's last match
+//!   attempt (`LastRejMatchReason`), then the run analysis summary (`N are rejected by your
+//!   job's requirements`, ...).
 //!
 //! `-analyze:summary` prints one line per job instead; `-reverse-analyze` (or
-//! `-analyze:reverse`, [`reverse`]) analyzes each slot's requirements against the jobs. As in HTCondor, the
-//! slot collection is shared by the jobs of one run: a drain simulation made for one job stays
-//! for the next.
+//! `-analyze:reverse`, [`reverse`]) analyzes each slot's requirements against the jobs. User
+//! priorities are not consulted: the summary is always the one "ignoring user priority".
 
 mod reverse;
 mod run;
@@ -56,10 +56,9 @@ pub(super) struct Options {
     pub(super) summary: bool,
     /// `-verbose`: progress on stderr, slot names in the summary.
     pub(super) verbose: bool,
-    /// `-machine NAME`.
-    pub(super) machine: Option<String>,
-    /// `-mconstraint EXPR`.
-    pub(super) mconstraint: Option<String>,
+    /// The last `-machine NAME` or `-mconstraint EXPR`: a slot or machine name, or a
+    /// constraint.
+    pub(super) slot_constraint: Option<String>,
     /// `-slotads FILE`.
     pub(super) slotads: Option<String>,
 }
@@ -156,18 +155,21 @@ fn job_id(job: &ClassAd) -> (i64, i64) {
 }
 
 /// The schedd's ad, as the analysis of local- and scheduler-universe jobs reads it: the
-/// master's, with the start policies and running counts the schedd publishes.
-fn schedd_ad(q: &Query<'_>, jobs: &[ClassAd]) -> Result<ClassAd, CommandError> {
+/// master's, with the start policies and running counts the schedd publishes; `None` when
+/// the master has none.
+fn schedd_ad(q: &Query<'_>, jobs: &[ClassAd]) -> Result<Option<ClassAd>, CommandError> {
     let config = &q.session.config;
-    let mut ad = master::query(config, AdKind::Schedd)
+    let Some(mut ad) = master::query(config, AdKind::Schedd)
         .ok()
         .and_then(|ads| ads.into_iter().next())
-        .unwrap_or_default();
+    else {
+        return Ok(None);
+    };
     let needs = jobs
         .iter()
         .any(|j| matches!(lookup_int(j, "JobUniverse"), Some(LOCAL) | Some(SCHEDULER)));
-    if !needs || ad.is_empty() {
-        return Ok(ad);
+    if !needs {
+        return Ok(Some(ad));
     }
     for (attr, knob) in [
         ("StartLocalUniverse", "START_LOCAL_UNIVERSE"),
@@ -197,7 +199,7 @@ fn schedd_ad(q: &Query<'_>, jobs: &[ClassAd]) -> Result<ClassAd, CommandError> {
             ad.insert(attr, Expr::lit(running as i64));
         }
     }
-    Ok(ad)
+    Ok(Some(ad))
 }
 
 /// `print_jobs_analysis`: the analysis of every job the query selects.
@@ -230,7 +232,7 @@ pub(super) fn print(
         display,
         table: if widescreen { display } else { 80 },
     };
-    let mut cx = Context {
+    let cx = Context {
         schedd: schedd_ad(q, &jobs)?,
         slots,
         now: q.session.now,
@@ -275,7 +277,9 @@ pub(super) fn print(
         q.session.schedd_address()
     );
     if o.summary && !o.reverse {
-        text.push_str(&schedd_warnings(&cx.schedd));
+        if let Some(schedd) = &cx.schedd {
+            text.push_str(&schedd_warnings(schedd));
+        }
     }
     out.write_all(text.as_bytes())?;
 
@@ -283,11 +287,11 @@ pub(super) fn print(
         return reverse::print(&cx.slots, &jobs, &clusters, o, details, widths.table, out);
     }
     if o.summary {
-        return run::print_summary(&mut cx, &clusters, o.verbose, out);
+        return run::print_summary(&cx, &clusters, o.verbose, out);
     }
 
     for job in &jobs {
-        let text = print_job_run_analysis(&mut cx, job, details);
+        let text = print_job_run_analysis(&cx, job, details);
         out.write_all(text.as_bytes())?;
     }
     Ok(())

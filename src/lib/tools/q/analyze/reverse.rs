@@ -1,14 +1,15 @@
-//! `-reverse-analyze`: each slot's requirements analyzed against the jobs
-//! (`doSlotRunAnalysisToBuffer`), one line per slot or clause by clause.
+//! `-reverse-analyze`: each slot's requirements analyzed against the jobs, one line per slot
+//! or clause by clause (24.0's `doSlotRunAnalysisToBuffer` and the reverse part of
+//! `print_jobs_analysis`). Every slot is analyzed as it is, dynamic ones too.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use super::slots::{make_pslot_overlay, outside_limits, Slots};
+use super::slots::Slots;
 use super::{job_id, Options};
 use crate::classad::analysis::{
-    analyze_requirements_for_each_target, numbered_clauses, pretty_print_into, referenced_attribs,
-    target_attribs, Fmt, Names, DONT_SHOW_JOB_ATTRS, INLINE_STD_SLOT_EXPRS,
+    analyze_requirements_for_each_target, pretty_print_into, referenced_attribs, target_attribs,
+    Fmt, Names, DONT_SHOW_JOB_ATTRS, INLINE_STD_SLOT_EXPRS,
 };
 use crate::classad::unparse::expr_to_string;
 use crate::classad::{requirements_met, ClassAd};
@@ -42,7 +43,6 @@ fn slot_run_analysis(
         console_width,
         details,
         target_type: "Cluster",
-        drained: false,
     };
     let slotname = lookup_str(slot, "Name")
         .map(|s| s.to_string())
@@ -50,19 +50,15 @@ fn slot_run_analysis(
     if lookup_bool(slot, "Offline") == Some(true) {
         return format!("{}  is offline\n", left_cut(&slotname, 24));
     }
-    let is_dslot = lookup_bool(slot, "DynamicSlot") == Some(true);
-    let is_pslot = !is_dslot && lookup_bool(slot, "PartitionableSlot") == Some(true);
-    let slot_type = if is_dslot {
+    let slot_type = if lookup_bool(slot, "DynamicSlot") == Some(true) {
         "Dyn"
-    } else if is_pslot {
+    } else if lookup_bool(slot, "PartitionableSlot") == Some(true) {
         "Part"
     } else {
         "Stat"
     };
     let (mut total_jobs, mut unique_jobs) = (0usize, 0usize);
     let (mut req_c, mut off_c, mut both) = (0usize, 0usize, 0usize);
-    let (mut drain_req, mut drain_off, mut drain_both) = (0usize, 0usize, 0usize);
-    let mut overlay: Option<ClassAd> = None;
     let mut jobs: Vec<&ClassAd> = Vec::new();
     for (&acid, members) in clusters {
         if members.is_empty() {
@@ -74,11 +70,9 @@ fn slot_run_analysis(
         for &job in &members[..to_eval] {
             jobs.push(job);
             unique_jobs += 1;
-            let mut offer_match = requirements_met(slot, job);
+            let offer_match = requirements_met(slot, job);
             if offer_match {
                 off_c += to_inc;
-            } else if is_pslot && overlay.is_none() && outside_limits(slot, job) {
-                overlay = make_pslot_overlay(slot);
             }
             if requirements_met(job, slot) {
                 req_c += to_inc;
@@ -86,32 +80,17 @@ fn slot_run_analysis(
                     both += to_inc;
                 }
             }
-            if let Some(ov) = &overlay {
-                offer_match = requirements_met(ov, job);
-                if offer_match {
-                    drain_off += to_inc;
-                }
-                if requirements_met(job, ov) {
-                    drain_req += to_inc;
-                    if offer_match {
-                        drain_both += to_inc;
-                    }
-                }
-            }
         }
     }
-    let percent = |n: usize| {
-        if total_jobs > 0 {
-            100.0 * n as f64 / total_jobs as f64
-        } else {
-            0.0
-        }
+    let percent = if total_jobs > 0 {
+        100.0 * both as f64 / total_jobs as f64
+    } else {
+        0.0
     };
     if tabular || !analyze_start {
         return format!(
-            "{} {slot_type:<4} {off_c:12} {req_c:12} {:10.2}\n",
+            "{} {slot_type:<4} {off_c:12} {req_c:12} {percent:10.2}\n",
             left_cut(&slotname, name_width),
-            percent(both)
         );
     }
 
@@ -136,16 +115,10 @@ fn slot_run_analysis(
         out.push_str("\nThe Requirements expression for this slot is\n\n    ");
         out.push_str(&pretty);
         out.push_str("\n\n");
-        out.push_str(&numbered_clauses(slot, "Requirements", &inline, details));
-        out.push('\n');
         if show_slot_attrs {
             out.push_str("This slot defines the following attributes:\n\n");
             let (text, trefs) = referenced_attribs(slot, "Requirements", &inline, true);
             out.push_str(&text);
-            if let Some(ov) = &overlay {
-                out.push_str("When drained, this slot has the following attributes:\n\n");
-                out.push_str(&referenced_attribs(ov, "Requirements", &inline, false).0);
-            }
             if let [job] = jobs[..] {
                 if let Some((values, name)) = target_attribs(&trefs, slot, job) {
                     out.push_str(&format!(
@@ -161,25 +134,16 @@ fn slot_run_analysis(
     if details & INLINE_STD_SLOT_EXPRS == 0 {
         inline = Names::of(&["Start", "WithinResourceLimits"]);
     }
-    let targets: Vec<(&ClassAd, bool)> = jobs.iter().map(|j| (*j, false)).collect();
     out.push_str(&analyze_requirements_for_each_target(
         slot,
         "Requirements",
         &inline,
-        &targets,
+        &jobs,
         &fmt,
     ));
     out.push_str(&format!(
-        "\n{slotname}: Run analysis summary of {total_jobs} jobs.\n{both:5} ({:.2} %) match both slot and job requirements.\n{off_c:5} match the requirements of this slot.\n{req_c:5} have job requirements that match this slot.\n",
-        percent(both)
+        "\n{slotname}: Run analysis summary of {total_jobs} jobs.\n{both:5} ({percent:.2} %) match both slot and job requirements.\n{off_c:5} match the requirements of this slot.\n{req_c:5} have job requirements that match this slot.\n"
     ));
-    if overlay.is_some() {
-        out.push_str(&format!(
-            "{drain_both:5} would match both slot and job requirments if the slot was drained.\n\
-             {drain_off:5} would match the requirements of this slot when drained.\n\
-             {drain_req:5} would have job requirements that match this slot when drained\n"
-        ));
-    }
     out
 }
 
@@ -242,14 +206,7 @@ pub(super) fn print(
     }
     out.write_all(text.as_bytes())?;
     for slot in &slots.ads {
-        let text = slot_run_analysis(
-            &slot.ad,
-            clusters,
-            console_width,
-            details,
-            summary,
-            name_width,
-        );
+        let text = slot_run_analysis(slot, clusters, console_width, details, summary, name_width);
         out.write_all(text.as_bytes())?;
     }
     Ok(())
@@ -283,7 +240,17 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("When drained, this slot has the following attributes:"));
+        // The slot's attributes, and then straight on to the table (24.0 numbers no clauses).
+        assert!(
+            text.contains(
+                "\n\nThis slot defines the following attributes:\n\n    Cpus = 2\n    Disk = 1000000\n    \
+                 GPUs = 0\n    Memory = 2048\n\nJob 7.0 has the following attributes:\n\n    \
+                 TARGET.RequestCpus = 1\n    TARGET.RequestDisk = 43\n    \
+                 TARGET.RequestMemory = 100000\n\nThe Requirements expression for this slot reduces to \
+                 these conditions:\n\n       Clusters\nStep    Matched  Condition\n-----  --------  ---------\n"
+            ),
+            "{text}"
+        );
         assert_eq!(
             slot_run_analysis(&slot, &clusters, 80, 0, true, 16),
             "slot1@vm         Part            0            0       0.00\n"

@@ -1,15 +1,16 @@
-//! The run analysis of a job: the job matched against every slot both ways
-//! (`doJobRunAnalysis`), its requirements clause by clause (`doJobMatchAnalysisToBuffer`),
-//! the summary of what the slots make of it, and what its own ad says of its state.
+//! The run analysis of a job, as 24.0's src/condor_q.V6/jobmatch.cpp has it: the job matched
+//! against every slot both ways (`doJobRunAnalysis`), its requirements clause by clause
+//! (`doJobMatchAnalysisToBuffer`), what its own ad says of its state, and the summary of what
+//! the slots make of it (`appendJobRunAnalysisToBuffer`).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
 use super::job_id;
-use super::slots::{make_pslot_overlay, outside_limits, MatchMode, SlotAd, Slots};
+use super::slots::{make_pslot_overlay, MatchMode, Slots};
 use crate::classad::analysis::{
-    analyze_requirements_for_each_target, numbered_clauses, pretty_print, referenced_attribs,
-    target_attribs, Fmt, Names, ALWAYS_ANALYZE_REQ, ANALYZE_EACH_SUB_EXPR, DONT_SHOW_JOB_ATTRS,
+    analyze_requirements_for_each_target, pretty_print, referenced_attribs, target_attribs, Fmt,
+    Names, ALWAYS_ANALYZE_REQ, ANALYZE_EACH_SUB_EXPR, DONT_SHOW_JOB_ATTRS,
 };
 use crate::classad::functions::strftime::strftime;
 use crate::classad::functions::time::localtime;
@@ -20,58 +21,73 @@ use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use crate::queue::universe::{GRID, JAVA, LOCAL, MPI, PARALLEL, SCHEDULER, VANILLA, VM};
 use crate::queue::JobStatus;
 
-/// Slot counts of one job's run analysis (`anaCounters`).
+/// Slot counts of one job's run analysis (`anaCounters`, without the counts only user
+/// priorities fill).
 #[derive(Clone, Copy, Debug, Default)]
 struct Counters {
-    req_constraint: i32,
-    off_constraint: i32,
-    rank_cond: i32,
-    offline: i32,
-    available_now: i32,
-    available_if_drained: i32,
-    job_matches_slot: i32,
-    both_match: i32,
-    total_slots: i32,
-    slots_running_jobs: i32,
-    slots_running_your_jobs: i32,
-    total_unique_machines: i32,
-}
-
-/// The slots in each category of the run analysis, for `-verbose` (`anaMachines`): indexes
-/// into [`Slots::ads`].
-#[derive(Default)]
-struct Machines {
     /// Rejected by the job's requirements.
-    req_constraint: Vec<usize>,
-    /// Rejecting the job because of their own requirements.
-    off_constraint: Vec<usize>,
-    /// Matching, but offline.
-    offline: Vec<usize>,
-    /// Matching, but serving other users.
-    preempt_prio: Vec<usize>,
+    req_constraint: i32,
+    /// Matching the job's requirements, rejecting the job by their own.
+    off_constraint: i32,
     /// Matching, but running work that outranks the job (never known: user priorities are
     /// not consulted).
-    rank_cond: Vec<usize>,
-    /// Matching and willing to run the job.
-    willing: Vec<usize>,
-    /// Matching if drained.
-    willing_if_drained: Vec<usize>,
+    rank_cond: i32,
+    /// Matching, but offline.
+    offline: i32,
+    /// Matching and idle.
+    available: i32,
+    job_matches_slot: i32,
+    both_match: i32,
+    total_machines: i32,
+    machines_running_jobs: i32,
+    machines_running_users_jobs: i32,
 }
 
-/// `print_list`: `:` and the names of the first ten slots of a category.
-fn print_list(out: &mut String, list: &[usize], slots: &Slots) {
-    if list.is_empty() {
-        return;
-    }
-    out.push(':');
-    for (n, &i) in list.iter().enumerate() {
-        if n == 10 {
-            out.push_str(", ...");
-            break;
+/// A list of slot names for `-verbose` (`anaMachines::append_to_fail_list`): names are
+/// added while the list is shorter than 100 characters; past that it is cut to 97 and
+/// `...`.
+#[derive(Default)]
+struct FailList(String);
+
+impl FailList {
+    const LIMIT: usize = 100;
+
+    fn append(&mut self, name: &str) {
+        let list = &mut self.0;
+        if list.len() < Self::LIMIT {
+            if list.len() > 1 {
+                list.push_str(", ");
+            }
+            list.push_str(name);
+        } else if list.len() > Self::LIMIT {
+            let mut cut = Self::LIMIT - 3;
+            while !list.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            list.truncate(cut);
+            list.push_str("...");
         }
-        out.push_str(if n > 0 { ", " } else { " " });
-        out.push_str(&slots.name(i));
     }
+
+    /// `print_fail_list`: ` [names]`, when there are any.
+    fn print(&self, out: &mut String) {
+        if !self.0.is_empty() {
+            out.push_str(" [");
+            out.push_str(&self.0);
+            out.push(']');
+        }
+    }
+}
+
+/// The slots in each category of the run analysis, for `-verbose` (`anaMachines`).
+#[derive(Default)]
+struct Machines {
+    req_constraint: FailList,
+    off_constraint: FailList,
+    offline: FailList,
+    /// Matching, but serving other users.
+    preempt_prio: FailList,
+    rank_cond: FailList,
 }
 
 /// The job's `JobStatus`, when it is one HTCondor defines.
@@ -87,11 +103,56 @@ struct RunAnalysis {
     counters: Counters,
 }
 
-/// `doJobRunAnalysis`: the job's state, and each slot matched against it both ways.
+/// `checkOffer`: whether the job and the slot match both ways, counted.
+fn check_offer(
+    request: &ClassAd,
+    offer: &ClassAd,
+    ac: &mut Counters,
+    mach: Option<&mut Machines>,
+    slot_name: &str,
+) -> bool {
+    if !requirements_met(request, offer) {
+        ac.req_constraint += 1;
+        if let Some(m) = mach {
+            m.req_constraint.append(slot_name);
+        }
+        return false;
+    }
+    ac.job_matches_slot += 1;
+    if !requirements_met(offer, request) {
+        ac.off_constraint += 1;
+        if let Some(m) = mach {
+            m.off_constraint.append(slot_name);
+        }
+        return false;
+    }
+    ac.both_match += 1;
+    if lookup_bool(offer, "Offline") == Some(true) {
+        ac.offline += 1;
+        if let Some(m) = mach {
+            m.offline.append(slot_name);
+        }
+    }
+    true
+}
+
+/// Whether a partitionable slot's `WithinResourceLimits` is false for the job.
+fn outside_limits(slot: &ClassAd, job: &ClassAd) -> bool {
+    slot.lookup("WithinResourceLimits").is_some_and(|wrl| {
+        matches!(
+            eval_expr(wrl, Some(slot), Some(job)).map(|v| v.as_bool_equiv()),
+            Ok(Some(false))
+        )
+    })
+}
+
+/// `doJobRunAnalysis`: the job's state, and each slot matched against it both ways. The
+/// schedd's ad is needed for local and scheduler universe jobs, which the schedd starts
+/// itself.
 fn job_run_analysis(
     request: &ClassAd,
-    slots: &mut Slots,
-    schedd: &ClassAd,
+    slots: &Slots,
+    schedd: Option<&ClassAd>,
     now: i64,
     mode: MatchMode,
     mut mach: Option<&mut Machines>,
@@ -129,28 +190,37 @@ fn job_run_analysis(
 
     let universe = lookup_int(request, "JobUniverse").unwrap_or(0);
     if universe == LOCAL || universe == SCHEDULER {
-        ac.total_slots += 1;
-        ac.job_matches_slot += 1;
-        let attr = if universe == LOCAL {
-            "StartLocalUniverse"
-        } else {
-            "StartSchedulerUniverse"
-        };
-        let result = match schedd.lookup(attr) {
-            Some(_) => schedd
-                .eval_attr_against(attr, Some(request))
-                .as_bool_equiv(),
-            None => None,
-        };
-        let text = match result {
-            None => format!("This schedd's {attr} policy failed to evalute for this job.\n"),
-            Some(can_start) => {
-                if can_start {
-                    ac.both_match += 1;
+        let text = match schedd {
+            None => "WARNING: A schedd ClassAd is needed to do analysis for scheduler or Local \
+                     universe jobs.\n"
+                .to_owned(),
+            Some(schedd) => {
+                ac.total_machines += 1;
+                ac.job_matches_slot += 1;
+                let attr = if universe == LOCAL {
+                    "StartLocalUniverse"
                 } else {
-                    ac.off_constraint += 1;
+                    "StartSchedulerUniverse"
+                };
+                let result = match schedd.lookup(attr) {
+                    Some(_) => schedd
+                        .eval_attr_against(attr, Some(request))
+                        .as_bool_equiv(),
+                    None => None,
+                };
+                match result {
+                    None => {
+                        format!("This schedd's {attr} policy failed to evalute for this job.\n")
+                    }
+                    Some(can_start) => {
+                        if can_start {
+                            ac.both_match += 1;
+                        } else {
+                            ac.off_constraint += 1;
+                        }
+                        format!("This schedd's {attr} evalutes to {can_start} for this job.\n")
+                    }
                 }
-                format!("This schedd's {attr} evalutes to {can_start} for this job.\n")
             }
         };
         if !status.is_empty() {
@@ -164,96 +234,40 @@ fn job_run_analysis(
         };
     }
 
-    let mut seen = vec![false; slots.groups];
     let mut analysis_needed = 0;
-    let keys = slots.by_key.clone();
-    for index in keys {
-        let is_pslot = lookup_bool(&slots.ads[index].ad, "PartitionableSlot");
-        let is_dslot =
-            is_pslot.is_none() && lookup_bool(&slots.ads[index].ad, "DynamicSlot").unwrap_or(false);
+    for slot in &slots.ads {
+        let is_pslot = lookup_bool(slot, "PartitionableSlot");
+        let is_dslot = is_pslot.is_none() && lookup_bool(slot, "DynamicSlot").unwrap_or(false);
         let is_pslot = is_pslot.unwrap_or(false);
-        let group = slots.ads[index].group;
-        if !seen[group] {
-            seen[group] = true;
-            ac.total_unique_machines += 1;
-        }
         if is_dslot && mode == MatchMode::Pslot {
             continue;
         }
+        let slot_name = lookup_str(slot, "Name")
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "undefined".to_owned());
 
-        let mut within_limits = true;
-        let mut offer_index = index;
-        if is_pslot && mode >= MatchMode::Pslot && outside_limits(&slots.ads[index].ad, request) {
-            within_limits = false;
-            if let Some(overlay) = make_pslot_overlay(&slots.ads[index].ad) {
-                // Kept only when the job would fit the drained slot.
-                let wrl = slots.ads[index].ad.lookup("WithinResourceLimits");
-                let fits = wrl.is_some_and(|wrl| {
-                    !matches!(
-                        eval_expr(wrl, Some(&overlay), Some(request)).map(|v| v.as_bool_equiv()),
-                        Ok(Some(false))
-                    )
-                });
-                if fits {
-                    let new = slots.ads.len();
-                    slots.ads.push(SlotAd {
-                        ad: overlay,
-                        sub_id: -(index as i64),
-                        group,
-                        overlay: true,
-                    });
-                    slots.ads[index].sub_id = -(new as i64);
-                    slots.num_overlay_ads += 1;
-                    offer_index = new;
-                }
-            }
-        }
+        // A partitionable slot too full for the job is matched as if drained.
+        let overlay = (is_pslot && mode >= MatchMode::Pslot && outside_limits(slot, request))
+            .then(|| make_pslot_overlay(slot))
+            .flatten();
+        let offer = overlay.as_ref().unwrap_or(slot);
 
-        ac.total_slots += 1;
-        let offer = &slots.ads[offer_index].ad;
-        if !requirements_met(request, offer) {
-            ac.req_constraint += 1;
-            analysis_needed += 1;
-            if let Some(m) = mach.as_deref_mut() {
-                m.req_constraint.push(index);
-            }
+        ac.total_machines += 1;
+        let rejected_before = ac.req_constraint;
+        if !check_offer(request, offer, &mut ac, mach.as_deref_mut(), &slot_name) {
+            analysis_needed += ac.req_constraint - rejected_before;
             continue;
-        }
-        ac.job_matches_slot += 1;
-        if !requirements_met(offer, request) {
-            ac.off_constraint += 1;
-            if let Some(m) = mach.as_deref_mut() {
-                m.off_constraint.push(index);
-            }
-            continue;
-        }
-        ac.both_match += 1;
-        if lookup_bool(offer, "Offline") == Some(true) {
-            ac.offline += 1;
-            if let Some(m) = mach.as_deref_mut() {
-                m.offline.push(index);
-            }
         }
         let Some(remote_user) = lookup_str(offer, "RemoteUser") else {
-            if within_limits {
-                ac.available_now += 1;
-                if let Some(m) = mach.as_deref_mut() {
-                    m.willing.push(index);
-                }
-            } else {
-                ac.available_if_drained += 1;
-                if let Some(m) = mach.as_deref_mut() {
-                    m.willing_if_drained.push(index);
-                }
-            }
+            ac.available += 1;
             continue;
         };
         // Without user priorities, a busy slot is only known to be busy.
-        ac.slots_running_jobs += 1;
+        ac.machines_running_jobs += 1;
         if *remote_user == *user {
-            ac.slots_running_your_jobs += 1;
+            ac.machines_running_users_jobs += 1;
         } else if let Some(m) = mach.as_deref_mut() {
-            m.preempt_prio.push(index);
+            m.preempt_prio.append(&slot_name);
         }
     }
     RunAnalysis {
@@ -263,12 +277,13 @@ fn job_run_analysis(
     }
 }
 
-/// C's `ctime` without its newline.
+/// C's `ctime`, its newline included.
 fn ctime(t: i64) -> String {
-    strftime("%a %b %e %H:%M:%S %Y", &localtime(t))
+    strftime("%a %b %e %H:%M:%S %Y\n", &localtime(t))
 }
 
-/// `appendBasicJobRunAnalysisToBuffer`: the job's state and the negotiator's last verdict.
+/// `appendJobRunAnalysisToBuffer` of the job's state: the state, and the negotiator's last
+/// verdict.
 fn basic_job_analysis(out: &mut String, job: &ClassAd, status: &str) {
     let (cluster, proc) = job_id(job);
     if !status.is_empty() {
@@ -282,64 +297,50 @@ fn basic_job_analysis(out: &mut String, job: &ClassAd, status: &str) {
         out.push_str("No successful match recorded.\n");
     }
     if last_rej > last_match {
-        out.push_str(&format!("Last failed match: {}", ctime(last_rej)));
-        if let Some(n) = lookup_str(job, "LastRejMatchNegotiator").filter(|n| !n.is_empty()) {
-            out.push_str(&format!(" from {n}"));
-        }
-        out.push('\n');
+        out.push_str(&format!("Last failed match: {}\n", ctime(last_rej)));
         if let Some(reason) = lookup_str(job, "LastRejMatchReason") {
             out.push_str(&format!("Reason for last match failure: {reason}\n"));
         }
     }
 }
 
-/// `appendJobMatchTotalsToBuffer`: the run analysis summary.
-fn match_totals(
-    out: &mut String,
-    job: &ClassAd,
-    ac: &Counters,
-    mach: Option<&Machines>,
-    slots: &Slots,
-) {
+/// `appendJobRunAnalysisToBuffer` of the counts, ignoring user priority.
+fn match_totals(out: &mut String, job: &ClassAd, ac: &Counters, mach: Option<&Machines>) {
     let (cluster, proc) = job_id(job);
-    let list = |out: &mut String, which: fn(&Machines) -> &Vec<usize>| {
+    let list = |out: &mut String, which: fn(&Machines) -> &FailList| {
         if let Some(m) = mach {
-            print_list(out, which(m), slots);
+            which(m).print(out);
         }
     };
     out.push_str(&format!(
-        "\n{cluster:03}.{proc:03}:  Run analysis summary ignoring user priority.  Of {} slots on {} machines,\n",
-        ac.total_slots, ac.total_unique_machines
+        "\n{cluster:03}.{proc:03}:  Run analysis summary ignoring user priority.  Of {} machines,\n",
+        ac.total_machines
     ));
     out.push_str(&format!(
-        "  {:5} slots are rejected by your job's requirements",
+        "  {:5} are rejected by your job's requirements",
         ac.req_constraint
     ));
     list(out, |m| &m.req_constraint);
     out.push('\n');
     out.push_str(&format!(
-        "  {:5} slots reject your job because of their own requirements",
+        "  {:5} reject your job because of their own requirements",
         ac.off_constraint
     ));
     list(out, |m| &m.off_constraint);
     out.push('\n');
-    if ac.slots_running_your_jobs != 0 {
-        out.push_str(&format!(
-            "  {:5} slots match and are already running your jobs\n",
-            ac.slots_running_your_jobs
-        ));
-    }
-    if ac.slots_running_jobs != 0 {
-        out.push_str(&format!(
-            "  {:5} slots match but are serving other users",
-            ac.slots_running_jobs - ac.slots_running_your_jobs
-        ));
-        list(out, |m| &m.preempt_prio);
-        out.push('\n');
-    }
+    out.push_str(&format!(
+        "  {:5} match and are already running your jobs\n",
+        ac.machines_running_users_jobs
+    ));
+    out.push_str(&format!(
+        "  {:5} match but are serving other users",
+        ac.machines_running_jobs - ac.machines_running_users_jobs
+    ));
+    list(out, |m| &m.preempt_prio);
+    out.push('\n');
     if ac.rank_cond != 0 {
         out.push_str(&format!(
-            "  {:5} slots match but current work outranks your job",
+            "  {:5} match but current work outranks your job",
             ac.rank_cond
         ));
         list(out, |m| &m.rank_cond);
@@ -347,33 +348,20 @@ fn match_totals(
     }
     if ac.offline > 0 {
         out.push_str(&format!(
-            "  {:5} slots match but are currently offline",
+            "  {:5} match but are currently offline",
             ac.offline
         ));
         list(out, |m| &m.offline);
         out.push('\n');
     }
-    out.push_str(&format!(
-        "  {:5} slots match and are willing to run your job",
-        ac.available_now
-    ));
-    list(out, |m| &m.willing);
-    out.push('\n');
-    if ac.available_if_drained != 0 {
-        out.push_str(&format!(
-            "  {:5} slots would match if drained",
-            ac.available_if_drained
-        ));
-        list(out, |m| &m.willing_if_drained);
-        out.push('\n');
-    }
+    out.push_str(&format!("  {:5} are able to run your job\n", ac.available));
     if ac.job_matches_slot == 0 || ac.both_match == 0 {
         out.push_str("\nWARNING:  Be advised:\n");
         if ac.job_matches_slot == 0 {
-            out.push_str("   No machines matched the job's constraints\n");
+            out.push_str("   No machines matched the jobs's constraints\n");
         } else {
             out.push_str(
-                "   Job did not match any machines' constraints\n   \
+                "   Job did not match any machines's constraints\n   \
                  To see why, pick a machine that you think should match and add\n     \
                  -reverse -machine <name>\n   to your query.\n",
             );
@@ -389,36 +377,20 @@ pub(super) struct Widths {
     pub(super) table: i32,
 }
 
-/// `doJobMatchAnalysisToBuffer`: the job's `Requirements`, its clauses, the attributes they
-/// read and how many slots each clause matches.
-fn job_match_analysis(
-    request: &ClassAd,
-    slots: &Slots,
-    details: u32,
-    mode: MatchMode,
-    widths: Widths,
-) -> String {
+/// `doJobMatchAnalysisToBuffer`: the job's `Requirements`, the attributes it reads and, with
+/// [`ANALYZE_EACH_SUB_EXPR`], how many slots (all of them) each of its clauses matches.
+fn job_match_analysis(request: &ClassAd, slots: &Slots, details: u32, widths: Widths) -> String {
     let each = details & ANALYZE_EACH_SUB_EXPR != 0;
     let show_job_attrs = each && details & DONT_SHOW_JOB_ATTRS == 0;
-    let n_slots = slots.ads.len();
-    let skip_dslots = n_slots > 1 && mode == MatchMode::Pslot;
     let (cluster, proc) = job_id(request);
     let request_id = format!("{cluster}.{proc:03}");
     let mut buf = String::new();
-    let requirements = request.lookup("Requirements");
-    if let Some(tree) = requirements {
+    if let Some(tree) = request.lookup("Requirements") {
         buf.push_str(&format!(
             "The Requirements expression for job {request_id} is\n\n    "
         ));
         buf.push_str(&pretty_print(&expr_to_string(tree), 4, widths.display));
         buf.push_str("\n\n");
-        buf.push_str(&numbered_clauses(
-            request,
-            "Requirements",
-            &Names::default(),
-            details,
-        ));
-        buf.push('\n');
     }
     let inline = Names::of(&["Requirements"]);
     if show_job_attrs {
@@ -427,43 +399,24 @@ fn job_match_analysis(
         ));
         let (text, trefs) = referenced_attribs(request, "Requirements", &inline, true);
         buf.push_str(&text);
-        if slots.single_machine.is_some() || n_slots == 1 {
-            for &i in &slots.by_key {
-                let slot = &slots.ads[i];
-                if skip_dslots && slot.sub_id > 0 {
-                    continue;
-                }
-                if let Some((values, name)) = target_attribs(&trefs, request, &slot.ad) {
+        if slots.single_machine.is_some() || slots.ads.len() == 1 {
+            for slot in &slots.ads {
+                if let Some((values, name)) = target_attribs(&trefs, request, slot) {
                     buf.push_str(&format!(
                         "\n{name} has the following attributes:\n\n{values}"
                     ));
-                }
-                if slot.sub_id < 0 && n_slots as i64 > -slot.sub_id {
-                    let drained = &slots.ads[(-slot.sub_id) as usize];
-                    if let Some((values, name)) = target_attribs(&trefs, request, &drained.ad) {
-                        buf.push_str(&format!(
-                            "\n{name} has the following attributes when drained:\n\n{values}"
-                        ));
-                    }
                 }
             }
         }
         buf.push('\n');
     }
     if each {
-        let drained = slots.num_overlay_ads > 0;
         let fmt = Fmt {
             console_width: widths.table,
             details,
             target_type: "Slot",
-            drained,
         };
-        let targets: Vec<(&ClassAd, bool)> = slots
-            .ads
-            .iter()
-            .filter(|s| !(skip_dslots && s.sub_id > 0) && (drained || !s.overlay))
-            .map(|s| (&s.ad, s.overlay))
-            .collect();
+        let targets: Vec<&ClassAd> = slots.ads.iter().collect();
         let table =
             analyze_requirements_for_each_target(request, "Requirements", &inline, &targets, &fmt);
         buf.push_str(&format!(
@@ -492,52 +445,39 @@ fn job_match_analysis(
     buf
 }
 
-/// Where the analysis runs: the slots, the schedd's ad, the clock and the widths.
+/// Where the analysis runs: the slots, the schedd's ad, the widths.
 pub(super) struct Context {
     pub(super) slots: Slots,
-    pub(super) schedd: ClassAd,
+    /// The schedd's ad, when the master has one.
+    pub(super) schedd: Option<ClassAd>,
     pub(super) now: i64,
     pub(super) widths: Widths,
     pub(super) verbose: bool,
 }
 
-/// `printJobRunAnalysis`: everything the analysis says of one job.
-pub(super) fn print_job_run_analysis(cx: &mut Context, job: &ClassAd, details: u32) -> String {
+/// `printJobRunAnalysis`: everything the analysis says of one job. Dynamic slots are left
+/// out of the counts, and a partitionable slot is drained for a job it cannot fit now.
+pub(super) fn print_job_run_analysis(cx: &Context, job: &ClassAd, details: u32) -> String {
     let always = details & ALWAYS_ANALYZE_REQ != 0;
-    let mode = if always {
-        cx.slots.mode
-    } else {
-        MatchMode::Pslot
-    };
     let mut mach = Machines::default();
     let run = job_run_analysis(
         job,
-        &mut cx.slots,
-        &cx.schedd,
+        &cx.slots,
+        cx.schedd.as_ref(),
         cx.now,
-        mode,
+        MatchMode::Pslot,
         cx.verbose.then_some(&mut mach),
     );
     let mut text = String::new();
     if run.analyze_req || always {
-        let mut d = details;
-        if run.analyze_req && !always {
-            d |= ANALYZE_EACH_SUB_EXPR;
-        }
-        text.push_str(&job_match_analysis(job, &cx.slots, d, mode, cx.widths));
+        text.push_str(&job_match_analysis(job, &cx.slots, details, cx.widths));
         text.push('\n');
     }
-    if run.counters.total_slots > 0 {
-        match_totals(
-            &mut text,
-            job,
-            &run.counters,
-            cx.verbose.then_some(&mach),
-            &cx.slots,
-        );
+    basic_job_analysis(&mut text, job, &run.status);
+    if run.counters.total_machines > 0 {
+        match_totals(&mut text, job, &run.counters, cx.verbose.then_some(&mach));
     }
     text.push('\n');
-    basic_job_analysis(&mut text, job, &run.status);
     text
 }
 
@@ -566,9 +506,9 @@ pub(super) fn schedd_warnings(schedd: &ClassAd) -> String {
 }
 
 /// `-analyze:summary`: one line per job (the first of each autocluster), matched against
-/// every slot.
+/// every slot as it is, without the schedd's ad.
 pub(super) fn print_summary(
-    cx: &mut Context,
+    cx: &Context,
     clusters: &BTreeMap<i64, Vec<&ClassAd>>,
     verbose: bool,
     out: &mut dyn Write,
@@ -641,28 +581,21 @@ pub(super) fn print_summary(
             } else {
                 String::new()
             };
-            let run = job_run_analysis(
-                job,
-                &mut cx.slots,
-                &cx.schedd,
-                cx.now,
-                MatchMode::Always,
-                None,
-            );
+            let run = job_run_analysis(job, &cx.slots, None, cx.now, MatchMode::Always, None);
             let ac = run.counters;
             let mut running_text = if running > 0 {
                 format!("{running}/")
             } else {
                 String::new()
             };
-            running_text.push_str(&ac.slots_running_your_jobs.to_string());
+            running_text.push_str(&ac.machines_running_users_jobs.to_string());
             text.push_str(&format!(
                 "{:<13} {autocluster:<12} {:12} {:11} {running_text:>11} {:10} {:9} {owner}\n",
                 format!("{c}.{p}"),
-                ac.total_slots - ac.req_constraint,
+                ac.total_machines - ac.req_constraint,
                 ac.off_constraint,
-                ac.slots_running_jobs - ac.slots_running_your_jobs,
-                ac.available_now,
+                ac.machines_running_jobs - ac.machines_running_users_jobs,
+                ac.available,
             ));
         }
     }
@@ -676,43 +609,42 @@ mod tests {
     use crate::classad::analysis::test_ads::{job, pslot};
     use crate::classad::Expr;
 
-    fn slots(ads: Vec<ClassAd>) -> Slots {
-        Slots::new(ads)
-    }
-
     #[test]
     fn a_job_too_big_for_every_slot_is_rejected_by_its_own_requirements() {
         let j = job("RequestMemory = 100000");
-        let mut s = slots(vec![pslot(2048)]);
-        let run = job_run_analysis(&j, &mut s, &ClassAd::new(), 0, MatchMode::Pslot, None);
+        let s = Slots::new(vec![pslot(2048)]);
+        let run = job_run_analysis(&j, &s, None, 0, MatchMode::Pslot, None);
         assert!(run.analyze_req);
-        assert_eq!(run.counters.total_slots, 1);
+        assert_eq!(run.counters.total_machines, 1);
         assert_eq!(run.counters.req_constraint, 1);
-        assert_eq!(run.counters.total_unique_machines, 1);
-        assert_eq!(s.num_overlay_ads, 0, "the job does not fit even drained");
+        let mut totals = String::new();
+        match_totals(&mut totals, &j, &run.counters, None);
+        assert_eq!(
+            totals,
+            "\n007.000:  Run analysis summary ignoring user priority.  Of 1 machines,\n\
+             \x20     1 are rejected by your job's requirements\n\
+             \x20     0 reject your job because of their own requirements\n\
+             \x20     0 match and are already running your jobs\n\
+             \x20     0 match but are serving other users\n\
+             \x20     0 are able to run your job\n\
+             \n\
+             WARNING:  Be advised:\n\
+             \x20  No machines matched the jobs's constraints\n"
+        );
     }
 
     #[test]
-    fn a_job_that_fits_a_drained_slot_matches_the_simulation() {
+    fn a_job_that_fits_a_drained_slot_is_able_to_run_there() {
+        // 24.0 matches the job against the slot as if drained, and counts it able to run.
         let j = job("RequestMemory = 1024");
-        let mut s = slots(vec![pslot(512)]);
-        let run = job_run_analysis(&j, &mut s, &ClassAd::new(), 0, MatchMode::Pslot, None);
+        let s = Slots::new(vec![pslot(512)]);
+        let run = job_run_analysis(&j, &s, None, 0, MatchMode::Pslot, None);
         assert!(!run.analyze_req);
-        assert_eq!(run.counters.available_if_drained, 1);
-        assert_eq!(run.counters.available_now, 0);
-        assert_eq!(s.num_overlay_ads, 1);
-        assert_eq!(s.ads[0].sub_id, -1);
-        assert_eq!(s.ads[1].sub_id, 0);
-        let mut totals = String::new();
-        match_totals(&mut totals, &j, &run.counters, None, &s);
-        assert_eq!(
-            totals,
-            "\n007.000:  Run analysis summary ignoring user priority.  Of 1 slots on 1 machines,\n\
-             \x20     0 slots are rejected by your job's requirements\n\
-             \x20     0 slots reject your job because of their own requirements\n\
-             \x20     0 slots match and are willing to run your job\n\
-             \x20     1 slots would match if drained\n"
-        );
+        assert_eq!(run.counters.available, 1);
+        // Matched as it is, the slot has too little memory for the job.
+        let run = job_run_analysis(&j, &s, None, 0, MatchMode::Always, None);
+        assert_eq!(run.counters.req_constraint, 1);
+        assert_eq!(run.counters.available, 0);
     }
 
     #[test]
@@ -720,28 +652,58 @@ mod tests {
         let j = job("RequestMemory = 100");
         let mut slot = pslot(2048);
         slot.insert("Start", Expr::lit(false));
-        let mut s = slots(vec![slot]);
+        let s = Slots::new(vec![slot]);
         let mut mach = Machines::default();
-        let run = job_run_analysis(
-            &j,
-            &mut s,
-            &ClassAd::new(),
-            0,
-            MatchMode::Pslot,
-            Some(&mut mach),
-        );
+        let run = job_run_analysis(&j, &s, None, 0, MatchMode::Pslot, Some(&mut mach));
         assert_eq!(run.counters.off_constraint, 1);
         let mut totals = String::new();
-        match_totals(&mut totals, &j, &run.counters, Some(&mach), &s);
+        match_totals(&mut totals, &j, &run.counters, Some(&mach));
         assert!(
-            totals.contains(
-                "      1 slots reject your job because of their own requirements: slot1@vm\n"
-            ),
+            totals
+                .contains("      1 reject your job because of their own requirements [slot1@vm]\n"),
             "{totals}"
         );
         assert!(totals.ends_with(
-            "   Job did not match any machines' constraints\n   To see why, pick a machine \
+            "   Job did not match any machines's constraints\n   To see why, pick a machine \
              that you think should match and add\n     -reverse -machine <name>\n   to your query.\n"
         ));
+    }
+
+    #[test]
+    fn slot_lists_stop_near_a_hundred_characters() {
+        let mut list = FailList::default();
+        for n in 0..20 {
+            list.append(&format!("slot{n}@host"));
+        }
+        assert_eq!(list.0.len(), 100);
+        assert!(list.0.ends_with("..."), "{}", list.0);
+        assert!(list.0.starts_with("slot0@host, slot1@host, "));
+    }
+
+    #[test]
+    fn the_state_comes_first_then_the_counts() {
+        let j = job("RequestMemory = 100\nJobStatus = 5\nHoldReason = \"via condor_hold\"");
+        let cx = Context {
+            slots: Slots::new(vec![pslot(2048)]),
+            schedd: None,
+            now: 0,
+            widths: Widths {
+                display: 80,
+                table: 80,
+            },
+            verbose: false,
+        };
+        let text = print_job_run_analysis(&cx, &j, 0);
+        assert!(
+            text.starts_with(
+                "\n007.000:  Job is held.\n\nHold reason: via condor_hold\n\n\
+                 \n007.000:  Run analysis summary ignoring user priority.  Of 1 machines,\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("      1 are able to run your job\n\n"),
+            "{text}"
+        );
     }
 }

@@ -1,125 +1,79 @@
-//! The slots a job is analyzed against (`startdAds`): fetched from the master or read from
-//! a `-slotads` file, and the drain simulations of partitionable slots (p-slot overlays).
+//! The slots a job is analyzed against (`startdAds`, `setupAnalysis` in 24.0's jobmatch.cpp):
+//! fetched from the master or read from a `-slotads` file, every slot (dynamic ones too),
+//! kept in 24.0's order (by machine, slot id, name, then as fetched); and the drained view of
+//! a partitionable slot the run analysis matches a job against when it does not fit what is
+//! left of the slot.
 
-use std::collections::HashMap;
 use std::io::Write;
 
 use super::Options;
 use crate::classad::analysis::Names;
 use crate::classad::parser::{parse_old_ads, parse_old_expr};
-use crate::classad::{eval_expr, ClassAd};
+use crate::classad::ClassAd;
 use crate::client::master::{self, AdKind};
 use crate::config::Config;
 use crate::error::CommandError;
-use crate::output::render::{lookup_bool, lookup_int, lookup_str};
+use crate::output::render::{lookup_int, lookup_str};
 use crate::queue::constraint_holds;
 
 /// Which slots the run analysis matches a job against (`anaMatchMode*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum MatchMode {
-    /// Every slot, dynamic ones included.
+    /// Every slot, dynamic ones included, each as it is.
     Always = 1,
-    /// Static and partitionable slots, the latter drained when the job does not fit.
+    /// Static and partitionable slots, a partitionable one drained when the job does not fit
+    /// what is left of it.
     Pslot = 2,
-}
-
-/// One slot ad of the collection, or a drain simulation of a partitionable slot.
-pub(super) struct SlotAd {
-    pub(super) ad: ClassAd,
-    /// The dynamic slot id of a dynamic slot; for a partitionable slot with a drain
-    /// simulation, minus the simulation's index, and for the simulation minus the slot's.
-    pub(super) sub_id: i64,
-    /// The machine (its index among the machines seen).
-    pub(super) group: usize,
-    /// A drain simulation: chained to the slot it simulates.
-    pub(super) overlay: bool,
 }
 
 /// The slots analysis runs against (`startdAds`).
 pub(in crate::tools::q) struct Slots {
-    /// In the order fetched, drain simulations appended.
-    pub(super) ads: Vec<SlotAd>,
-    /// The fetched ads by machine, slot id, dynamic slot id and name.
-    pub(super) by_key: Vec<usize>,
-    pub(super) groups: usize,
-    num_dynamic: usize,
-    num_overlay_candidates: usize,
-    pub(super) num_overlay_ads: usize,
+    /// By machine, slot id and name, then in the order fetched (the keys of 24.0's map).
+    pub(super) ads: Vec<ClassAd>,
+    /// The longest `Machine` and `Name` among them (`longest_slot_machine_name`,
+    /// `longest_slot_name`).
     pub(super) longest_machine: usize,
     pub(super) longest_name: usize,
-    /// `-machine` named one machine or slot: its name.
+    /// The slot constraint was a name (`single_machine_label`).
     pub(super) single_machine: Option<String>,
-    pub(super) mode: MatchMode,
 }
 
 impl Slots {
+    /// `AddSlotToClassAdCollection` for each ad, in order.
     pub(super) fn new(ads: Vec<ClassAd>) -> Slots {
-        let mut slots = Slots {
-            ads: Vec::with_capacity(ads.len()),
-            by_key: Vec::new(),
-            groups: 0,
-            num_dynamic: 0,
-            num_overlay_candidates: 0,
-            num_overlay_ads: 0,
-            longest_machine: 0,
-            longest_name: 0,
-            single_machine: None,
-            mode: MatchMode::Pslot,
-        };
-        let mut machines: HashMap<String, usize> = HashMap::new();
-        let mut keys = Vec::with_capacity(ads.len());
-        for (n, ad) in ads.into_iter().enumerate() {
-            let machine = lookup_str(&ad, "Machine")
-                .map(|s| s.to_string())
-                .unwrap_or_default();
-            slots.longest_machine = slots.longest_machine.max(machine.len());
-            let slot_id = lookup_int(&ad, "SlotID").unwrap_or(0);
-            let mut key = format!("{machine}/{slot_id:03}");
-            let mut sub_id = 0;
-            if let Some(d) = lookup_int(&ad, "DSlotId") {
-                key.push_str(&format!(".{d:03}"));
-                slots.num_dynamic += 1;
-                sub_id = d;
-            } else if let Some(p) = lookup_bool(&ad, "PartitionableSlot") {
-                if p {
-                    slots.num_overlay_candidates += 1;
+        let (mut longest_machine, mut longest_name) = (0, 0);
+        let mut keyed: Vec<(String, ClassAd)> = ads
+            .into_iter()
+            .enumerate()
+            .map(|(n, ad)| {
+                let mut key = lookup_str(&ad, "Machine")
+                    .map(|s| s.to_string())
+                    .unwrap_or_default();
+                longest_machine = longest_machine.max(key.len());
+                key.push_str(&format!("/{:03}", lookup_int(&ad, "SlotID").unwrap_or(0)));
+                if let Some(name) = lookup_str(&ad, "Name") {
+                    longest_name = longest_name.max(name.len());
+                    key.push('/');
+                    key.push_str(&name);
                 }
-            }
-            if let Some(name) = lookup_str(&ad, "Name") {
-                slots.longest_name = slots.longest_name.max(name.len());
-                key.push('/');
-                key.push_str(&name);
-            }
-            key.push_str(&format!("/{:010}", n + 1));
-            let next = machines.len();
-            let group = *machines.entry(machine).or_insert(next);
-            slots.groups = machines.len();
-            keys.push((key, slots.ads.len()));
-            slots.ads.push(SlotAd {
-                ad,
-                sub_id,
-                group,
-                overlay: false,
-            });
+                key.push_str(&format!("/{:010}", n + 1));
+                (key, ad)
+            })
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        Slots {
+            ads: keyed.into_iter().map(|(_, ad)| ad).collect(),
+            longest_machine,
+            longest_name,
+            single_machine: None,
         }
-        keys.sort();
-        slots.by_key = keys.into_iter().map(|(_, i)| i).collect();
-        slots
-    }
-
-    pub(super) fn name(&self, index: usize) -> String {
-        lookup_str(&self.ads[index].ad, "Name")
-            .map(|s| s.to_string())
-            .unwrap_or_default()
     }
 }
 
-/// `is_slot_name` (24.x): only name characters, and more than one dot (its test for an `@`
-/// looks at the end of the string, so never succeeds).
+/// `is_slot_name` (24.0): nothing but the characters of a host or slot name.
 fn is_slot_name(s: &str) -> bool {
     s.chars()
         .all(|c| c == '-' || c == '.' || c == '@' || c == '_' || c.is_ascii_alphanumeric())
-        && s.matches('.').count() > 1
 }
 
 fn fetch_failed(err: &mut dyn Write) -> CommandError {
@@ -127,53 +81,29 @@ fn fetch_failed(err: &mut dyn Write) -> CommandError {
     CommandError::Exit(1)
 }
 
-/// `setupAnalysis`: the slot ads to analyze against.
+/// `setupAnalysis`: the slot ads to analyze against. The slot constraint (`-machine`,
+/// `-mconstraint`, whichever is last) may be a slot or machine name; then it selects the
+/// slots of that name or machine, and the analysis names it.
 pub(in crate::tools::q) fn fetch_slots(
     config: &Config,
     o: &Options,
     err: &mut dyn Write,
 ) -> Result<Slots, CommandError> {
     if o.verbose {
-        let _ = write!(err, "Fetching Slot ads...");
+        let _ = write!(err, "Fetching Machine ads...");
     }
-    let mut slot_constraint = o.mconstraint.clone();
-    let mut slot_name = o.machine.clone();
-    if let Some(c) = &slot_constraint {
-        if slot_name.is_none() && is_slot_name(c) {
-            slot_name = Some(c.clone());
-            slot_constraint = None;
-        }
-    }
-    let mut constraints: Vec<String> = slot_constraint.iter().cloned().collect();
+    let mut constraint = o.slot_constraint.clone();
     let mut single_machine = None;
-    let mut likely_single_slot = false;
-    if let Some(n) = &slot_name {
-        if slot_constraint.is_none() {
-            single_machine = Some(n.clone());
+    if let Some(c) = &o.slot_constraint {
+        if is_slot_name(c) {
+            constraint = Some(format!("(Name==\"{c}\") || (Machine==\"{c}\")"));
+            single_machine = Some(c.clone());
         }
-        likely_single_slot = n.contains('@');
-        constraints.push(format!("(Name==\"{n}\" || Machine==\"{n}\")"));
     }
-    let ads = match &o.slotads {
+    let ads: Vec<ClassAd> = match &o.slotads {
         Some(file) => {
-            if o.verbose {
-                let text = constraints
-                    .iter()
-                    .map(|c| format!("({c})"))
-                    .collect::<Vec<_>>()
-                    .join(" && ");
-                let _ = writeln!(err, "from file with constraint: {text}");
-            }
-            let mut parsed = Vec::new();
-            for c in &constraints {
-                match parse_old_expr(c) {
-                    Ok(e) => parsed.push(e),
-                    Err(e) => {
-                        let _ = writeln!(err, "Error: invalid constraint {c}: {e}");
-                        return Err(CommandError::Exit(1));
-                    }
-                }
-            }
+            // A constraint that does not parse selects every ad (`ConstraintHolder`).
+            let constraint = constraint.as_deref().and_then(|c| parse_old_expr(c).ok());
             let text = if file == "-" {
                 let mut s = String::new();
                 std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map(|_| s)
@@ -189,99 +119,59 @@ pub(in crate::tools::q) fn fetch_slots(
                 CommandError::Exit(1)
             })?;
             ads.into_iter()
-                .filter(|ad| parsed.iter().all(|c| constraint_holds(c, ad)))
-                .collect::<Vec<_>>()
+                .filter(|ad| constraint.as_ref().is_none_or(|c| constraint_holds(c, ad)))
+                .collect()
         }
         None => {
-            if !likely_single_slot {
-                let mut mentioned = Names::default();
-                for c in &constraints {
-                    if let Ok(e) = parse_old_expr(c) {
-                        for n in crate::negotiator::refs::references(&e).names {
-                            mentioned.insert(&n);
-                        }
-                    }
-                }
-                if !["PartitionableSlot", "DynamicSlot", "SlotType", "DSlotId"]
-                    .iter()
-                    .any(|n| mentioned.contains(n))
-                {
-                    constraints.push("!(DynamicSlot?:false)".to_owned());
-                    if o.verbose {
-                        let _ = write!(err, "(excluding dynamic slots)...");
-                    }
-                }
-            }
-            let mut parsed = Vec::new();
-            for c in &constraints {
-                match parse_old_expr(c) {
-                    Ok(e) => parsed.push(e),
-                    Err(_) => return Err(fetch_failed(err)),
-                }
-            }
+            let constraint = match constraint.as_deref().map(parse_old_expr) {
+                Some(Ok(c)) => Some(c),
+                Some(Err(_)) => return Err(fetch_failed(err)),
+                None => None,
+            };
             let ads = master::query(config, AdKind::Slots).map_err(|_| fetch_failed(err))?;
             ads.into_iter()
-                .filter(|ad| parsed.iter().all(|c| constraint_holds(c, ad)))
+                .filter(|ad| constraint.as_ref().is_none_or(|c| constraint_holds(c, ad)))
                 .collect()
         }
     };
     if o.verbose {
         let _ = writeln!(err, " {} ads.", ads.len());
     }
+    check_preemption_requirements(config, err)?;
     let mut slots = Slots::new(ads);
     slots.single_machine = single_machine;
-    if slots.num_dynamic > 1 && slots.num_overlay_candidates == 0 {
-        if o.verbose {
-            let _ = writeln!(
-                err,
-                "Fetch returned only Static and Dynamic slots, setting match mode to All"
-            );
-        }
-        slots.mode = MatchMode::Always;
-    }
     Ok(slots)
 }
 
-/// `make_all_gpus_available_expr`: a list of every GPU property ad the slot has.
-fn all_gpus_available(slot: &ClassAd) -> Option<String> {
-    let tokens = |s: &str| {
-        s.split([',', ' ', '\t', '\r', '\n'])
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned)
-            .collect::<Vec<_>>()
-    };
-    let offline = lookup_str(slot, "OfflineGPUs")
-        .map(|s| tokens(&s))
-        .unwrap_or_default();
-    let assigned = lookup_str(slot, "AssignedGPUs")?;
-    let mut items = Vec::new();
-    for id in tokens(&assigned) {
-        if offline.contains(&id) {
-            continue;
+/// `setupAnalysis` sets up the preemption conditions: without `PREEMPTION_REQUIREMENTS` it
+/// warns and takes it as false, and it stops when the expression does not parse.
+fn check_preemption_requirements(config: &Config, err: &mut dyn Write) -> Result<(), CommandError> {
+    match config
+        .string("PREEMPTION_REQUIREMENTS")
+        .ok()
+        .flatten()
+        .filter(|s| !s.is_empty())
+    {
+        None => {
+            let _ = write!(
+                err,
+                "\nWarning:  No PREEMPTION_REQUIREMENTS expression in config file --- assuming FALSE\n\n"
+            );
+            Ok(())
         }
-        let mut attr: String = format!("GPUs_{id}")
-            .trim()
-            .chars()
-            .map(|c| {
-                if c == '_' || c.is_ascii_alphanumeric() {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        while attr.contains("__") {
-            attr = attr.replace("__", "_");
+        Some(text) if parse_old_expr(&text).is_err() => {
+            let _ = write!(
+                err,
+                "\nError:  Failed parse of PREEMPTION_REQUIREMENTS expression: \n\t{text}\n"
+            );
+            Err(CommandError::Exit(1))
         }
-        if slot.lookup(&attr).is_some() {
-            items.push(attr);
-        }
+        Some(_) => Ok(()),
     }
-    Some(format!("{{{}}}", items.join(", ")))
 }
 
-/// `make_pslot_overlay_ad`: a partitionable slot as if drained (each of its resources at the
-/// slot's total), chained to the slot.
+/// `make_pslot_overlay_ad`: a partitionable slot as if drained, each of its resources
+/// (`MachineResources`) at the slot's total, chained to the slot.
 pub(super) fn make_pslot_overlay(slot: &ClassAd) -> Option<ClassAd> {
     let resources = lookup_str(slot, "MachineResources")
         .map(|s| s.to_string())
@@ -295,23 +185,8 @@ pub(super) fn make_pslot_overlay(slot: &ClassAd) -> Option<ClassAd> {
     }
     let mut over = ClassAd::new();
     for tag in tags.iter() {
-        let total = format!("TotalSlot{tag}");
-        if let Ok(e) = parse_old_expr(&total) {
+        if let Ok(e) = parse_old_expr(&format!("TotalSlot{tag}")) {
             over.insert(tag, e);
-        }
-        if tag.eq_ignore_ascii_case("gpus") {
-            let avail = parse_old_expr("size(AvailableGpus)")
-                .ok()
-                .and_then(|e| eval_expr(&e, Some(slot), None).ok())
-                .and_then(|v| v.as_number_int());
-            if let (Some(total), Some(avail)) = (lookup_int(slot, &total), avail) {
-                if avail < total {
-                    if let Some(e) = all_gpus_available(slot).and_then(|s| parse_old_expr(&s).ok())
-                    {
-                        over.insert("AvailableGPUs", e);
-                    }
-                }
-            }
         }
     }
     if over.own_len() == 0 {
@@ -321,23 +196,40 @@ pub(super) fn make_pslot_overlay(slot: &ClassAd) -> Option<ClassAd> {
     Some(over)
 }
 
-/// Whether a partitionable slot's `WithinResourceLimits` is false for the job.
-pub(super) fn outside_limits(slot: &ClassAd, job: &ClassAd) -> bool {
-    slot.lookup("WithinResourceLimits").is_some_and(|wrl| {
-        matches!(
-            eval_expr(wrl, Some(slot), Some(job)).map(|v| v.as_bool_equiv()),
-            Ok(Some(false))
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classad::analysis::test_ads::{ad, pslot};
 
     #[test]
-    fn slot_names_have_more_than_one_dot() {
+    fn a_slot_name_is_made_of_name_characters() {
         assert!(is_slot_name("slot1@a.b.c"));
-        assert!(!is_slot_name("slot1@vm"));
+        assert!(is_slot_name("vm"));
+        assert!(!is_slot_name("Memory > 3000"));
+    }
+
+    #[test]
+    fn slots_are_kept_by_machine_slot_id_and_name() {
+        let slots = Slots::new(vec![
+            ad("Name = \"slot1_1@b\"\nMachine = \"b\"\nSlotID = 1"),
+            ad("Name = \"slot2@a\"\nMachine = \"a\"\nSlotID = 2"),
+            ad("Name = \"slot1@b\"\nMachine = \"b\"\nSlotID = 1"),
+            ad("Name = \"slot10@a\"\nMachine = \"a\"\nSlotID = 10"),
+        ]);
+        let names: Vec<String> = slots
+            .ads
+            .iter()
+            .map(|a| lookup_str(a, "Name").unwrap().to_string())
+            .collect();
+        assert_eq!(names, ["slot2@a", "slot10@a", "slot1@b", "slot1_1@b"]);
+        assert_eq!((slots.longest_machine, slots.longest_name), (1, 9));
+    }
+
+    #[test]
+    fn a_drained_slot_has_its_totals() {
+        let over = make_pslot_overlay(&pslot(512)).unwrap();
+        assert_eq!(lookup_int(&over, "Memory"), Some(2048));
+        assert_eq!(lookup_int(&over, "Cpus"), Some(2));
+        assert_eq!(lookup_str(&over, "Name").as_deref(), Some("slot1@vm"));
     }
 }
