@@ -5,7 +5,8 @@
 //! The slots ([`slots`]) come from the running master ([`AdKind::Slots`]), or from a file with
 //! `-slotads`; dynamic slots are left out unless `-machine` names one or `-mconstraint` asks
 //! for slot types. Without a master, analysis stops as HTCondor's does when it cannot reach the
-//! collector: `Error:  Could not fetch startd ads` and exit status 1.
+//! collector: `Error:  Could not fetch startd ads` (then how to start a master) and exit
+//! status 1.
 //!
 //! For each selected job (in job-id order) the analysis:
 //! - matches the job against every slot both ways ([`run`], `doJobRunAnalysis`),

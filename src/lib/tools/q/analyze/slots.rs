@@ -8,7 +8,7 @@ use super::Options;
 use crate::classad::analysis::Names;
 use crate::classad::parser::{parse_old_ads, parse_old_expr};
 use crate::classad::{eval_expr, ClassAd};
-use crate::client::master::{self, AdKind};
+use crate::client::master::{self, AdKind, MasterError};
 use crate::config::Config;
 use crate::error::CommandError;
 use crate::output::render::{lookup_bool, lookup_int, lookup_str};
@@ -127,6 +127,14 @@ fn fetch_failed(err: &mut dyn Write) -> CommandError {
     CommandError::Exit(1)
 }
 
+/// The slots could not be fetched because no master runs: HTCondor's line, and how to start
+/// one.
+fn no_master(config: &Config, err: &mut dyn Write) -> CommandError {
+    let e = fetch_failed(err);
+    let _ = writeln!(err, "{}", master::start_hint(config));
+    e
+}
+
 /// `setupAnalysis`: the slot ads to analyze against.
 pub(in crate::tools::q) fn fetch_slots(
     config: &Config,
@@ -219,7 +227,10 @@ pub(in crate::tools::q) fn fetch_slots(
                     Err(_) => return Err(fetch_failed(err)),
                 }
             }
-            let ads = master::query(config, AdKind::Slots).map_err(|_| fetch_failed(err))?;
+            let ads = master::query(config, AdKind::Slots).map_err(|e| match e {
+                MasterError::NotRunning(_) => no_master(config, err),
+                _ => fetch_failed(err),
+            })?;
             ads.into_iter()
                 .filter(|ad| parsed.iter().all(|c| constraint_holds(c, ad)))
                 .collect()
