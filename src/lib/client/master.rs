@@ -420,10 +420,10 @@ pub fn start_hint(config: &Config) -> String {
     )
 }
 
-/// What `condor_submit` (on standard error) and `condor_q` (after its totals) say when no
-/// master runs for the pool, so that jobs would wait unseen: `None` when one runs (`running`
-/// is asked only when the note is wanted), or when the condorlite knob
-/// `CONDORLITE_WARN_NO_MASTER` is false.
+/// What `condor_submit` (on standard error), `condor_q` (after its totals) and `condor_wait`
+/// (before it waits) say when no master runs for the pool, so that jobs would wait unseen:
+/// `None` when one runs (`running` is asked only when the note is wanted), or when the
+/// condorlite knob `CONDORLITE_WARN_NO_MASTER` is false.
 pub fn waiting_note(config: &Config, running: impl FnOnce() -> bool) -> Option<String> {
     let wanted = config
         .bool("CONDORLITE_WARN_NO_MASTER")

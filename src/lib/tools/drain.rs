@@ -233,8 +233,7 @@ fn locate(session: &Session, target: &str) -> Result<(String, String), String> {
         Ok(ads) => ads,
         Err(MasterError::NotRunning(_)) => {
             return Err(format!(
-                "{}
-{}",
+                "{}\n{}",
                 not_found(),
                 master::start_hint(&session.config)
             ))
