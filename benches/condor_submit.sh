@@ -8,7 +8,8 @@ flock /tmp/cargo.lock cargo build --release --quiet --bin condor_submit
 bin="${CARGO_TARGET_DIR:-$PWD/target}/release/condor_submit"
 pool=$(mktemp -d)
 trap 'rm -rf "$pool"' EXIT
-export _CONDOR_LOCAL_DIR="$pool/local" CONDOR_CONFIG=ONLY_ENV
+# No master runs: the jobs stay queued, and condor_submit is not to say so 1,002 times.
+export _CONDOR_LOCAL_DIR="$pool/local" CONDOR_CONFIG=ONLY_ENV _CONDOR_CONDORLITE_WARN_NO_MASTER=false
 cd "$pool"
 printf '#!/bin/sh\ntrue\n' > prog.sh
 chmod +x prog.sh

@@ -2,6 +2,7 @@
 //! directory holding the pool (`_CONDOR_LOCAL_DIR`), an empty config file (`CONDOR_CONFIG`), a
 //! home directory and a working directory, and the binaries run with an otherwise cleared
 //! environment, so that nothing from the machine or the user running the tests leaks in.
+//! The tools' note that no master runs is off unless a test turns it on.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -12,6 +13,18 @@ use tempfile::TempDir;
 
 #[allow(dead_code)]
 pub mod jobs;
+
+/// What condor_submit (on stderr) and condor_q (after its totals) say when no master runs for
+/// a test's pool, as [`TestEnvironment::normalize`] leaves it.
+#[allow(dead_code)]
+pub const NO_MASTER_NOTE: &str = "Note: no condor_master is running for LOCAL_DIR \
+    $TEST_ENV/local: queued jobs will start when one runs (start one with: condor_master)\n";
+
+/// The line that ends an error that comes of no master running for a test's pool, as
+/// [`TestEnvironment::normalize`] leaves it.
+#[allow(dead_code)]
+pub const NO_MASTER_HINT: &str = "Hint: no condor_master is running for LOCAL_DIR \
+    $TEST_ENV/local; start one with: condor_master\n";
 
 pub struct TestEnvironment {
     _temp: TempDir,
@@ -41,6 +54,13 @@ impl TestEnvironment {
             ("LC_ALL".to_owned(), "C".to_owned()),
             ("TZ".to_owned(), "UTC".to_owned()),
             ("COLUMNS".to_owned(), "80".to_owned()),
+            // Most tests run the tools with no master and compare their output whole: the
+            // note that jobs wait for one is asked for by the tests about it
+            // ([`TestEnvironment::warn_no_master`]).
+            (
+                "_CONDOR_CONDORLITE_WARN_NO_MASTER".to_owned(),
+                "false".to_owned(),
+            ),
         ];
         TestEnvironment {
             _temp: temp,
@@ -71,6 +91,14 @@ impl TestEnvironment {
     pub fn set_env(&mut self, name: &str, value: &str) {
         self.env.retain(|(n, _)| n != name);
         self.env.push((name.to_owned(), value.to_owned()));
+    }
+
+    /// Lets condor_submit and condor_q say that no master runs, as they do by default
+    /// (`CONDORLITE_WARN_NO_MASTER` left to its default).
+    #[allow(dead_code)]
+    pub fn warn_no_master(&mut self) {
+        self.env
+            .retain(|(n, _)| n != "_CONDOR_CONDORLITE_WARN_NO_MASTER");
     }
 
     /// Writes a file under the working directory and returns its path.

@@ -17,7 +17,7 @@ use condorlite::queue::{JobQuery, Queue};
 use condorlite::submit::{SubmitContext, SubmitFile};
 use serde::Deserialize;
 
-use crate::common::TestEnvironment;
+use crate::common::{TestEnvironment, NO_MASTER_NOTE};
 
 const JOB: &str = "executable = prog.sh\narguments = $(Process)\nqueue 3\n";
 
@@ -103,6 +103,100 @@ fn submits_and_prints_as_htcondor() {
         out.to_string(),
         "Submitting job(s)..\n2 job(s) submitted to cluster 2.\n[exit status: 0]"
     );
+}
+
+/// With no master running, the jobs are queued as always and condor_submit says, once, on
+/// stderr, that they wait for one and how to start it; stdout is what HTCondor prints.
+#[test]
+fn without_a_master_submit_says_the_jobs_wait_for_one() {
+    let mut env = env();
+    env.warn_no_master();
+    env.write_file(
+        "job.sub",
+        "executable = prog.sh\nqueue 2\nexecutable = /bin/sh\nqueue 1\n",
+    );
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(
+        out.stdout,
+        "Submitting job(s)...\n2 job(s) submitted to cluster 1.\n\
+         1 job(s) submitted to cluster 2.\n"
+    );
+    assert_eq!(out.status, Some(0));
+    // Once for the two clusters, after the deprecation warning of the two queue statements.
+    let stderr = env.normalize(&out.stderr);
+    assert!(
+        stderr.starts_with("\nWarning: Use of multiple queue"),
+        "{out}"
+    );
+    assert!(stderr.ends_with(NO_MASTER_NOTE), "{out}");
+    assert_eq!(stderr.matches("condor_master").count(), 2, "{out}");
+    assert_eq!(count(&env), 3);
+
+    // -terse: stdout stays the ids alone; the note is on stderr, after the warnings.
+    env.write_file("one.sub", "executable = prog.sh\nfoo = 1\nqueue\n");
+    let out = env.run("condor_submit", ["-terse", "one.sub"]);
+    assert_eq!(out.stdout, "3.0 - 3.0\n", "{out}");
+    assert_eq!(
+        env.normalize(&out.stderr),
+        format!(
+            "WARNING: the line 'foo = 1' was unused by condor_submit. Is it a typo?\n\
+             {NO_MASTER_NOTE}"
+        )
+    );
+    assert_eq!(out.status, Some(0));
+
+    // Nothing queued, nothing said: -dry-run, -dump, a failed submit, empty queue statements.
+    for args in [
+        &["-dry-run", "-", "one.sub"][..],
+        &["-dump", "ads.txt", "one.sub"],
+        &["missing.sub"],
+        &["one.sub", "-queue", "0"],
+    ] {
+        let out = env.run("condor_submit", args);
+        assert!(!out.stderr.contains("condor_master"), "{args:?}: {out}");
+    }
+    assert_eq!(count(&env), 4);
+}
+
+/// `CONDORLITE_WARN_NO_MASTER = false` (condorlite's knob) keeps condor_submit quiet.
+#[test]
+fn the_no_master_note_can_be_turned_off() {
+    let mut env = env();
+    env.warn_no_master();
+    std::fs::write(env.config_file(), "CONDORLITE_WARN_NO_MASTER = false\n").unwrap();
+    env.write_file("job.sub", JOB);
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)...\n3 job(s) submitted to cluster 1.\n[exit status: 0]"
+    );
+}
+
+/// With a master running, the jobs start: neither condor_submit nor condor_q says anything
+/// of it.
+#[test]
+fn with_a_master_submit_says_nothing_of_it() {
+    let mut env = env();
+    env.warn_no_master();
+    env.write_file("job.sub", "executable = /bin/true\nqueue\n");
+    let master = crate::pool::Master::start(&env);
+    let out = env.run("condor_submit", ["job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s).\n1 job(s) submitted to cluster 1.\n[exit status: 0]"
+    );
+    // Nor when it is only asked whether one runs (no reschedule sent).
+    let out = env
+        .command("condor_submit")
+        .env("_CONDOR_SUBMIT_SEND_RESCHEDULE", "false")
+        .arg("job.sub")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    // condor_q's tables end with their totals, as HTCondor's.
+    let out = env.run("condor_q", ["-totals"]);
+    assert!(out.stdout.ends_with(" suspended\n\n"), "{out}");
+    drop(master);
 }
 
 #[test]

@@ -163,8 +163,13 @@ fn signalling_jobs_needs_the_master() {
     master.kill();
     let out = env.run("condor_suspend", [&format!("{cluster}.0")]);
     assert_eq!(out.status, Some(1), "{out}");
-    assert!(
-        out.stderr.contains("Can't find address for local schedd"),
+    assert_eq!(
+        env.normalize(&out.stderr),
+        format!(
+            "condor_suspend: Can't find address for local schedd\n\
+             Perhaps you need to query another pool.\n{}",
+            crate::common::NO_MASTER_HINT
+        ),
         "{out}"
     );
     // The next master's recovery kills the orphan and requeues the job.
@@ -301,8 +306,11 @@ fn condor_drain_refusals_and_errors() {
     let out = env.run("condor_drain", ["nosuchhost.example"]);
     assert_eq!(out.status, Some(1), "{out}");
     assert_eq!(
-        out.stderr,
-        "ERROR: Can't find address for startd nosuchhost.example\n"
+        env.normalize(&out.stderr),
+        format!(
+            "ERROR: Can't find address for startd nosuchhost.example\n{}",
+            crate::common::NO_MASTER_HINT
+        )
     );
     let master = Master::start(&env);
     let name = startd_name(&env);

@@ -442,12 +442,24 @@ fn the_master_detaches_by_default() {
 #[test]
 fn daemon_commands_say_what_htcondor_says() {
     let env = TestEnvironment::new();
-    let out = env.run("condor_reschedule", Vec::<&str>::new());
-    assert_eq!(
-        out.to_string(),
-        "------- stderr -------\nCan't find address for local schedd\n\
-         Perhaps you need to query another pool.\n[exit status: 1]"
-    );
+    for (tool, whom) in [
+        ("condor_reschedule", "local schedd"),
+        ("condor_off", "local master"),
+        ("condor_on", "local master"),
+        ("condor_restart", "local master"),
+        ("condor_reconfig", "local master"),
+    ] {
+        let out = env.run(tool, Vec::<&str>::new());
+        assert_eq!(
+            env.normalize(&out.to_string()),
+            format!(
+                "------- stderr -------\nCan't find address for {whom}\n\
+                 Perhaps you need to query another pool.\n{}[exit status: 1]",
+                crate::common::NO_MASTER_HINT
+            ),
+            "{tool}"
+        );
+    }
     let master = Master::start(&env);
     for (tool, args, said) in [
         (
@@ -497,9 +509,12 @@ fn daemon_commands_say_what_htcondor_says() {
     drop(master);
 }
 
+/// With no master, condor_run runs the pool itself, so its job does not wait for one: nothing
+/// is said of a missing master.
 #[test]
 fn condor_run_without_a_master_runs_the_pool_itself() {
-    let env = TestEnvironment::new();
+    let mut env = TestEnvironment::new();
+    env.warn_no_master();
     let out = env.run("condor_run", ["echo hello; echo oops >&2; exit 3"]);
     assert_eq!(out.stdout, "hello\n", "{out}");
     assert_eq!(out.stderr, "oops\n", "{out}");

@@ -2,7 +2,7 @@
 //! stderr and exit status), with the user, clock and schedd name pinned.
 
 use crate::common::jobs::{pool, submit, NOW};
-use crate::common::TestEnvironment;
+use crate::common::{TestEnvironment, NO_MASTER_NOTE};
 
 #[track_caller]
 fn check(env: &TestEnvironment, args: &[&str], expected: &str) {
@@ -212,6 +212,70 @@ fn nobatch_columns_grow_for_big_ids_and_sizes() {
              [exit status: 0]"
         ),
     );
+}
+
+/// With no master running, the tables say so after their totals (and how to start one);
+/// the machine-readable forms print exactly what they print with one.
+#[test]
+fn without_a_master_the_tables_end_saying_so() {
+    let mut env = three_clusters();
+    env.warn_no_master();
+    let run = |args: &[&str]| env.normalize(&env.run("condor_q", args).to_string());
+    let totals = "Total for query: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+                  Total for alice: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+                  Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+                  \n";
+    assert_eq!(
+        run(&[]),
+        format!(
+            "{TITLE}OWNER BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS\n\
+             alice ID: 1        1/31 11:58      1      _      3      _      4 1.0-2\n\
+             alice sweep        1/31 11:58      _      _      _      1      1 3.0\n\
+             \n\
+             {totals}{NO_MASTER_NOTE}[exit status: 0]"
+        )
+    );
+    for args in [&["-nobatch"][..], &["-totals"], &["-hold"], &["-dag"]] {
+        let out = run(args);
+        assert!(
+            out.ends_with(&format!("\n\n{NO_MASTER_NOTE}[exit status: 0]")),
+            "{args:?}: {out}"
+        );
+        assert_eq!(out.matches("condor_master").count(), 2, "{args:?}: {out}");
+    }
+    // -run and -idle have no totals: an empty line, then the note.
+    assert_eq!(
+        run(&["-run", "-allusers"]),
+        format!(
+            "{TITLE} ID      OWNER            SUBMITTED     RUN_TIME HOST(S)\n\
+             \x20  2.1   bob             1/31 11:58   0+00:01:40\n\
+             \n\
+             {NO_MASTER_NOTE}[exit status: 0]"
+        )
+    );
+    assert!(run(&["-idle"]).ends_with(&format!("undefined\n\n{NO_MASTER_NOTE}[exit status: 0]")));
+    for args in [
+        &["-af", "ClusterId"][..],
+        &["-format", "%d\n", "ClusterId"],
+        &["-long"],
+        &["-json"],
+        &["-xml"],
+        &["-totals", "-af", "Jobs"],
+        &["-better-analyze"],
+    ] {
+        let out = run(args);
+        assert!(!out.contains("Note:"), "{args:?}: {out}");
+    }
+}
+
+/// `CONDORLITE_WARN_NO_MASTER = false` leaves condor_q's tables as HTCondor prints them.
+#[test]
+fn the_no_master_note_can_be_turned_off_in_condor_q() {
+    let mut env = pool();
+    env.warn_no_master();
+    std::fs::write(env.config_file(), "CONDORLITE_WARN_NO_MASTER = false\n").unwrap();
+    let out = env.run("condor_q", ["-totals"]);
+    assert!(out.stdout.ends_with("0 suspended\n\n"), "{out}");
 }
 
 #[test]

@@ -451,8 +451,12 @@ fn without_a_master_the_slots_cannot_be_fetched() {
     for option in ["-analyze", "-better-analyze", "-reverse-analyze"] {
         let out = env.run("condor_q", [option]);
         assert_eq!(
-            out.to_string(),
-            "------- stderr -------\nError:  Could not fetch startd ads\n[exit status: 1]",
+            env.normalize(&out.to_string()),
+            format!(
+                "------- stderr -------\nError:  Could not fetch startd ads\n\
+                 {}[exit status: 1]",
+                crate::common::NO_MASTER_HINT
+            ),
             "{option}"
         );
     }

@@ -4,7 +4,7 @@
 //! daemons' ads. The ActvtyTime, StateTime and Uptime columns come from the ads' own clocks
 //! (`MyCurrentTime`, `LastHeardFrom`), as in HTCondor.
 
-use crate::common::TestEnvironment;
+use crate::common::{TestEnvironment, NO_MASTER_HINT};
 
 /// The fixtures' clock: 2024-01-31 12:00:00 UTC.
 const NOW: i64 = 1_706_702_400;
@@ -769,18 +769,30 @@ Can't open file of ClassAds: no-such-file.ads
     );
 }
 
-/// No condor_master (the collector) to ask: HTCondor's message for an unreachable collector.
+/// No condor_master (the collector) to ask: HTCondor's message for an unreachable collector,
+/// then how to start a master for this pool, whatever is asked for.
 #[test]
 fn without_a_master() {
     let env = pool();
-    check(
-        &env,
-        &[],
-        "------- stderr -------
+    for args in [
+        &[][..],
+        &["-schedd"],
+        &["-af", "Name"],
+        &["-long"],
+        &["-total"],
+    ] {
+        let out = env.run("condor_status", args);
+        assert_eq!(
+            env.normalize(&out.to_string()),
+            format!(
+                "------- stderr -------
 Error: communication error
 CEDAR:6001:Failed to connect to <127.0.0.1:9618>
-[exit status: 1]",
-    );
+{NO_MASTER_HINT}[exit status: 1]"
+            ),
+            "condor_status {args:?}"
+        );
+    }
     check(
         &env,
         &["-schedd", "-constraint", "a +"],

@@ -783,6 +783,21 @@ fn submits_the_dagman_job() {
     assert!(read(&env, "x.dag.dagman.log").starts_with("000 (001.000.000)"));
 }
 
+/// The DAGMan job is queued by condor_submit's code: with no master running, condor_submit's
+/// note that it waits for one, once, on stderr; stdout unchanged.
+#[test]
+fn without_a_master_the_dagman_job_waits_and_condor_submit_dag_says_so() {
+    let mut env = env();
+    env.warn_no_master();
+    write(&env, "x.dag", "JOB A a.sub\n");
+    let dagman = write(&env, "bin/condor_dagman", "#!/bin/sh\nexit 0\n");
+    let out = run(&env, &["-dagman", dagman.to_str().unwrap(), "x.dag"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let end = format!("1 job(s) submitted to cluster 1.\n{RULE}\n");
+    assert!(out.stdout.ends_with(&end), "{out}");
+    assert_eq!(env.normalize(&out.stderr), crate::common::NO_MASTER_NOTE);
+}
+
 #[test]
 fn a_failed_submit_is_reported() {
     let env = env();

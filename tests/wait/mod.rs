@@ -12,7 +12,7 @@ use condorlite::eventlog::{
     Submit,
 };
 
-use crate::common::TestEnvironment;
+use crate::common::{TestEnvironment, NO_MASTER_NOTE};
 
 /// The events' clock: 2024-01-31 12:00:00 UTC.
 const NOW: i64 = 1_706_702_400;
@@ -191,6 +191,38 @@ fn time_expires() {
         &env,
         &["-num", "1", "-wait", "1", "empty.log", "5"],
         "------- stderr -------\nThis log does not mention that job!\n[exit status: 1]",
+    );
+}
+
+/// Waiting for a job of this pool that only a master would run, with none running: the note
+/// that it waits for one, on stderr, before the wait. Not for jobs this queue does not hold,
+/// nor for held ones.
+#[test]
+fn without_a_master_waiting_says_the_jobs_wait_for_one() {
+    let mut env = TestEnvironment::new();
+    env.warn_no_master();
+    env.write_file("job.sub", "executable = /bin/true\nlog = job.log\nqueue\n");
+    let out = env.run("condor_submit", ["-terse", "job.sub"]);
+    assert_eq!(out.stdout, "1.0 - 1.0\n", "{out}");
+    let out = env.run("condor_wait", ["-wait", "1", "job.log"]);
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        format!("Time expired.\n------- stderr -------\n{NO_MASTER_NOTE}[exit status: 1]")
+    );
+    // Another pool's jobs (cluster 2 is not in this queue).
+    jobs_log(&env);
+    check(
+        &env,
+        &["-wait", "1", "jobs.log", "2.0"],
+        "Time expired.\n[exit status: 1]",
+    );
+    // A held job waits for condor_release, not for a master.
+    let out = env.run("condor_hold", ["1"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    check(
+        &env,
+        &["-wait", "1", "job.log"],
+        "Time expired.\n[exit status: 1]",
     );
 }
 

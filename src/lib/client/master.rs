@@ -11,7 +11,9 @@
 //!
 //! A missing socket, or one nobody listens on, means no master runs for this pool
 //! ([`MasterError::NotRunning`]). Tools that change the queue wake the master with
-//! [`wake`], which never waits for an answer and never fails.
+//! [`wake`], which never waits for an answer and never fails. A connection closed without a
+//! request asks nothing ([`is_running`] probes so). What the tools say when no master runs is
+//! here too ([`start_hint`], [`waiting_note`]), so that every tool says it alike.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -305,14 +307,7 @@ pub fn socket_path(config: &Config) -> Result<PathBuf, MasterError> {
 fn connect(path: &Path) -> Result<UnixStream, MasterError> {
     match UnixStream::connect(path) {
         Ok(s) => Ok(s),
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
-            ) =>
-        {
-            Err(MasterError::NotRunning(path.to_owned()))
-        }
+        Err(e) if nobody_listens(&e) => Err(MasterError::NotRunning(path.to_owned())),
         Err(source) => Err(MasterError::Io {
             path: path.to_owned(),
             source,
@@ -365,18 +360,83 @@ pub fn parse_ads(text: &str) -> Result<Vec<ClassAd>, MasterError> {
     crate::classad::parse_old_ads(text).map_err(|e| MasterError::BadAd(e.to_string()))
 }
 
-/// Tells the master that the queue changed, so that it negotiates at once. Never waits for
-/// an answer and never fails: without a master, jobs wait for the next one to start.
-pub fn wake(config: &Config) {
-    if config.bool("SUBMIT_SEND_RESCHEDULE").ok().flatten() == Some(false) {
-        return;
-    }
-    let Ok(path) = socket_path(config) else {
-        return;
+/// Tells the master that the queue changed, so that it negotiates at once (unless
+/// `SUBMIT_SEND_RESCHEDULE` is false), and returns whether one runs ([`is_running`]). Never
+/// waits for an answer and never fails: without a master, jobs wait for the next one to start.
+pub fn wake(config: &Config) -> bool {
+    let Some(stream) = probe(config) else {
+        return false;
     };
-    if let Ok(mut stream) = UnixStream::connect(&path) {
-        let _ = stream.write_all(b"RESCHEDULE\n");
+    if let Some(mut stream) = stream {
+        if config.bool("SUBMIT_SEND_RESCHEDULE").ok().flatten() != Some(false) {
+            let _ = stream.write_all(b"RESCHEDULE\n");
+        }
     }
+    true
+}
+
+/// Whether a master runs for the pool: something listens on its socket (a `condor_master`,
+/// or the pool `condor_run` or `condor_dagman` runs inside its own process). The connection
+/// is closed without a request, which the master takes as nothing asked.
+pub fn is_running(config: &Config) -> bool {
+    probe(config).is_some()
+}
+
+/// A connection to the pool's socket: `None` when no master runs, `Some(None)` when the
+/// socket is there but refuses this user (a master runs: it is not for a tool to say that
+/// none does).
+fn probe(config: &Config) -> Option<Option<UnixStream>> {
+    let path = socket_path(config).ok()?;
+    match UnixStream::connect(&path) {
+        Ok(stream) => Some(Some(stream)),
+        Err(e) if nobody_listens(&e) => None,
+        Err(_) => Some(None),
+    }
+}
+
+/// Whether a failed connection means that no master runs (no socket, or a stale one).
+fn nobody_listens(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused
+    )
+}
+
+/// The pool's directory (`LOCAL_DIR`), as the messages about its master name it.
+fn local_dir(config: &Config) -> String {
+    config
+        .string("LOCAL_DIR")
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
+/// The line a tool adds to an error that comes of no master running: which pool, and how to
+/// start one.
+pub fn start_hint(config: &Config) -> String {
+    format!(
+        "Hint: no condor_master is running for LOCAL_DIR {}; start one with: condor_master",
+        local_dir(config)
+    )
+}
+
+/// What `condor_submit` (on standard error), `condor_q` (after its totals) and `condor_wait`
+/// (before it waits) say when no master runs for the pool, so that jobs would wait unseen:
+/// `None` when one runs (`running` is asked only when the note is wanted), or when the
+/// condorlite knob `CONDORLITE_WARN_NO_MASTER` is false.
+pub fn waiting_note(config: &Config, running: impl FnOnce() -> bool) -> Option<String> {
+    let wanted = config
+        .bool("CONDORLITE_WARN_NO_MASTER")
+        .ok()
+        .flatten()
+        .unwrap_or(true);
+    (wanted && !running()).then(|| {
+        format!(
+            "Note: no condor_master is running for LOCAL_DIR {}: queued jobs will start when \
+             one runs (start one with: condor_master)",
+            local_dir(config)
+        )
+    })
 }
 
 #[cfg(test)]

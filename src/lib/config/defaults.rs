@@ -251,6 +251,9 @@ static TABLE: &[Default] = &[
     d("SUBMIT_GENERATE_CUSTOM_RESOURCE_REQUIREMENTS", "true", Bool),
     d("SUBMIT_DEFAULT_SHOULD_TRANSFER_FILES", "", String),
     d("SUBMIT_SEND_RESCHEDULE", "true", Bool),
+    // condorlite: condor_submit, condor_q and condor_wait say when no condor_master runs for
+    // the pool (HTCondor has no knob: its condor_submit fails without a schedd).
+    d("CONDORLITE_WARN_NO_MASTER", "true", Bool),
     d("SUBMIT_CONTAINER_NEVER_XFER_ABSOLUTE_CMD", "false", Bool),
     d("DEFAULT_UNIVERSE", "", String),
     d("DEFAULT_IO_BUFFER_SIZE", "", String),

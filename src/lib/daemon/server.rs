@@ -132,6 +132,10 @@ fn handle(stream: UnixStream, peer: Peer, to_main: &Sender<Msg>) {
     if reader.read_line(&mut line).is_err() {
         return;
     }
+    // A client closing at once only wanted to know that a master runs.
+    if line.is_empty() {
+        return;
+    }
     let mut out = &stream;
     let gone = "ERROR the master is stopping\n".to_owned();
     let answer = match Command::parse(&line) {
@@ -221,5 +225,15 @@ mod tests {
         let mut other = UnixStream::connect(&path).unwrap();
         assert_eq!(ask(&mut other, "RESCHEDULE\n"), "OK\n");
         assert_eq!(ask(&mut silent, "RESCHEDULE\n"), "OK\n");
+    }
+
+    #[test]
+    fn a_probe_without_a_request_is_not_answered() {
+        let (_dir, path) = served();
+        let mut probe = UnixStream::connect(&path).unwrap();
+        probe.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut answer = String::new();
+        probe.read_to_string(&mut answer).unwrap();
+        assert_eq!(answer, "");
     }
 }

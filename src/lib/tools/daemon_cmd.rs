@@ -5,7 +5,8 @@
 //! What they print is tool.cpp's: `Sent "Kill-All-Daemons" command to local master`,
 //! `Sent "Kill-Daemon" command for "schedd" to local master`, `Sent "Reschedule" command to
 //! local schedd`; with no master running, `Can't find address for local master` and
-//! `Perhaps you need to query another pool.` on stderr, exit 1. Every daemon lives in the
+//! `Perhaps you need to query another pool.` on stderr, then condorlite's hint naming the
+//! pool's `LOCAL_DIR` and how to start a master, exit 1. Every daemon lives in the
 //! one master process, so the targets are this host: another host's name cannot be found.
 
 use std::io::Write;
@@ -15,7 +16,7 @@ use clap::{Arg, ArgAction, Command as ClapCommand};
 use super::Tool;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
-use crate::client::master::{send, Command, MasterError, Shutdown, Subsystem};
+use crate::client::master::{send, start_hint, Command, MasterError, Shutdown, Subsystem};
 use crate::config::Config;
 use crate::error::CommandError;
 
@@ -422,6 +423,7 @@ fn run(
             Err(MasterError::NotRunning(_)) => {
                 writeln!(err, "Can't find address for {whom}")?;
                 writeln!(err, "Perhaps you need to query another pool.")?;
+                writeln!(err, "{}", start_hint(&config))?;
                 return Err(CommandError::Exit(1));
             }
             Err(e) => {

@@ -231,7 +231,13 @@ fn locate(session: &Session, target: &str) -> Result<(String, String), String> {
     let not_found = || format!("Can't find address for startd {target}");
     let ads = match master::query(&session.config, AdKind::Startd) {
         Ok(ads) => ads,
-        Err(MasterError::NotRunning(_)) => return Err(not_found()),
+        Err(MasterError::NotRunning(_)) => {
+            return Err(format!(
+                "{}\n{}",
+                not_found(),
+                master::start_hint(&session.config)
+            ))
+        }
         Err(e) => return Err(e.to_string()),
     };
     let full = daemon_name(target, &session.config);

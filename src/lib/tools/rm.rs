@@ -27,7 +27,7 @@ use crate::cli::Invocation;
 use crate::client::actions::{
     act_on_jobs, result_ad, Action, ActionError, ActionResult, Outcome, Request, Target,
 };
-use crate::client::master::MasterError;
+use crate::client::master::{start_hint, MasterError};
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::queue::{JobId, JobIdError, JobIdSpec};
@@ -665,8 +665,11 @@ fn run(
             // The schedd (here, the master running the jobs) cannot be reached.
             ActionError::Master(MasterError::NotRunning(_)) => CommandError::failed(
                 1,
-                "Can't find address for local schedd\nPerhaps you need to query another pool."
-                    .to_owned(),
+                format!(
+                    "Can't find address for local schedd\nPerhaps you need to query another \
+                     pool.\n{}",
+                    start_hint(&session.config)
+                ),
             ),
             other => CommandError::failed(1, other.to_string()),
         })

@@ -14,7 +14,10 @@
 //!   script with CRLF line endings unless `-allow-crlf-script`);
 //! - stdout and stderr texts as submit.cpp prints them, and exit status 1 on any error;
 //! - the submit event (000) for each proc in its job event log, written after the commit;
-//! - waking the daemon afterwards ([`crate::client::master::wake`]).
+//! - waking the daemon afterwards ([`crate::client::master::wake`]), or, when none runs for
+//!   the pool, saying so on stderr (once, unless `CONDORLITE_WARN_NO_MASTER` is false): the
+//!   jobs wait in the queue for a `condor_master`. A pool running inside this process
+//!   (`condor_run`'s) listens on the socket as a master does, so nothing is said there.
 //!
 //! `-dry-run FILE` runs HTCondor's simulated schedd (submit_simulate.cpp): clusters from 1 (or
 //! `-dry-run:cluster=N`), a blank line per proc then its attributes as `Name=value`, the
@@ -845,10 +848,13 @@ pub fn submit(
     }
     out.flush()?;
 
+    // Whether the jobs wait for a master to start (said last, after the warnings).
+    let mut waiting = None;
     if let Some(events) = events {
         events.write(session);
         if !submitted.is_empty() {
-            crate::client::master::wake(&session.config);
+            let running = crate::client::master::wake(&session.config);
+            waiting = crate::client::master::waiting_note(&session.config, || running);
         }
     }
 
@@ -872,6 +878,9 @@ pub fn submit(
         for w in file.unused_warnings() {
             let _ = writeln!(err, "WARNING: {w}");
         }
+    }
+    if let Some(note) = waiting {
+        let _ = writeln!(err, "{note}");
     }
     Ok(())
 }

@@ -13,9 +13,15 @@
 //! exits 0 silently even if jobs are pending; `-version` exits 1. The log is followed by polling
 //! it. `-help` prints the usage on stdout (HTCondor: stderr), where every condorlite tool prints
 //! its help; after a command-line error it goes to stderr, as in HTCondor.
+//!
+//! When the log has been read and jobs are still to wait for, some of them in this pool's
+//! queue and able to run, but no `condor_master` runs for the pool, condor_wait says so on
+//! stderr before it waits (condorlite's note, as condor_submit's; `CONDORLITE_WARN_NO_MASTER`):
+//! the jobs would not end until one starts.
 
 use std::collections::BTreeSet;
 use std::io::Write;
+use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Command;
@@ -24,9 +30,11 @@ use super::argv::{atoi, flag_option, words, Argv, Token};
 use super::Tool;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::master;
 use crate::config::Config;
 use crate::error::CommandError;
 use crate::eventlog::{format_event, Event, EventBody, LogFollower, LogFormat};
+use crate::queue::{JobId, JobStatus, Queue, QUEUE_FILE};
 use crate::version::{CONDOR_PLATFORM, CONDOR_VERSION};
 
 pub const TOOL: Tool = Tool {
@@ -417,7 +425,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         proc,
         subproc,
     };
-    follow(&args, &watch, echo.as_ref(), stoptime, out, err)
+    follow(&config, &args, &watch, echo.as_ref(), stoptime, out, err)
 }
 
 /// The job (or jobs) waited for.
@@ -465,6 +473,7 @@ fn read_event(follower: &mut LogFollower, timeout: Option<Duration>) -> Outcome 
 /// Follows the log until the jobs are done: `echo` in this format, give up at `stoptime`
 /// (seconds since the epoch).
 fn follow(
+    config: &Config,
     args: &WaitArgs,
     watch: &Watch,
     echo: Option<&LogFormat>,
@@ -546,6 +555,12 @@ fn follow(
                         writeln!(out, "All jobs done.")?;
                         return Ok(());
                     }
+                    if !read_once {
+                        out.flush()?;
+                        if let Some(note) = waiting_for_a_master(config, &table) {
+                            let _ = writeln!(err, "{note}");
+                        }
+                    }
                 } else if table.is_empty() && submitted == 0 {
                     if watch.cluster == ANY {
                         let _ = writeln!(err, "This log does not mention any jobs!");
@@ -563,6 +578,27 @@ fn follow(
             Outcome::Error => return Err(CommandError::Exit(1)),
         }
     }
+}
+
+/// The note that no master runs (condorlite's, [`master::waiting_note`]), when some job the
+/// log waits for is in this pool's queue and would run, or end, only under a master: not
+/// held, not completed. A log of another pool's jobs, or of jobs gone from this queue, is
+/// waited for without a word.
+fn waiting_for_a_master(config: &Config, pending: &BTreeSet<String>) -> Option<String> {
+    let note = master::waiting_note(config, || master::is_running(config))?;
+    let spool = config.string("SPOOL").ok().flatten()?;
+    if !Path::new(&spool).join(QUEUE_FILE).exists() {
+        return None;
+    }
+    let ids = pending.iter().filter_map(|key| {
+        let mut n = key.split('.').map(str::parse::<i32>);
+        Some(JobId::new(n.next()?.ok()?, n.next()?.ok()?))
+    });
+    let queue = Queue::open(&spool).ok()?;
+    let jobs = queue.jobs_by_id(ids).ok()?;
+    jobs.iter()
+        .any(|job| !matches!(job.status(), Some(JobStatus::Held | JobStatus::Completed)))
+        .then_some(note)
 }
 
 #[cfg(test)]

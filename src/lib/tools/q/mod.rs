@@ -10,7 +10,9 @@
 //! line and ends with the `Total for query:` summary (not `-run` and `-idle`). `-af`,
 //! `-format`, `-long`, `-json`, `-jsonl` and `-xml` print bare: no title, header or summary
 //! (with `-totals` they format the summary ad instead). Lines are cut to the terminal width
-//! unless the output is not a terminal or `-wide` is given.
+//! unless the output is not a terminal or `-wide` is given. When no master runs for the pool,
+//! the tables end with a note saying so (condorlite's; `CONDORLITE_WARN_NO_MASTER`), the
+//! machine-readable forms never.
 //!
 //! `-dag`: in the batch view a DAG node job without its DAGMan job listed shows its node name
 //! as owner; without the batch view (`-nobatch`, `-run`, `-idle`) the DAG view lists each
@@ -674,12 +676,31 @@ impl<'s> Query<'s> {
             }
             text.push_str(&self.summary_text(&summary));
             out.write_all(text.as_bytes())?;
+        } else {
+            match self.req.view {
+                View::Batch => self.print_batch(out)?,
+                view => self.print_jobs(out, err, view)?,
+            }
+        }
+        self.print_waiting_note(out)
+    }
+
+    /// The tables' last line when no master runs for the pool: the jobs wait for one. After
+    /// the totals and the empty line that ends them; `-run` and `-idle` have no totals, so an
+    /// empty line comes first.
+    fn print_waiting_note(&self, out: &mut dyn Write) -> Result<(), CommandError> {
+        let config = &self.session.config;
+        let Some(note) = crate::client::master::waiting_note(config, || {
+            crate::client::master::is_running(config)
+        }) else {
             return Ok(());
+        };
+        let ends_in_totals = self.req.totals || !matches!(self.req.view, View::Run | View::Idle);
+        if !ends_in_totals {
+            out.write_all(b"\n")?;
         }
-        match self.req.view {
-            View::Batch => self.print_batch(out),
-            view => self.print_jobs(out, err, view),
-        }
+        writeln!(out, "{note}")?;
+        Ok(())
     }
 
     /// The jobs the query selects, at most `-limit` of them.

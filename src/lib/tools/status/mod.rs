@@ -1221,7 +1221,8 @@ fn query_master(
                 .unwrap_or(9618);
             let _ = writeln!(
                 err,
-                "Error: communication error\nCEDAR:6001:Failed to connect to <127.0.0.1:{port}>"
+                "Error: communication error\nCEDAR:6001:Failed to connect to <127.0.0.1:{port}>\n{}",
+                master::start_hint(config)
             );
             return Err(CommandError::Exit(1));
         }

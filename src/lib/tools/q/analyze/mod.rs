@@ -5,7 +5,7 @@
 //! The slots ([`slots`]) come from the running master ([`AdKind::Slots`]), or from a file with
 //! `-slotads`: every slot, dynamic ones too, unless `-machine` or `-mconstraint` selects some.
 //! Without a master, analysis stops as HTCondor's does when it cannot reach the collector:
-//! `Error:  Could not fetch startd ads` and exit status 1.
+//! `Error:  Could not fetch startd ads` (then how to start a master) and exit status 1.
 //!
 //! For each selected job (in job-id order) the analysis:
 //! - matches the job against every static and partitionable slot both ways ([`run`],

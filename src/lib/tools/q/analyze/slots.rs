@@ -10,7 +10,7 @@ use super::Options;
 use crate::classad::analysis::Names;
 use crate::classad::parser::{parse_old_ads, parse_old_expr};
 use crate::classad::ClassAd;
-use crate::client::master::{self, AdKind};
+use crate::client::master::{self, AdKind, MasterError};
 use crate::config::Config;
 use crate::error::CommandError;
 use crate::output::render::{lookup_int, lookup_str};
@@ -81,6 +81,14 @@ fn fetch_failed(err: &mut dyn Write) -> CommandError {
     CommandError::Exit(1)
 }
 
+/// The slots could not be fetched because no master runs: HTCondor's line, and how to start
+/// one.
+fn no_master(config: &Config, err: &mut dyn Write) -> CommandError {
+    let e = fetch_failed(err);
+    let _ = writeln!(err, "{}", master::start_hint(config));
+    e
+}
+
 /// `setupAnalysis`: the slot ads to analyze against. The slot constraint (`-machine`,
 /// `-mconstraint`, whichever is last) may be a slot or machine name; then it selects the
 /// slots of that name or machine, and the analysis names it.
@@ -128,7 +136,10 @@ pub(in crate::tools::q) fn fetch_slots(
                 Some(Err(_)) => return Err(fetch_failed(err)),
                 None => None,
             };
-            let ads = master::query(config, AdKind::Slots).map_err(|_| fetch_failed(err))?;
+            let ads = master::query(config, AdKind::Slots).map_err(|e| match e {
+                MasterError::NotRunning(_) => no_master(config, err),
+                _ => fetch_failed(err),
+            })?;
             ads.into_iter()
                 .filter(|ad| constraint.as_ref().is_none_or(|c| constraint_holds(c, ad)))
                 .collect()
