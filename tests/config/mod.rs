@@ -9,6 +9,8 @@ use serde::Deserialize;
 
 use crate::common::TestEnvironment;
 
+mod defaults;
+
 #[derive(Deserialize)]
 struct Expected {
     valid: BTreeMap<String, Valid>,
