@@ -147,3 +147,23 @@ fn verbose_raw_and_dump_show_defaults_as_config_val_does() {
     let listed = out.stdout.lines().filter(|l| l.contains(" = ")).count();
     assert!(listed > 1087, "-dump listed {listed} knobs");
 }
+
+#[test]
+fn summary_leaves_out_what_matches_the_table() {
+    let env = TestEnvironment::new();
+    // A value equal to the table's default, an empty one where the table has none, and a
+    // subsystem setting (compared with the global default, 15, as param_default_get_id does).
+    std::fs::write(
+        env.config_file(),
+        "NEGOTIATOR_MIN_INTERVAL = 5\nSCHEDD_INTERVAL =\nMASTER.PID_SNAPSHOT_INTERVAL = 60\nFOO = bar\n",
+    )
+    .unwrap();
+    let out = env.run("condor_config_val", ["-summary"]);
+    let text = env.normalize(&out.stdout);
+    assert!(
+        text.contains(
+            "\n#\n# from $TEST_ENV/condor_config\n#\nMASTER.PID_SNAPSHOT_INTERVAL = 60\nFOO = bar\n\n"
+        ),
+        "{text}"
+    );
+}
