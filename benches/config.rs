@@ -1,5 +1,5 @@
 //! Loading configuration: the built-in defaults plus a generated 2,000-line site file, as a
-//! tool does at start-up; and looking a knob up.
+//! tool does at start-up; expanding a knob; looking up knobs that fall back to the defaults.
 
 use std::io::Write;
 
@@ -55,6 +55,22 @@ fn bench(c: &mut Criterion) {
     let config = Config::load_with(opts.clone()).unwrap();
     c.bench_function("config/expand START", |b| {
         b.iter(|| config.string("START").unwrap())
+    });
+    // Knobs no file sets, as a daemon reads them: each lookup falls through the configuration
+    // (as the negotiator: NEGOTIATOR.X, then X) to the default table.
+    let negotiator = config.subsystem("NEGOTIATOR");
+    let knobs = [
+        "NEGOTIATOR_INTERVAL",
+        "NEGOTIATOR_MIN_INTERVAL",
+        "PRIORITY_HALFLIFE",
+        "NEGOTIATOR_CONSIDER_PREEMPTION",
+        "GROUP_QUOTA_ROUND_ROBIN_RATE",
+        "SCHEDD_INTERVAL",
+        "ZZZ_NOT_A_KNOB",
+        "ActivationTimer",
+    ];
+    c.bench_function("config/raw defaults (8 knobs)", |b| {
+        b.iter(|| knobs.iter().filter_map(|k| negotiator.raw(k)).count())
     });
 }
 

@@ -68,6 +68,9 @@ macro_rules! opsys {
 /// `CondorPlatform`.
 pub const CONDOR_PLATFORM: &str = concat!("$CondorPlatform: ", arch!(), "-", opsys!(), " $");
 
+/// The build's `PLATFORM` (the `CONDOR_BUILD_PLATFORM` knob): the platform string's body.
+pub const BUILD_PLATFORM: &str = concat!(arch!(), "-", opsys!());
+
 /// The architecture part of the platform string (`CondorVersionInfo::getArchVer`): what
 /// precedes the first `-`.
 pub fn platform_arch() -> &'static str {

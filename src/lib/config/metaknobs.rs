@@ -600,32 +600,32 @@ static TEMPLATES: &[Template] = &[
     t(
         "FEATURE",
         "StartdCronPeriodic",
-        r#" use FEATURE : PeriodicCronHook(STARTD_CRON, $(0))"#,
+        r#"use FEATURE : PeriodicCronHook(STARTD_CRON, $(0))"#,
     ),
     t(
         "FEATURE",
         "ScheddCronPeriodic",
-        r#" use FEATURE : PeriodicCronHook(SCHEDD_CRON, $(0))"#,
+        r#"use FEATURE : PeriodicCronHook(SCHEDD_CRON, $(0))"#,
     ),
     t(
         "FEATURE",
         "StartdCronOneShot",
-        r#" use FEATURE : OneShotCronHook(STARTD_CRON, $(0))"#,
+        r#"use FEATURE : OneShotCronHook(STARTD_CRON, $(0))"#,
     ),
     t(
         "FEATURE",
         "ScheddCronOneShot",
-        r#" use FEATURE : OneShotCronHook(SCHEDD_CRON, $(0))"#,
+        r#"use FEATURE : OneShotCronHook(SCHEDD_CRON, $(0))"#,
     ),
     t(
         "FEATURE",
         "StartdCronContinuous",
-        r#" use FEATURE : ContinuousCronHook(STARTD_CRON, $(0))"#,
+        r#"use FEATURE : ContinuousCronHook(STARTD_CRON, $(0))"#,
     ),
     t(
         "FEATURE",
         "ScheddCronContinuous",
-        r#" use FEATURE : ContinuousCronHook(SCHEDD_CRON, $(0))"#,
+        r#"use FEATURE : ContinuousCronHook(SCHEDD_CRON, $(0))"#,
     ),
     t(
         "FEATURE",
@@ -1067,6 +1067,11 @@ mod tests {
         assert!(
             roles.starts_with(&["CentralManager", "Execute"]),
             "{roles:?}"
+        );
+        // param_info.in's `default = use ...`: the spaces around `=` are not the value's.
+        assert_eq!(
+            lookup("FEATURE", "StartdCronPeriodic").unwrap().text,
+            "use FEATURE : PeriodicCronHook(STARTD_CRON, $(0))"
         );
     }
 }

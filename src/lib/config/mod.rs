@@ -19,6 +19,8 @@ pub mod expand;
 pub mod load;
 pub mod machine;
 pub mod metaknobs;
+#[rustfmt::skip]
+mod param_table;
 pub mod parse;
 pub mod persist;
 pub mod printf;
@@ -287,56 +289,54 @@ impl<'c> View<'c> {
         }
     }
 
-    /// Finds `name` as `condor_config_val` reports it (HTCondor's `param_get_info`).
+    /// Finds `name` as `condor_config_val` reports it (HTCondor's `param_find_item`): the
+    /// configuration's `<local>.NAME`, `<subsys>.NAME`, then the subsystem's default, then
+    /// `NAME`, then the default table. A knob the table lists without a default is found,
+    /// with an empty raw value.
     pub fn find(&self, name: &str) -> Option<Found<'c>> {
         let set = &self.config.set;
         let defaults = &self.config.defaults;
-        let upper = |s: &str| s.to_ascii_uppercase();
+        let configured = |e: &'c Entry| Found {
+            name: e.name.clone(),
+            raw: &e.raw,
+            entry: Some(e),
+        };
+        let default = |prefix: Option<&str>, d: &'static defaults::Default| Found {
+            name: match prefix {
+                Some(p) => format!("{}.{}", p.to_ascii_uppercase(), d.name),
+                None => d.name.to_owned(),
+            },
+            raw: defaults.value(d),
+            entry: None,
+        };
         if let Some(local) = self.ctx.localname {
             if let Some(e) = set.get_prefixed(local, name) {
-                return Some(Found {
-                    name: e.name.clone(),
-                    raw: &e.raw,
-                    entry: Some(e),
-                });
+                return Some(configured(e));
             }
         }
         if let Some(subsys) = self.ctx.subsys {
             if let Some(e) = set.get_prefixed(subsys, name) {
-                return Some(Found {
-                    name: e.name.clone(),
-                    raw: &e.raw,
-                    entry: Some(e),
-                });
+                return Some(configured(e));
             }
-            if let Some(v) = defaults.get_prefixed(subsys, name) {
-                let spelled = defaults
-                    .entry(&format!("{subsys}.{name}"))
-                    .map_or(name.to_owned(), |d| {
-                        d.name.split_once('.').map_or(d.name, |x| x.1).to_owned()
-                    });
-                return Some(Found {
-                    name: format!("{}.{spelled}", upper(subsys)),
-                    raw: v,
-                    entry: None,
-                });
+            if let Some(d) = defaults.subsystem_entry(subsys, name) {
+                return Some(default(Some(subsys), d));
             }
         }
         if let Some(e) = set.get(name) {
-            return Some(Found {
-                name: e.name.clone(),
-                raw: &e.raw,
-                entry: Some(e),
-            });
+            return Some(configured(e));
         }
-        if let (Some(d), Some(raw)) = (defaults.entry(name), defaults.get(name)) {
-            return Some(Found {
-                name: d.name.to_owned(),
-                raw,
-                entry: None,
-            });
+        let prefix = name.split_once('.').map(|(p, _)| p);
+        defaults.entry(name).map(|d| default(prefix, d))
+    }
+
+    /// The default `condor_config_val -dump -verbose` reports for what [`View::find`] found
+    /// (HTCondor's `hash_iter_def_value`): a default's own value, or the table's default of
+    /// the name a configuration entry was found under.
+    pub fn default_of(&self, found: &Found<'c>) -> Option<&'c str> {
+        match found.entry {
+            None => Some(found.raw).filter(|v| !v.is_empty()),
+            Some(e) => self.config.defaults.get(&e.name),
         }
-        None
     }
 
     /// The raw value of `name`, unexpanded.

@@ -180,10 +180,11 @@ impl<'p> Parser<'p> {
         origin: Origin,
         here_doc: bool,
     ) -> Result<(), ExpandError> {
-        let default = self.defaults.get(name).or_else(|| {
-            name.split_once('.')
-                .and_then(|(_, base)| self.defaults.get(base))
-        });
+        let default = self
+            .defaults
+            .global_or_base(name)
+            .map(|d| self.defaults.value(d))
+            .filter(|d| !d.is_empty());
         let value = if self.set.get(name).is_some() {
             self.scope().expand_self(&value, name)?
         } else {

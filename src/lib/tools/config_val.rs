@@ -2,10 +2,11 @@
 //! persistently, as HTCondor's src/condor_tools/config_val.cpp does for the local machine.
 //!
 //! `NAME...` prints expanded values (`Not defined: NAME` on stderr, exit 1, for each undefined
-//! one); `-raw`, `-default`, `-verbose`, `-dump [regex...]`, `-config`, `-summary`,
-//! `-writeconfig FILE`, `-macro TEXT...` and `use CATEGORY[:TEMPLATE]` show the configuration
-//! in HTCondor's formats. `-set "NAME = value"` and `-unset NAME` edit the user's configuration
-//! file (`USER_CONFIG_FILE`): condorlite has no running daemon to hold persistent settings.
+//! one); `-raw`, `-verbose`, `-dump [regex...]`, `-config`, `-summary`, `-writeconfig FILE`,
+//! `-macro TEXT...` and `use CATEGORY[:TEMPLATE]` show the configuration in HTCondor's formats
+//! (`-default` only warns that it is not supported, as in HTCondor 24.0). `-set "NAME = value"`
+//! and `-unset NAME` edit the user's configuration file (`USER_CONFIG_FILE`): condorlite has no
+//! running daemon to hold persistent settings.
 //! Querying a daemon (`-name`, `-schedd`, ...) fails as HTCondor's does when none can be found.
 
 use std::io::Write;
@@ -149,7 +150,7 @@ struct ConfigValArgs {
     vars: Vec<String>,
     /// `-raw`: raw values.
     raw: bool,
-    /// `-default`: default values.
+    /// `-default`: HTCondor 24.0 only warns that it is not supported.
     default: bool,
     /// `-verbose` (not `-verbose:terse`): where each variable was set.
     verbose: bool,
@@ -249,11 +250,6 @@ impl ConfigValArgs {
 
     /// The combinations config_val.cpp refuses.
     fn check(&self) -> Result<(), CommandError> {
-        if self.default && self.verbose {
-            return Err(CommandError::Usage(
-                "-default cannot be used with -verbose".into(),
-            ));
-        }
         if self.summary && self.writeconfig.is_some() {
             return Err(CommandError::Usage(
                 "-summary cannot be used with -writeconfig".into(),
@@ -301,6 +297,9 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
     let view = config.view();
     if req.config {
         print_sources(&config, out, err)?;
+    }
+    if req.default {
+        writeln!(err, "-default not (yet) supported")?;
     }
     if let Some((file, options)) = &req.writeconfig {
         write_config(&config, file, options.as_deref(), false, out)?;
@@ -420,25 +419,16 @@ fn query(
         let found = view.find(var);
         let (name_used, value, raw_line) = match &found {
             Some(f) => {
-                let value = if req.default {
-                    config.defaults().get(&f.name).map(str::to_owned)
-                } else if req.raw {
+                let value = if req.raw {
                     Some(f.raw.to_owned())
                 } else {
                     view.string(&f.name)
                         .map_err(|e| CommandError::failed(1, e.to_string()))?
                 };
-                let raw_line =
-                    (!req.default && !req.raw).then(|| format!("{} = {}", f.name, f.raw));
+                let raw_line = (!req.raw).then(|| format!("{} = {}", f.name, f.raw));
                 (f.name.clone(), value, raw_line)
             }
-            None => (
-                var.to_ascii_uppercase(),
-                req.default
-                    .then(|| config.defaults().get(var).map(str::to_owned))
-                    .flatten(),
-                None,
-            ),
+            None => (var.to_ascii_uppercase(), None, None),
         };
         match &value {
             None => {
@@ -526,14 +516,12 @@ fn dump(
                 continue;
             };
             let multi_line = found.entry.is_some_and(|e| e.multi_line);
-            let shown = if req.default {
-                config.defaults().get(name).unwrap_or_default().to_owned()
-            } else if req.expanded {
+            let shown = if req.expanded {
                 view.string(name).ok().flatten().unwrap_or_default()
             } else {
                 found.raw.to_owned()
             };
-            let printed_name = if req.expanded || req.default {
+            let printed_name = if req.expanded {
                 name.clone()
             } else {
                 found.name.clone()
@@ -550,7 +538,7 @@ fn dump(
                     )
                 };
                 writeln!(out, " # {label}: {}", hash_indent(&other))?;
-                if let Some(d) = config.defaults().get(name) {
+                if let Some(d) = view.default_of(&found) {
                     writeln!(out, " # default: {}", hash_indent(d))?;
                 }
             }
@@ -633,7 +621,12 @@ fn write_config(
             if show_only && !(show_def || show_def_match || show_detected || show_env) {
                 continue;
             }
-            let default_empty = config.defaults().get(&e.name).is_some_and(str::is_empty);
+            // A knob of the table, set empty where its default is empty too, counts as
+            // matching the default.
+            let defaults = config.defaults();
+            let default_empty = defaults
+                .global_or_base(&e.name)
+                .is_some_and(|d| defaults.value(d).is_empty());
             if e.raw.is_empty() && default_empty {
                 if !show_def_match {
                     continue;
@@ -823,8 +816,8 @@ mod tests {
 
     #[test]
     fn htcondor_abbreviations() {
-        let r = parse(&["-d", "-v", "-ex", "-def", "X"]);
-        assert!(r.is_err(), "-default with -verbose");
+        let r = parse(&["-d", "-v", "-ex", "-def", "X"]).unwrap();
+        assert!(r.dump && r.verbose && r.expanded && r.default);
         let r = parse(&["-d", "-ex", "A.*"]).unwrap();
         assert!(r.dump && r.expanded);
         assert_eq!(r.vars, ["A.*"]);
