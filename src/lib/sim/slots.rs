@@ -135,11 +135,6 @@ impl Slots {
         self.machines.push(machine);
     }
 
-    /// How many machines there are.
-    pub fn machines(&self) -> usize {
-        self.machines.len()
-    }
-
     fn sync(&mut self) {
         for m in &mut self.machines {
             m.sync(&self.accountant);
