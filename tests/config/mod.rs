@@ -114,6 +114,12 @@ fn every_reference_lookup_agrees() {
 #[test]
 fn every_reference_error_agrees() {
     let expected = expected();
+    // A missing or truncated fixture must not pass for agreement (16 cases today).
+    assert!(
+        expected.invalid.len() >= 16,
+        "only {} error cases",
+        expected.invalid.len()
+    );
     let mut failures = Vec::new();
     for (case, invalid) in &expected.invalid {
         let path = fixtures().join("invalid").join(case);

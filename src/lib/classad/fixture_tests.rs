@@ -131,6 +131,8 @@ const KNOWN_AD_DIFFERENCES: &[(&str, &str)] = &[
 #[test]
 fn ad_printing_agrees_with_the_reference() {
     let cases = fixture("ads.json");
+    // A missing or truncated fixture must not pass for agreement (114 cases today).
+    assert!(cases.len() >= 110, "too few ad cases: {}", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         let input = case["input"].as_str().expect("input");
