@@ -511,11 +511,21 @@ fn a_better_user_preempts_only_when_preemption_requirements_allow() {
             );
             assert_eq!(out.stdout, "1\n", "{out}");
         }
-        // Several negotiation cycles go by: nothing (more) changes hands.
-        let start = std::time::Instant::now();
-        while start.elapsed() < std::time::Duration::from_secs(3) {
-            crate::pool::settle(&env);
-        }
+        // Three more negotiation cycles go by (each with its own start time, one a second):
+        // nothing (more) changes hands.
+        let cycle = || {
+            let out = env.run(
+                "condor_status",
+                ["-negotiator", "-af", "LastNegotiationCycleTime0"],
+            );
+            assert_eq!(out.status, Some(0), "{out}");
+            out.stdout.trim().to_owned()
+        };
+        let mut seen = std::collections::BTreeSet::from([cycle()]);
+        wait_for("three more negotiation cycles", || {
+            seen.insert(cycle());
+            seen.len() > 3
+        });
         let (running, waiting) = if preempts {
             ("high", "low")
         } else {
