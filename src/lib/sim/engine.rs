@@ -767,7 +767,7 @@ impl<'w> Engine<'w> {
     }
 
     /// Carries out what the startds' policy decided (vacating jobs, ending idle claims) until
-    /// nothing is left, then schedules each machine's next policy timer.
+    /// nothing is left, then schedules the next policy timer of each machine called since.
     fn settle(&mut self, t: i64) {
         loop {
             let decisions = self.slots.decisions();
@@ -789,7 +789,7 @@ impl<'w> Engine<'w> {
                 }
             }
         }
-        for m in 0..self.machines {
+        for m in self.slots.touched() {
             let Some(at) = self.slots.next_deadline(m, self.start + t) else {
                 continue;
             };

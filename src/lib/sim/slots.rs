@@ -12,7 +12,7 @@
 //! A slot is known by its machine, `SlotID` and `DSlotId` ([`SlotKey`]); the startd knows it
 //! by name. A suspended job (`SUSPEND`) is not simulated: it keeps running.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::accountant::{string_attr, AccountantConfig, SlotClaim};
 use crate::classad::ClassAd;
@@ -68,6 +68,9 @@ pub struct Slots {
     machines: Vec<Machine>,
     /// For [`SlotClaim`]s (slot weights).
     accountant: AccountantConfig,
+    /// Machines whose startd was called since [`Slots::touched`] was last asked: only their
+    /// policy timers can have moved.
+    touched: BTreeSet<usize>,
 }
 
 fn int_attr(ad: &ClassAd, name: &str) -> Option<i64> {
@@ -118,6 +121,7 @@ impl Slots {
         Slots {
             machines: Vec::new(),
             accountant,
+            touched: BTreeSet::new(),
         }
     }
 
@@ -152,6 +156,7 @@ impl Slots {
         let m = self.machines.get_mut(key.0)?;
         let name = m.names.get(&(key.1, key.2))?.clone();
         m.stale = true;
+        self.touched.insert(key.0);
         Some((&mut m.startd, name))
     }
 
@@ -285,6 +290,11 @@ impl Slots {
         }
     }
 
+    /// The machines whose startd was called since the last call, in order.
+    pub fn touched(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.touched).into_iter().collect()
+    }
+
     /// The earliest time the policy of machine `m` must run again by itself (see
     /// [`Startd::next_deadline`]).
     pub fn next_deadline(&self, m: usize, now: i64) -> Option<i64> {
@@ -297,6 +307,7 @@ impl Slots {
             let decisions = machine.startd.evaluate(now);
             machine.decided.extend(decisions);
             machine.stale = true;
+            self.touched.insert(m);
         }
     }
 
