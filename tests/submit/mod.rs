@@ -74,6 +74,9 @@ struct Case {
     warnings: Vec<String>,
     #[serde(default)]
     parse_warnings: Option<String>,
+    /// What condor_submit itself adds on standard error for the file.
+    #[serde(default)]
+    condor_submit_stderr: Option<String>,
     #[serde(default)]
     error: Option<ExpectedError>,
 }
@@ -402,5 +405,73 @@ fn shortcuts_change_nothing() {
             }
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// condor_submit's own standard error for every valid case, run as a script runs it (the
+/// binary, `-dry-run` so that nothing is queued, the fixtures' working directory, environment
+/// and configuration): the extra text the reference's condor_submit writes
+/// (`condor_submit_stderr`: the multi-queue deprecation, the empty-queue warning), then the
+/// parse phase's and the library's warnings as `WARNING: ` lines. The unused-definition warnings, which only
+/// condor_submit computes (the reference library has no such list), are left out of the
+/// comparison; tests/condor_submit checks them.
+#[test]
+fn condor_submit_stderr_agrees() {
+    let dir = fixtures();
+    let text = std::fs::read_to_string(dir.join("expected.json")).expect("expected.json");
+    let expected: Expected = serde_json::from_str(&text).expect("valid expected.json");
+    let dir_text = dir.to_string_lossy().into_owned();
+    let home = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    let mut with_extra = 0;
+    for case in expected.cases.iter().filter(|c| c.error.is_none()) {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("condor_submit"))
+            .env_clear()
+            .envs(
+                expected
+                    .invocation
+                    .environment
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.replace("@DIR@", &dir_text))),
+            )
+            .env("HOME", home.path())
+            .env("_CONDOR_LOCAL_DIR", home.path().join("pool"))
+            .env("_CONDOR_CONDORLITE_WARN_NO_MASTER", "false")
+            .current_dir(dir.join("work"))
+            .args(["-dry-run", "/dev/null"])
+            .arg(format!("../{}", case.file))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let got: String = stderr
+            .split_inclusive('\n')
+            .filter(|l| !l.ends_with("was unused by condor_submit. Is it a typo?\n"))
+            .collect();
+        let mut want: String = case.condor_submit_stderr.clone().unwrap_or_default();
+        // The parse phase's warnings (`Submit:<code>:<text>` in the fixture's error stack
+        // text), as submit.cpp print_submit_parse_warnings prints them.
+        for line in case.parse_warnings.as_deref().unwrap_or_default().lines() {
+            let text = line.splitn(3, ':').nth(2).unwrap_or(line);
+            want.push_str(&format!("WARNING: {}\n", text.replace("@DIR@", &dir_text)));
+        }
+        let mut warnings = case.warnings.clone();
+        warnings.dedup();
+        for w in warnings.iter().rev() {
+            want.push_str(&format!("WARNING: {}\n", w.replace("@DIR@", &dir_text)));
+        }
+        with_extra += usize::from(case.condor_submit_stderr.is_some());
+        compared += 1;
+        if got != want || !out.status.success() {
+            failures.push(format!(
+                "{} ({}):\n  stderr   {got:?}\n  expected {want:?}",
+                case.file, out.status
+            ));
+        }
+    }
+    assert!(
+        compared >= 100 && with_extra >= 3,
+        "only {compared} cases compared, {with_extra} with condor_submit's own text"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
