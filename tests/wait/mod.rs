@@ -353,26 +353,22 @@ fn follows_the_log_while_waiting() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("condor_wait starts");
-    // The job is still running: condor_wait must be waiting, not done, by the time the
-    // terminate event is written from another thread.
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_millis(300) {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "condor_wait exited before the job ended"
-        );
-        std::thread::sleep(Duration::from_millis(20));
+    // condor_wait has read the whole log once it has printed its last event (-status prints
+    // each event as it reads it); the job is still running, so it must still be waiting.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut out = String::new();
+    while !out.contains("executing") {
+        let n = std::io::BufRead::read_line(&mut stdout, &mut out).unwrap();
+        assert!(n > 0, "condor_wait ended its output early: {out:?}");
     }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "condor_wait exited before the job ended"
+    );
     let writer = std::thread::spawn(move || append(&log, terminated(3, 0)));
     writer.join().expect("the writer thread finishes");
     let status = wait_for_exit(&mut child, Duration::from_secs(20));
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
+    stdout.read_to_string(&mut out).unwrap();
     let mut err = String::new();
     child
         .stderr
