@@ -2,6 +2,8 @@ complete -c condor_continue -l constraint -d 'Act on all jobs matching the boole
 complete -c condor_continue -l reason -d 'Not used by condor_continue' -r
 complete -c condor_continue -l subcode -d 'Set HoldReasonSubCode (condor_hold)' -r
 complete -c condor_continue -l name -d 'Connect to the given schedd (only the local schedd exists)' -r
+complete -c condor_continue -l pool -d 'Use the given central manager to find daemons (this host\'s pool)' -r
+complete -c condor_continue -l addr -d 'Connect directly to the given "sinful string" (this pool\'s schedd)' -r
 complete -c condor_continue -l debug -d 'Display debugging information while running'
 complete -c condor_continue -l long -d 'Display the full result ad'
 complete -c condor_continue -l totals -d 'Display success/failure totals'

@@ -2,6 +2,8 @@ complete -c condor_hold -l constraint -d 'Act on all jobs matching the boolean e
 complete -c condor_hold -l reason -d 'Use the given HoldReason' -r
 complete -c condor_hold -l subcode -d 'Set HoldReasonSubCode (condor_hold)' -r
 complete -c condor_hold -l name -d 'Connect to the given schedd (only the local schedd exists)' -r
+complete -c condor_hold -l pool -d 'Use the given central manager to find daemons (this host\'s pool)' -r
+complete -c condor_hold -l addr -d 'Connect directly to the given "sinful string" (this pool\'s schedd)' -r
 complete -c condor_hold -l debug -d 'Display debugging information while running'
 complete -c condor_hold -l long -d 'Display the full result ad'
 complete -c condor_hold -l totals -d 'Display success/failure totals'

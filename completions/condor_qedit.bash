@@ -23,12 +23,20 @@ _condor_qedit() {
 
     case "${cmd}" in
         condor_qedit)
-            opts="--help --debug --dry-run --constraint --owner --jobids --forward"
+            opts="--help --name --pool --debug --dry-run --constraint --owner --jobids --forward"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --constraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

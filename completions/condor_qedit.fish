@@ -1,3 +1,5 @@
+complete -c condor_qedit -l name -d 'Connect to the given schedd (only the local schedd exists)' -r
+complete -c condor_qedit -l pool -d 'Use the given central manager to find daemons (this host\'s pool)' -r
 complete -c condor_qedit -l constraint -d 'Edit jobs that match EXPR' -r
 complete -c condor_qedit -l owner -d 'Edit jobs owned by OWNER' -r
 complete -c condor_qedit -l jobids -d 'Edit jobs in the comma-separated ID-LIST' -r

@@ -2,6 +2,8 @@ complete -c condor_rm -l constraint -d 'Act on all jobs matching the boolean exp
 complete -c condor_rm -l reason -d 'Use the given RemoveReason' -r
 complete -c condor_rm -l subcode -d 'Set HoldReasonSubCode (condor_hold)' -r
 complete -c condor_rm -l name -d 'Connect to the given schedd (only the local schedd exists)' -r
+complete -c condor_rm -l pool -d 'Use the given central manager to find daemons (this host\'s pool)' -r
+complete -c condor_rm -l addr -d 'Connect directly to the given "sinful string" (this pool\'s schedd)' -r
 complete -c condor_rm -l debug -d 'Display debugging information while running'
 complete -c condor_rm -l long -d 'Display the full result ad'
 complete -c condor_rm -l totals -d 'Display success/failure totals'

@@ -23,7 +23,7 @@ _condor_status() {
 
     case "${cmd}" in
         condor_status)
-            opts="--avail --ads --format --autoformat --af --wide --natural --constraint --debug --help --limit --long --xml --json --attributes --claimed --run --slots --compact --nocompact --server --state --startd --schedd --negotiator --sort --submitters --master --collector --totals --expert --version"
+            opts="--avail --ads --format --autoformat --af --wide --natural --constraint --debug --help --limit --long --xml --json --attributes --claimed --run --slots --compact --nocompact --server --state --startd --schedd --negotiator --sort --submitters --master --collector --totals --expert --pool --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

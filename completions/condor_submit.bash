@@ -23,7 +23,7 @@ _condor_submit() {
 
     case "${cmd}" in
         condor_submit)
-            opts="--verbose --terse --disable --debug --dry-run --spool --file --remote --name --append --batch-name --batch-id --queue --maxjobs --unused --dump --allow-crlf-script --help"
+            opts="--verbose --terse --disable --debug --dry-run --spool --file --remote --name --address --pool --single-cluster --append --batch-name --batch-id --queue --maxjobs --unused --dump --allow-crlf-script --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -42,6 +42,14 @@ _condor_submit() {
                     return 0
                     ;;
                 --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --address)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -2,6 +2,8 @@ complete -c condor_submit -l dry-run -d 'Queue nothing; write the ClassAds that 
 complete -c condor_submit -l file -d 'Read the submit description from FILE' -r
 complete -c condor_submit -l remote -d 'Submit to the named schedd, spooling input files (only the local schedd exists)' -r
 complete -c condor_submit -l name -d 'Submit to the named schedd (only the local schedd exists)' -r
+complete -c condor_submit -l address -d 'Submit to the schedd at this address (this pool\'s, <127.0.0.1:9618>)' -r
+complete -c condor_submit -l pool -d 'Find the schedd through this central manager (this host\'s pool)' -r
 complete -c condor_submit -l append -d 'A submit command applied before the queue statement (a queue statement replaces the file\'s)' -r
 complete -c condor_submit -l batch-name -d 'Set the batch name (JobBatchName), overriding batch_name in the file' -r
 complete -c condor_submit -l batch-id -d 'Set the batch id (JobBatchId)' -r
@@ -13,6 +15,7 @@ complete -c condor_submit -l terse -d 'Print only the job ids queued, as \'C.P -
 complete -c condor_submit -l disable -d 'Skip file permission checks (condorlite never makes them)'
 complete -c condor_submit -l debug -d 'Accepted for compatibility; no debug output'
 complete -c condor_submit -l spool -d 'Spool the jobs\' input files to the schedd (here on this host: nothing to send)'
+complete -c condor_submit -l single-cluster -d 'Do not submit if more than one ClusterId is needed'
 complete -c condor_submit -l unused -d 'Turn the warnings about unused definitions off (or back on)'
 complete -c condor_submit -l allow-crlf-script -d 'Only warn about a #! executable script with CRLF line endings'
 complete -c condor_submit -l help -d 'Print help and exit'

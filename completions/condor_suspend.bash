@@ -23,7 +23,7 @@ _condor_suspend() {
 
     case "${cmd}" in
         condor_suspend)
-            opts="--debug --long --totals --constraint --all --hold --held --reason --subcode --forcex --fast --name --version --help"
+            opts="--debug --long --totals --constraint --all --hold --held --reason --subcode --forcex --fast --name --pool --addr --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -42,6 +42,14 @@ _condor_suspend() {
                     return 0
                     ;;
                 --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --addr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -2,6 +2,8 @@ complete -c condor_vacate_job -l constraint -d 'Act on all jobs matching the boo
 complete -c condor_vacate_job -l reason -d 'Not used by condor_vacate_job' -r
 complete -c condor_vacate_job -l subcode -d 'Set HoldReasonSubCode (condor_hold)' -r
 complete -c condor_vacate_job -l name -d 'Connect to the given schedd (only the local schedd exists)' -r
+complete -c condor_vacate_job -l pool -d 'Use the given central manager to find daemons (this host\'s pool)' -r
+complete -c condor_vacate_job -l addr -d 'Connect directly to the given "sinful string" (this pool\'s schedd)' -r
 complete -c condor_vacate_job -l debug -d 'Display debugging information while running'
 complete -c condor_vacate_job -l long -d 'Display the full result ad'
 complete -c condor_vacate_job -l totals -d 'Display success/failure totals'

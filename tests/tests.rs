@@ -12,6 +12,7 @@ mod dagman;
 mod eventlog;
 mod generated;
 mod history;
+mod locate;
 mod negotiator;
 mod policy;
 mod pool;

@@ -33,3 +33,29 @@ pub fn console_width() -> Option<usize> {
     let rc = unsafe { nix::libc::ioctl(1, nix::libc::TIOCGWINSZ, &mut ws) };
     (rc == 0 && ws.ws_col > 0).then_some(ws.ws_col as usize)
 }
+
+/// `print_wrapped_text`: words filled into lines of fewer than `width` characters, each
+/// word followed by a space (or, at a full line, a newline), then a newline.
+pub fn wrapped_text(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for word in text.split([' ', '\t']).filter(|w| !w.is_empty()) {
+        if word.len() < width.saturating_sub(count) {
+            out.push_str(word);
+            count += word.len();
+        } else {
+            out.push('\n');
+            out.push_str(word);
+            count = word.len();
+        }
+        if count < width {
+            out.push(' ');
+            count += 1;
+        } else {
+            out.push('\n');
+            count = 0;
+        }
+    }
+    out.push('\n');
+    out
+}

@@ -16,6 +16,7 @@ use clap::{Arg, ArgAction, Command as ClapCommand};
 use super::Tool;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::locate;
 use crate::client::master::{send, start_hint, Command, MasterError, Shutdown, Subsystem};
 use crate::config::Config;
 use crate::error::CommandError;
@@ -239,6 +240,8 @@ struct DaemonCmdArgs {
     shutdown: Shutdown,
     /// The hosts: the positional words, then `-name`s, then `-addr`s.
     names: Vec<String>,
+    /// `-pool HOST`: the central manager to find them through.
+    pool: Option<String>,
 }
 
 impl DaemonCmdArgs {
@@ -282,6 +285,7 @@ impl DaemonCmdArgs {
             daemon,
             shutdown,
             names,
+            pool: m.try_get_one::<String>("pool").ok().flatten().cloned(),
         }
     }
 
@@ -371,18 +375,9 @@ fn plan(kind: Kind, sub: Option<Subsystem>, how: Shutdown) -> (Command, String) 
     }
 }
 
+/// Whether `name` (a daemon's name, host or address) is on this host.
 fn is_this_host(name: &str, config: &Config) -> bool {
-    let full = config
-        .string("FULL_HOSTNAME")
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    let short = full.split('.').next().unwrap_or_default();
-    let host = name.rsplit('@').next().unwrap_or(name);
-    host.eq_ignore_ascii_case(&full)
-        || host.eq_ignore_ascii_case(short)
-        || host.eq_ignore_ascii_case("localhost")
-        || host.starts_with("<127.0.0.1")
+    locate::is_this_host(config, locate::host_part(name))
 }
 
 fn run(
@@ -409,7 +404,15 @@ fn run(
         Shutdown::Graceful
     };
     let names = args.names;
-    let unknown: Vec<&String> = names.iter().filter(|n| !is_this_host(n, &config)).collect();
+    // Through another pool's collector, no daemon here can be found.
+    let pool_here = args
+        .pool
+        .as_deref()
+        .is_none_or(|p| is_this_host(p, &config));
+    let unknown: Vec<&String> = names
+        .iter()
+        .filter(|n| !pool_here || !is_this_host(n, &config))
+        .collect();
     let (command, report) = plan(kind, sub, how);
     let whom = if kind == Kind::Reschedule {
         "local schedd"
@@ -417,6 +420,11 @@ fn run(
         "local master"
     };
     let mut status = 0;
+    if names.is_empty() && !pool_here {
+        writeln!(err, "Can't find address for {whom}")?;
+        writeln!(err, "Perhaps you need to query another pool.")?;
+        return Err(CommandError::Exit(1));
+    }
     if names.is_empty() || unknown.len() < names.len() {
         match send(&config, &command) {
             Ok(_) => writeln!(out, "{report}")?,

@@ -22,6 +22,7 @@ use clap::{Arg, ArgAction, Command};
 use super::Tool;
 use crate::cli::args::{ArgSpec, Unknown};
 use crate::cli::Invocation;
+use crate::client::locate::PoolLocation;
 use crate::client::master::{self, AdKind, DrainArgs, MasterError};
 use crate::client::{daemon_name, Session};
 use crate::error::CommandError;
@@ -106,6 +107,8 @@ struct Request {
     /// The `-on-completion` option given, by its own name.
     on_completion: Option<&'static str>,
     target: String,
+    /// `-pool HOST`: the central manager to find the startd through.
+    pool: Option<String>,
 }
 
 /// Why parsing stopped: the exit status, with the message printed.
@@ -113,7 +116,7 @@ struct Stop(i32);
 
 /// What the command line asks for besides a request.
 enum Parsed {
-    Request(Request),
+    Request(Box<Request>),
     Help,
     Version,
 }
@@ -158,7 +161,7 @@ fn parse(words: &[String], err: &mut dyn Write) -> Result<Parsed, Stop> {
         } else if is_dash_arg_prefix(arg, "verbose", 4) {
             r.verbose = true;
         } else if is_dash_arg_prefix(arg, "pool", 1) {
-            value(&mut i, err)?;
+            r.pool = Some(value(&mut i, err)?);
         } else if is_dash_arg_prefix(arg, "cancel", 1) {
             r.cancel = true;
         } else if is_dash_arg_prefix(arg, "fast", 1) {
@@ -223,12 +226,16 @@ fn parse(words: &[String], err: &mut dyn Write) -> Result<Parsed, Stop> {
             return Err(refuse(err, "cannot use -reason with -cancel"));
         }
     }
-    Ok(Parsed::Request(r))
+    Ok(Parsed::Request(Box::new(r)))
 }
 
 /// The startd `target` names, from the master's startd ad: its `Name` and `MyAddress`.
-fn locate(session: &Session, target: &str) -> Result<(String, String), String> {
+fn locate(session: &Session, pool: Option<&str>, target: &str) -> Result<(String, String), String> {
     let not_found = || format!("Can't find address for startd {target}");
+    // Another pool's collector cannot be asked.
+    if pool.is_some_and(|p| session.locate_pool(p) != PoolLocation::Local) {
+        return Err(not_found());
+    }
     let ads = match master::query(&session.config, AdKind::Startd) {
         Ok(ads) => ads,
         Err(MasterError::NotRunning(_)) => {
@@ -270,7 +277,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         .map(|(_, w)| w)
         .collect();
     let request = match parse(&words, err) {
-        Ok(Parsed::Request(r)) => r,
+        Ok(Parsed::Request(r)) => *r,
         Ok(Parsed::Help) => {
             usage(out);
             return Ok(());
@@ -282,7 +289,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         Err(Stop(code)) => return Err(CommandError::Exit(code as u8)),
     };
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let (name, address) = match locate(&session, &request.target) {
+    let (name, address) = match locate(&session, request.pool.as_deref(), &request.target) {
         Ok(found) => found,
         Err(e) => {
             let _ = writeln!(err, "ERROR: {e}");
@@ -342,7 +349,7 @@ mod tests {
     fn parsed(s: &str) -> Result<Request, (i32, String)> {
         let mut err = Vec::new();
         match parse(&words(s), &mut err) {
-            Ok(Parsed::Request(r)) => Ok(r),
+            Ok(Parsed::Request(r)) => Ok(*r),
             Ok(_) => Err((0, String::new())),
             Err(Stop(c)) => Err((c, String::from_utf8(err).unwrap())),
         }

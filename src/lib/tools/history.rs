@@ -27,7 +27,8 @@ use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
-use crate::client::Session;
+use crate::client::locate::PoolLocation;
+use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::output::ads::{select, write_long, AdFormat, Selection, XML_FOOTER, XML_HEADER};
 use crate::output::autoformat::add_format_args;
@@ -79,6 +80,8 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("since", 4),
     Prefix::min("completedsince", 3),
     Prefix::min("debug", 3).qualified(),
+    Prefix::min("name", 1),
+    Prefix::min("pool", 1),
 ];
 
 pub fn command() -> Command {
@@ -139,6 +142,20 @@ pub fn command() -> Command {
         )
         .arg(flag("local", "Read the local history"))
         .arg(flag("schedd", "Read the schedd's history (the default)"))
+        .arg(
+            Arg::new("name")
+                .long("name")
+                .value_name("SCHEDD")
+                .action(ArgAction::Set)
+                .help("Query this schedd's history (the local schedd, by its name or its host's)"),
+        )
+        .arg(
+            Arg::new("pool")
+                .long("pool")
+                .value_name("HOST")
+                .action(ArgAction::Set)
+                .help("Find the schedd through this central manager (this host's pool)"),
+        )
         .arg(flag("debug", "Print debugging output on stderr"))
         .arg(
             Arg::new("help")
@@ -172,6 +189,12 @@ pub struct HistoryArgs {
     pub file: Option<String>,
     /// `-search PATH`: a history file and its rotated copies.
     pub search: Option<String>,
+    /// `-name SCHEDD`: the schedd whose history is asked for.
+    pub name: Option<String>,
+    /// `-pool HOST`: the central manager to find it through.
+    pub pool: Option<String>,
+    /// `-local` came before `-name` (history.cpp refuses the pair in that order).
+    pub local_then_name: bool,
 }
 
 impl HistoryArgs {
@@ -202,6 +225,10 @@ impl HistoryArgs {
             completed_since: text("completedsince"),
             file: text("file"),
             search: text("search"),
+            name: text("name"),
+            pool: text("pool"),
+            local_then_name: m.get_flag("local")
+                && m.index_of("local") < m.index_of("name").filter(|_| m.contains_id("name")),
         }
     }
 }
@@ -323,7 +350,13 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         completed_since,
         file,
         search,
+        name,
+        pool,
+        local_then_name,
     } = HistoryArgs::from_invocation(inv);
+    if local_then_name {
+        return Err(fail(err, "Error: -local and -name cannot be used together"));
+    }
     // history.cpp tries sscanf("%d") on a word before it calls it an unknown option, so
     // `-5` selects cluster -5.
     if let Some(bad) = words
@@ -416,6 +449,25 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
 
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
+    // -name and -pool ask a schedd for its history: this pool's answers with its own.
+    if name.is_some() || pool.is_some() {
+        let located = pool
+            .as_deref()
+            .is_none_or(|p| session.locate_pool(p) == PoolLocation::Local)
+            && name
+                .as_deref()
+                .is_none_or(|n| session.locate_schedd(n) == ScheddLocation::Local);
+        if !located {
+            return Err(fail(
+                err,
+                &format!(
+                    "Unable to locate remote schedd (name={}, pool={}).",
+                    name.unwrap_or_default(),
+                    pool.unwrap_or_default()
+                ),
+            ));
+        }
+    }
     let env = RenderEnv {
         server_time: session.now,
         schedd_host: session.full_hostname(),

@@ -35,6 +35,22 @@ pub fn value(id: &'static str, name: &'static str, help: &'static str) -> Arg {
         .help(help)
 }
 
+/// `-name SCHEDD` and `-pool HOST`, as the job tools take them.
+pub fn schedd_and_pool() -> [Arg; 2] {
+    [
+        value(
+            "name",
+            "SCHEDD",
+            "Connect to the given schedd (only the local schedd exists)",
+        ),
+        value(
+            "pool",
+            "HOST",
+            "Use the given central manager to find daemons (this host's pool)",
+        ),
+    ]
+}
+
 /// Job ids, owners and `-constraint`.
 pub fn job_selection(cmd: Command, words_help: &'static str) -> Command {
     cmd.arg(value(

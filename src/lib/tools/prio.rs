@@ -45,6 +45,7 @@ use crate::classad::unparse::expr_to_old_string;
 use crate::classad::{ClassAd, Expr};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::locate::PoolLocation;
 use crate::client::userlog::JobLogs;
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
@@ -197,20 +198,6 @@ fn adjustment(word: &str) -> Option<i32> {
     })
 }
 
-/// Whether `pool` (a `-pool` argument, `host[:port]`) is this host's central manager.
-fn pool_is_local(session: &Session, pool: &str) -> bool {
-    let host = pool.trim();
-    let host = host
-        .strip_prefix('<')
-        .map_or(host, |h| h.trim_end_matches('>'));
-    let host = host.split(['?', ':']).next().unwrap_or(host);
-    let full = session.full_hostname();
-    let short = full.split('.').next().unwrap_or(&full);
-    [full.as_str(), short, "localhost", "127.0.0.1"]
-        .iter()
-        .any(|n| n.eq_ignore_ascii_case(host))
-}
-
 /// prio.cpp prints nothing on stdout.
 pub fn run(
     inv: &Invocation,
@@ -237,7 +224,7 @@ pub fn run(
 
     if let Some(name) = n {
         let found = match pool {
-            Some(pool) if !pool_is_local(&session, pool) => false,
+            Some(pool) if session.locate_pool(pool) != PoolLocation::Local => false,
             _ => session.locate_schedd(name) == ScheddLocation::Local,
         };
         if !found {

@@ -15,12 +15,14 @@ use std::io::Write;
 
 use clap::{Arg, ArgAction, Command};
 
+use super::options::schedd_and_pool;
 use super::Tool;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::Expr;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
-use crate::client::Session;
+use crate::client::locate::PoolLocation;
+use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::output::render::lookup_str;
 use crate::queue::{job_id_key, ClusterId, JobId, JobQuery, QueueError};
@@ -41,6 +43,8 @@ const NAME: &str = "condor_qedit";
 /// qedit.cpp's tests, in order.
 const PREFIXES: &[Prefix] = &[
     Prefix::min("help", 1),
+    Prefix::min("name", 1),
+    Prefix::min("pool", 1),
     Prefix::min("debug", 1).qualified(),
     Prefix::min("dry-run", 3),
     Prefix::min("constraint", 1),
@@ -65,6 +69,7 @@ pub fn command() -> Command {
                 .action(ArgAction::Help)
                 .help("Display this screen"),
         )
+        .args(schedd_and_pool())
         .arg(
             Arg::new("debug")
                 .long("debug")
@@ -166,6 +171,10 @@ enum Event {
     Owner(String),
     /// `-jobids ID-LIST`.
     JobIds(String),
+    /// `-name SCHEDD`.
+    Name(String),
+    /// `-pool HOST`.
+    Pool(String),
     /// A positional word: a job id, an owner, an attribute, a value, or an unknown dash word.
     Word(String),
 }
@@ -191,6 +200,12 @@ impl QeditArgs {
         }
         for (i, j) in inv.indexed::<String>("jobids") {
             events.push((i, Event::JobIds(j)));
+        }
+        for (i, n) in inv.indexed::<String>("name") {
+            events.push((i, Event::Name(n)));
+        }
+        for (i, p) in inv.indexed::<String>("pool") {
+            events.push((i, Event::Pool(p)));
         }
         for (i, w) in inv.indexed::<String>("words") {
             events.push((i, Event::Word(w)));
@@ -305,9 +320,23 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut arbitrary_constraint = false;
     let mut aborted = false;
     let mut edits: BTreeMap<String, String> = BTreeMap::new();
+    let (mut schedd_name, mut pool_name): (Option<String>, Option<String>) = (None, None);
     let mut events = events.into_iter().peekable();
     while let Some(event) = events.next() {
         match event {
+            Event::Name(n) if n.starts_with('-') => {
+                let _ = writeln!(err, "{NAME}: -name requires a SCHEDD name as an argument");
+                return Err(CommandError::Exit(1));
+            }
+            Event::Pool(p) if p.starts_with('-') => {
+                let _ = writeln!(
+                    err,
+                    "{NAME}: -pool requires a HTCondor collector name or address as an argument"
+                );
+                return Err(CommandError::Exit(1));
+            }
+            Event::Name(n) => schedd_name = Some(n),
+            Event::Pool(p) => pool_name = Some(p),
             Event::Constraint(c) => {
                 if parse_old_expr(&c).is_err() {
                     let _ = writeln!(err, "{NAME}: invalid constraint: {c}");
@@ -441,6 +470,25 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     if aborted {
         let _ = writeln!(err, "Transaction failed.  No attributes were set.");
+        return Err(CommandError::Exit(1));
+    }
+    // qedit.cpp locates the schedd (by -name, through -pool's collector) after the checks.
+    let found = pool_name
+        .as_deref()
+        .is_none_or(|p| session.locate_pool(p) == PoolLocation::Local)
+        && schedd_name
+            .as_deref()
+            .is_none_or(|n| session.locate_schedd(n) == ScheddLocation::Local);
+    if !found {
+        match &schedd_name {
+            None => {
+                let _ = writeln!(err, "{NAME}: ERROR: Can't find address of local schedd");
+            }
+            Some(n) => {
+                let pool = pool_name.as_deref().unwrap_or("local");
+                let _ = writeln!(err, "{NAME}: No such schedd named {n} in {pool} pool");
+            }
+        }
         return Err(CommandError::Exit(1));
     }
 

@@ -20,13 +20,14 @@ use std::io::Write;
 
 use clap::{Arg, ArgAction, Command};
 
-use super::options::{flag, WORDS};
+use super::options::{flag, schedd_and_pool, value, WORDS};
 use super::Tool;
 use crate::cli::args::{ordered_flag, ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
 use crate::client::actions::{
     act_on_jobs, result_ad, Action, ActionError, ActionResult, Outcome, Request, Target,
 };
+use crate::client::locate::{is_valid_sinful, PoolLocation};
 use crate::client::master::{start_hint, MasterError};
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
@@ -147,7 +148,7 @@ pub const CONTINUE: Tool = Tool {
 
 /// rm.cpp's tests, in order; `-forcex` may be abbreviated to one letter by condor_rm only,
 /// `-fast` by condor_vacate_job only.
-const fn prefixes(forcex: usize, fast: usize) -> [Prefix; 14] {
+const fn prefixes(forcex: usize, fast: usize) -> [Prefix; 16] {
     [
         Prefix::min("debug", 1).qualified(),
         Prefix::min("long", 1),
@@ -161,6 +162,8 @@ const fn prefixes(forcex: usize, fast: usize) -> [Prefix; 14] {
         Prefix::min("forcex", forcex),
         Prefix::min("fast", fast),
         Prefix::min("name", 1),
+        Prefix::min("pool", 1),
+        Prefix::min("addr", 2),
         Prefix::min("version", 1),
         Prefix::min("help", 1),
     ]
@@ -230,13 +233,12 @@ fn command(mode: Mode) -> Command {
             "fast",
             "Use a fast vacate (hardkill) (condor_vacate_job)",
         ))
-        .arg(
-            Arg::new("name")
-                .long("name")
-                .value_name("SCHEDD")
-                .action(ArgAction::Append)
-                .help("Connect to the given schedd (only the local schedd exists)"),
-        )
+        .args(schedd_and_pool())
+        .arg(value(
+            "addr",
+            "<IP:PORT>",
+            "Connect directly to the given \"sinful string\" (this pool's schedd)",
+        ))
         .arg(flag("version", "Display version information and exit"))
         .arg(
             Arg::new("help")
@@ -435,6 +437,10 @@ pub enum Event {
     All,
     /// `-name SCHEDD`.
     Name(String),
+    /// `-pool HOST`.
+    Pool(String),
+    /// `-addr <IP:PORT>`.
+    Addr(String),
     /// A positional word: `CLUSTER.PROC`, `CLUSTER`, an owner, or an unknown dash word.
     Word(String),
 }
@@ -475,6 +481,12 @@ impl RmArgs {
         }
         for (i, n) in inv.indexed::<String>("name") {
             events.push((i, Event::Name(n)));
+        }
+        for (i, p) in inv.indexed::<String>("pool") {
+            events.push((i, Event::Pool(p)));
+        }
+        for (i, a) in inv.indexed::<String>("addr") {
+            events.push((i, Event::Addr(a)));
         }
         for (i, w) in inv.indexed::<String>(WORDS) {
             events.push((i, Event::Word(w)));
@@ -541,6 +553,8 @@ fn run(
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
     // The schedd of the last -name, when it is not this one.
     let mut elsewhere: Option<String> = None;
+    // Why the schedd of -pool or -addr, when not this pool's, cannot be reached.
+    let mut unreachable: Option<String> = None;
 
     let mut had_error = false;
     let mut constraint = Constraint {
@@ -570,6 +584,39 @@ fn run(
                 }
                 ScheddLocation::NotFound(host) => elsewhere = Some(host),
             },
+            Event::Pool(p) => match session.locate_pool(&p) {
+                PoolLocation::Local => {}
+                PoolLocation::UnknownHost(host) => {
+                    return Err(fail(err, format!("{name}: unknown host {host}")));
+                }
+                // Its collector cannot be asked for the schedd's address.
+                PoolLocation::Elsewhere(_) => {
+                    unreachable = Some(format!(
+                        "{name}: Can't find address for schedd {}",
+                        session.schedd_name()
+                    ))
+                }
+            },
+            Event::Addr(a) if a.starts_with('-') => {
+                return Err(fail(
+                    err,
+                    format!("{name}: -addr requires another argument"),
+                ));
+            }
+            Event::Addr(a) if !is_valid_sinful(&a) => {
+                return Err(fail(
+                    err,
+                    format!(
+                        "{name}: \"{a}\" is not a valid address\nShould be of the form \
+                         <ip.address.here:port>\nFor example: <123.456.789.123:6789>"
+                    ),
+                ));
+            }
+            Event::Addr(a) => {
+                if !session.is_local_address(&a) {
+                    unreachable = Some(format!("{name}: Failed to connect to {a}"));
+                }
+            }
             Event::All => {
                 if constraint.kind != Kind::None || user_cluster.kind != Kind::None {
                     return Err(fail(
@@ -642,6 +689,9 @@ fn run(
             Action::Vacate | Action::VacateFast => String::new(),
         },
     };
+    if let Some(why) = unreachable {
+        return Err(fail(err, why));
+    }
     if let Some(host) = elsewhere {
         // No collector knows another schedd: the lookup by name fails, nothing is done.
         return Err(fail(

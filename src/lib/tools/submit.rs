@@ -54,6 +54,7 @@ use crate::classad::unparse::{ad_to_old, expr_to_old_string};
 use crate::classad::{ClassAd, Expr, Value};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::locate::{is_valid_sinful, PoolLocation};
 use crate::client::submit::{queue_jobs, EventPlan, SubmitFailure};
 use crate::client::{os_user, Session, NOW_ENV, USER_ENV};
 use crate::config::{Config, LoadOptions};
@@ -80,6 +81,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("dry-run", 3).qualified(),
     Prefix::min("spool", 1),
     Prefix::min("file", 2),
+    Prefix::min("address", 2),
     Prefix::min("remote", 1),
     Prefix::min("name", 1),
     Prefix::min("append", 1),
@@ -87,6 +89,8 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("batch-id", 1),
     Prefix::min("queue", 1),
     Prefix::min("maxjobs", 3),
+    Prefix::min("single-cluster", 3),
+    Prefix::min("pool", 2),
     Prefix::min("unused", 1),
     Prefix::min("dump", 2),
     Prefix::min("allow-crlf-script", 8),
@@ -161,6 +165,20 @@ pub fn command() -> Command {
             "name",
             "SCHEDD",
             "Submit to the named schedd (only the local schedd exists)",
+        ))
+        .arg(value(
+            "address",
+            "<IP:PORT>",
+            "Submit to the schedd at this address (this pool's, <127.0.0.1:9618>)",
+        ))
+        .arg(value(
+            "pool",
+            "HOST",
+            "Find the schedd through this central manager (this host's pool)",
+        ))
+        .arg(flag(
+            "single-cluster",
+            "Do not submit if more than one ClusterId is needed",
         ))
         .arg(value(
             "append",
@@ -266,6 +284,12 @@ pub struct SubmitArgs {
     pub max_jobs: i64,
     /// `-name`/`-remote`: the schedd asked for.
     pub schedd: Option<String>,
+    /// `-pool HOST`: the central manager to find the schedd through.
+    pub pool: Option<String>,
+    /// `-address <ip:port>`: the schedd's address (checked to be a sinful string).
+    pub address: Option<String>,
+    /// `-single-cluster`: refuse a submit that needs a second cluster.
+    pub single_cluster: bool,
     /// `-remote` or `-spool`: the jobs' files are spooled to the schedd.
     pub remote: bool,
     /// `-allow-crlf-script`: only warn about a `#!` script with CRLF line endings.
@@ -437,6 +461,13 @@ impl SubmitArgs {
         }
         let remote = m.get_many::<String>("remote").is_some() || m.get_flag("spool");
         let schedd = last_of(inv, &["name", "remote"]);
+        let address = last_of(inv, &["address"]);
+        if let Some(a) = address.as_deref().filter(|a| !is_valid_sinful(a)) {
+            return Err(usage_failure(format!(
+                "\"{a}\" is not a valid address\nShould be of the form <ip:port>\n\
+                 For example: <123.456.789.123:6789>"
+            )));
+        }
         Ok(SubmitArgs {
             source,
             command_line,
@@ -445,6 +476,9 @@ impl SubmitArgs {
             dry_run,
             max_jobs,
             schedd,
+            pool: last_of(inv, &["pool"]),
+            address,
+            single_cluster: m.get_flag("single-cluster"),
             remote,
             allow_crlf_script: m.get_flag("allow-crlf-script"),
             dump,
@@ -536,6 +570,13 @@ struct Progress<'a> {
 impl Progress<'_> {
     /// The checks and output for one job, before it is stored.
     fn job(&mut self, job: &Job) -> Result<(), Failure> {
+        if self.request.single_cluster && job.new_cluster && !self.submitted.is_empty() {
+            return Err(Failure::Text(
+                "\nERROR: Number of submitted clusters would exceed 1 and -single-cluster was \
+                 specified\n"
+                    .to_owned(),
+            ));
+        }
         if self.request.max_jobs > 0 && self.created >= self.request.max_jobs {
             return Err(Failure::Text(format!(
                 "\nERROR: Number of submitted jobs would exceed -maxjobs ({})\n",
@@ -665,12 +706,38 @@ pub fn submit(
         CommandError::Exit(1)
     };
     let simulated = request.dry_run.is_some() || request.dump.is_some();
-    if let Some(name) = &request.schedd {
-        if !simulated && !session.is_local_schedd(name) {
-            return Err(fail(
-                err,
-                &format!("\nERROR: Can't find address of schedd {name}\n"),
-            ));
+    // submit.cpp locates the schedd (by -address, else by -name through -pool's collector)
+    // unless it dumps the ads to a file.
+    let located = match (&request.address, &request.pool) {
+        (Some(addr), _) => session.is_local_address(addr),
+        (None, Some(pool)) => session.locate_pool(pool) == PoolLocation::Local,
+        (None, None) => true,
+    } && request
+        .schedd
+        .as_deref()
+        .is_none_or(|name| session.is_local_schedd(name));
+    if !located && request.dump.is_none() {
+        match (&request.address, &request.schedd) {
+            (None, Some(name)) => {
+                return Err(fail(
+                    err,
+                    &format!("\nERROR: Can't find address of schedd {name}\n"),
+                ))
+            }
+            (None, None) if !simulated => {
+                return Err(fail(err, "\nERROR: Can't find address of local schedd\n"))
+            }
+            // The schedd at -address was found, but does not answer.
+            (Some(addr), _) if !simulated => {
+                return Err(fail(
+                    err,
+                    &format!(
+                        "\nERROR: Failed to connect to queue manager {addr}\n\
+                         CEDAR:6001:Failed to connect to {addr}\n"
+                    ),
+                ))
+            }
+            _ => {}
         }
     }
 

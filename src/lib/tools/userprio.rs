@@ -23,6 +23,7 @@ use crate::classad::unparse::{ad_to_old, expr_to_old_string};
 use crate::classad::{parse_expr, parse_old_ad, ClassAd, Expr, Value};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::locate::{host_part, is_this_host};
 use crate::config::{Config, LoadOptions};
 use crate::error::CommandError;
 
@@ -1536,16 +1537,18 @@ fn now() -> i64 {
 
 fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
     let args = UserprioArgs::from_invocation(inv);
-    if let Some(pool) = &args.pool {
+    // The negotiator of -pool and -name: this host's, or one that cannot be found.
+    let config = Config::load().map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let here = |target: &str| is_this_host(&config, host_part(target));
+    let pool_here = args.pool.as_deref().is_none_or(here);
+    if !pool_here || !args.name.as_deref().is_none_or(here) {
+        let pool = match &args.pool {
+            Some(p) => p.as_str(),
+            None => "local pool",
+        };
         return exit_with(
             err,
             &format!("condor_userprio: Can't locate negotiator in {pool}\n"),
-        );
-    }
-    if args.name.is_some() {
-        return exit_with(
-            err,
-            "condor_userprio: Can't locate negotiator in local pool\n",
         );
     }
     for n in &args.names {

@@ -40,6 +40,9 @@ use crate::classad::{ClassAd, Expr};
 use crate::cli::args::{ordered_flag, ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
 use crate::client::counts::{count_jobs, Census, JobCounters};
+use crate::client::locate::{
+    is_valid_sinful, no_collector_contact, report_unknown_pool_host, PoolLocation,
+};
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::output::ads::{AdFormat, AdListWriter, Selection};
@@ -52,6 +55,7 @@ use crate::output::render::{
     render_memory_usage, render_owner, status_text,
 };
 use crate::output::time::title_time;
+use crate::output::wrapped_text;
 use crate::queue::universe;
 use crate::queue::{JobIdSpec, JobQuery, Queue};
 
@@ -76,6 +80,8 @@ const PREFIXES: &[Prefix] = &[
     Prefix::exact("jsonl"),
     Prefix::min("limit", 3),
     Prefix::min("name", 1),
+    Prefix::min("pool", 1),
+    Prefix::min("address", 1),
     Prefix::min("constraint", 1),
     Prefix::min("slotconstraint", 5),
     Prefix::min("mconstraint", 2),
@@ -137,6 +143,21 @@ pub fn command() -> Command {
                 .value_name("SCHEDD")
                 .action(ArgAction::Append)
                 .help("The schedd to query (the local one, by its name or its host's)"),
+        )
+        .arg(
+            Arg::new("pool")
+                .long("pool")
+                .value_name("HOST")
+                .action(ArgAction::Set)
+                .help("The central manager to query (this host's pool)"),
+        )
+        .arg(
+            Arg::new("address")
+                .long("address")
+                .visible_alias("addr")
+                .value_name("<IP:PORT>")
+                .action(ArgAction::Append)
+                .help("The schedd at this address (this pool's, <127.0.0.1:9618>)"),
         )
         .arg(flag("allusers", "Show all users' jobs").visible_alias("all-users"))
         .arg(flag("run", "Show running jobs, with the hosts they run on"))
@@ -259,6 +280,10 @@ struct Args {
     totals: bool,
     /// `-name`, in order.
     names: Vec<String>,
+    /// `-pool HOST` (the last one given).
+    pool: Option<String>,
+    /// `-address <ip:port>`, in order.
+    addresses: Vec<String>,
     /// `-analyze`, `-better-analyze`, `-reverse-analyze` and the options of the analysis.
     analyze: Option<analyze::Options>,
 }
@@ -331,6 +356,8 @@ impl Args {
             dag: on("dag"),
             totals: on("totals"),
             names: all("name"),
+            pool: last("pool"),
+            addresses: all("address"),
             analyze,
         }
     }
@@ -358,6 +385,10 @@ struct Request {
     dag: bool,
     /// `-name`, in command-line order.
     names: Vec<String>,
+    /// `-pool HOST`.
+    pool: Option<String>,
+    /// `-address <ip:port>`, in command-line order.
+    addresses: Vec<String>,
 }
 
 fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
@@ -476,7 +507,32 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         },
         dag,
         names: args.names,
+        pool: args.pool,
+        addresses: args.addresses,
     })
+}
+
+/// `-pool HOST`: this host's pool is queried as without it; a host that does not resolve
+/// stops condor_q as DCCollector does (`Error: unknown host H` and queue.cpp's Extra Info),
+/// and a central manager elsewhere is one condorlite cannot contact (`printNoCollectorContact`).
+fn check_pool(
+    req: &Request,
+    session: &Session,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    expert: bool,
+) -> Result<(), CommandError> {
+    let Some(pool) = &req.pool else {
+        return Ok(());
+    };
+    match session.locate_pool(pool) {
+        PoolLocation::Local => return Ok(()),
+        PoolLocation::UnknownHost(host) => report_unknown_pool_host(&host, expert, out, err),
+        PoolLocation::Elsewhere(pool) => {
+            let _ = err.write_all(no_collector_contact(&pool, !expert).as_bytes());
+        }
+    }
+    Err(CommandError::Exit(1))
 }
 
 /// `-name`: the schedds to query. Each name is looked up as condor_rm looks it up
@@ -491,7 +547,15 @@ fn check_names(
     err: &mut dyn Write,
     expert: bool,
 ) -> Result<(), CommandError> {
+    check_pool(req, session, out, err, expert)?;
     let mut local = false;
+    for addr in &req.addresses {
+        if !is_valid_sinful(addr) {
+            let _ = writeln!(err, "Address must be of the form: \"<ip.address:port>\"");
+            return Err(CommandError::Exit(1));
+        }
+        local |= session.is_local_address(addr);
+    }
     for name in &req.names {
         match session.locate_schedd(name) {
             ScheddLocation::Local => local = true,
@@ -515,37 +579,11 @@ fn check_names(
             }
         }
     }
-    if !req.names.is_empty() && !local {
+    if (!req.names.is_empty() || !req.addresses.is_empty()) && !local {
         let _ = writeln!(err, "Error: Collector has no record of schedd/submitter");
         return Err(CommandError::Exit(1));
     }
     Ok(())
-}
-
-/// `print_wrapped_text`: words filled into lines of fewer than `width` characters, each
-/// word followed by a space (or, at a full line, a newline), then a newline.
-fn wrapped_text(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut count = 0;
-    for word in text.split([' ', '\t']).filter(|w| !w.is_empty()) {
-        if word.len() < width.saturating_sub(count) {
-            out.push_str(word);
-            count += word.len();
-        } else {
-            out.push('\n');
-            out.push_str(word);
-            count = word.len();
-        }
-        if count < width {
-            out.push(' ');
-            count += 1;
-        } else {
-            out.push('\n');
-            count = 0;
-        }
-    }
-    out.push('\n');
-    out
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {

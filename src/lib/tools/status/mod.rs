@@ -31,6 +31,9 @@ use crate::classad::unparse::{json_ad_attrs, write_ad_inline, xml_ad_attrs, Synt
 use crate::classad::{ClassAd, Expr, Value};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::locate::{
+    host_part, locate_pool, no_collector_contact, report_unknown_pool_host, PoolLocation,
+};
 use crate::client::master::{self, AdKind, MasterError};
 use crate::config::Config;
 use crate::error::CommandError;
@@ -61,6 +64,7 @@ const NAME: &str = "condor_status";
 
 /// status.cpp's tests, in its order, with its minimum prefix lengths: every option.
 const PREFIXES: &[Prefix] = &[
+    Prefix::min("pool", 1),
     Prefix::min("avail", 2),
     Prefix::min("ads", 2).qualified(),
     Prefix::min("format", 1),
@@ -181,6 +185,10 @@ pub fn command() -> Command {
         .arg(flag_option("collector", "Show the collectors"))
         .arg(flag_option("totals", "Show only the totals"))
         .arg(flag_option("expert", "Shorter error messages"))
+        .arg(flag_option(
+            "pool",
+            "-pool HOST: the central manager to query (this host's pool)",
+        ))
         .arg(flag_option(
             "version",
             "Print the HTCondor version and exit",
@@ -376,6 +384,10 @@ struct StatusArgs {
     constraints: Vec<String>,
     /// The bare words, ORed: slots or machines (with `-claimed`, users).
     names: Vec<String>,
+    /// `-pool HOST` (the last one given).
+    pool: Option<String>,
+    /// `-expert`: no "Extra Info" paragraphs.
+    expert: bool,
     /// `-sort EXPR`, in order.
     sort_keys: Vec<Expr>,
     /// `-sort no` (`none`, `false`, `0`): do not sort.
@@ -405,6 +417,8 @@ struct Reader {
     set_by: SetBy,
     /// `-constraint` values and `-sort` keys (`true`), in order.
     constraints: Vec<(bool, String)>,
+    /// How many `-pool` options were given.
+    pools_given: usize,
 }
 
 impl StatusArgs {
@@ -426,6 +440,8 @@ impl StatusArgs {
                 ads_file: None,
                 constraints: Vec::new(),
                 names: Vec::new(),
+                pool: None,
+                expert: false,
                 sort_keys: Vec::new(),
                 no_sort: false,
                 formats: Vec::new(),
@@ -435,10 +451,15 @@ impl StatusArgs {
             mode: None,
             set_by: SetBy::default(),
             constraints: Vec::new(),
+            pools_given: 0,
         };
         let argv = Argv::from_invocation(inv, PREFIXES, WORDS);
         if let Err(stop) = reader.read(&argv).and_then(|()| reader.finish()) {
             reader.args.action = stop;
+        }
+        if let Some(pool) = reader.args.pool.as_ref().filter(|_| reader.pools_given > 1) {
+            let note = format!("Warning:  Multiple -pool arguments given, using \"{pool}\"");
+            reader.args.notes.push(note);
         }
         reader.args
     }
@@ -567,7 +588,18 @@ impl Reader {
                             }
                         }
                     }
-                    "natural" | "debug" | "expert" => {}
+                    "natural" | "debug" => {}
+                    "expert" => self.args.expert = true,
+                    "pool" => {
+                        if !next_exists(1) {
+                            return Err(use_help(format!(
+                                "{NAME}: -pool requires a hostname as an argument."
+                            )));
+                        }
+                        self.pools_given += 1;
+                        self.args.pool = Some(value(1));
+                        i += 1;
+                    }
                     "constraint" | "limit" | "attributes" | "sort" => {
                         if !next_exists(1) {
                             let what = match *id {
@@ -1239,6 +1271,31 @@ fn query_master(
         .collect())
 }
 
+/// `-pool HOST`: this host's pool is asked as without it. A host that does not resolve stops
+/// condor_status as DCCollector does (status.cpp); a central manager elsewhere does not answer
+/// the query (`Error: communication error` and `printNoCollectorContact`).
+fn check_pool(
+    config: &Config,
+    pool: &str,
+    expert: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CommandError> {
+    match locate_pool(config, pool) {
+        PoolLocation::Local => return Ok(()),
+        PoolLocation::UnknownHost(host) => report_unknown_pool_host(&host, expert, out, err),
+        PoolLocation::Elsewhere(pool) => {
+            let host = host_part(&pool);
+            let addr = format!("<{host}:9618>");
+            let _ = writeln!(err, "Error: communication error");
+            let _ = writeln!(err, "CEDAR:6001:Failed to connect to {addr}");
+            let _ = err
+                .write_all(no_collector_contact(&format!("{host} ({addr})"), !expert).as_bytes());
+        }
+    }
+    Err(CommandError::Exit(1))
+}
+
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
     let args = StatusArgs::parse(inv);
     let config = Config::load().map_err(|e| CommandError::failed(1, e.to_string()))?;
@@ -1260,6 +1317,9 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             refusal.report(err);
             return Err(CommandError::Exit(1));
         }
+    }
+    if let Some(pool) = &args.pool {
+        check_pool(&config, pool, args.expert, out, err)?;
     }
     let mode = args.mode;
     let slots = mode.ad_kind() == AdKind::Slots;
