@@ -442,3 +442,59 @@ fn dslots_are_preempted_only_through_their_pslot() {
         .matches
         .is_empty());
 }
+
+// ----- Ceilings and partitionable slots
+
+/// One 12-core partitionable slot; `extra` is set over it.
+fn twelve_cores(extra: &str) -> ClassAd {
+    with(
+        r#"[ Name = "slot1@host"; SlotID = 1; State = "Unclaimed"; Activity = "Idle";
+             PartitionableSlot = true; Cpus = 12; Memory = 12288; Disk = 1200000;
+             TotalSlotCpus = 12; SlotWeight = Cpus; MachineResources = "Cpus Memory Disk Swap";
+             Rank = 0; START = true;
+             Requirements = START && TARGET.RequestCpus <= Cpus ]"#,
+        extra,
+    )
+}
+
+/// The consumption policy of the seed (negotiator-side-pslot-consumption.txt).
+const CONSUMPTION_POLICY: &str = "ConsumptionCpus = quantize(target.RequestCpus, {1}); \
+     ConsumptionMemory = quantize(target.RequestMemory, {128}); \
+     ConsumptionDisk = quantize(target.RequestDisk, {1024})";
+
+#[test]
+fn a_ceiling_below_a_pslots_weight_is_charged_the_match_cost_with_a_consumption_policy() {
+    let cfg = configs("");
+    let mut st = state();
+    st.set_ceiling(&user("alice"), 11);
+    let jobs = many("alice", 1, 20);
+    // With a consumption policy each match costs the core it takes: 11 jobs, not 0.
+    let out = run(&jobs, &[twelve_cores(CONSUMPTION_POLICY)], &st, &cfg);
+    assert_eq!(out.matches.len(), 11);
+    assert!(out.matches.iter().all(|m| m.cost == 1.0));
+    assert_eq!(out.accountant.weighted_resources_used(&user("alice")), 11.0);
+    // A job whose match would cost more than the ceiling left is refused, and says why.
+    let wide = [job(2, 0, "alice", 0, "RequestCpus = 12")];
+    let out = run(&wide, &[twelve_cores(CONSUMPTION_POLICY)], &st, &cfg);
+    assert!(out.matches.is_empty());
+    assert_eq!(
+        out.rejections[0].reason.to_string(),
+        "submitter ceiling exceeded: a match would be charged 12, more than the ceiling left (11)"
+    );
+    // Without one, the whole slot's weight is more than the ceiling: skipped, as HTCondor
+    // does, and the first job of each autocluster is told why.
+    let out = run(&jobs, &[twelve_cores("")], &st, &cfg);
+    assert!(out.matches.is_empty());
+    assert_eq!(out.rejections.len(), 1);
+    assert_eq!(out.rejections[0].job, JobId::new(1, 0));
+    assert_eq!(
+        out.rejections[0].reason.to_string(),
+        "submitter ceiling exceeded: the whole partitionable slot's weight (12) exceeds the \
+         ceiling left (11); without a consumption policy a match is charged the whole slot"
+    );
+    assert_eq!(out.stats.rejections, 0, "no request was made");
+    // A ceiling used up is not reported (HTCondor's skip, the usual case).
+    st.set_ceiling(&user("alice"), 0);
+    let out = run(&jobs, &[twelve_cores("")], &st, &cfg);
+    assert!(out.matches.is_empty() && out.rejections.is_empty());
+}

@@ -549,3 +549,39 @@ fn config_files_come_after_the_workload_and_sets_last() {
         )
     );
 }
+
+/// One 12-core partitionable slot, with the seed's consumption policy when `policy`
+/// (negotiator-side-pslot-consumption.txt), and alice's ceiling at 11.
+fn ceiling_below_the_pslot(policy: bool) -> String {
+    let policy = if policy {
+        "CONSUMPTION_POLICY = True\n"
+    } else {
+        ""
+    };
+    format!(
+        "[config]\nNUM_CPUS = 12\n{policy}[sim]\nuntil = 2h\nstep = 1h\n\
+         [users]\nalice ceiling=11\n[timeline]\n0 submit alice 20 8h\n"
+    )
+}
+
+#[test]
+fn a_ceiling_below_a_pslots_weight_is_charged_what_the_jobs_consume() {
+    // With the consumption policy a match costs the core it takes: 11 jobs run.
+    let r = simulate(&ceiling_below_the_pslot(true));
+    let a = row(&r, 3600, "alice@sim");
+    assert_eq!((a.running, a.idle, a.in_use), (11, 9, 11.0));
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    // Without it a match is charged the whole slot, whose weight is more than the ceiling:
+    // nothing runs, and the note says why.
+    let r = simulate(&ceiling_below_the_pslot(false));
+    assert_eq!(row(&r, 3600, "alice@sim").running, 0);
+    assert_eq!(
+        r.notes,
+        [
+            "alice@sim: submitter ceiling exceeded: the whole partitionable slot's weight (12) \
+             exceeds the ceiling left (11); without a consumption policy a match is charged \
+             the whole slot",
+            "20 idle jobs could not be matched to any slot",
+        ]
+    );
+}
