@@ -498,3 +498,84 @@ fn a_ceiling_below_a_pslots_weight_is_charged_the_match_cost_with_a_consumption_
     let out = run(&jobs, &[twelve_cores("")], &st, &cfg);
     assert!(out.matches.is_empty() && out.rejections.is_empty());
 }
+
+// ----- User-priority preemption across pie spins
+
+/// 12 one-core slots, each running a job of `owner`.
+fn claimed_by(owner: &str) -> Vec<ClassAd> {
+    (1..=12)
+        .map(|i| {
+            with(
+                &format!(
+                    r#"[ Name = "slot{i}@host"; SlotID = {i}; State = "Claimed";
+                         Activity = "Busy"; Cpus = 1; Memory = 1024; Disk = 100000;
+                         SlotWeight = Cpus; Rank = 0; CurrentRank = 0; START = true;
+                         Requirements = START ]"#
+                ),
+                &format!(
+                    r#"RemoteUser = "{}"; RemoteOwner = "{}""#,
+                    user(owner),
+                    user(owner)
+                ),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_submitter_done_in_the_first_spin_leaves_the_pie_to_the_others_as_in_htcondor() {
+    // HTCondor 24.0's matchmaker.cpp: negotiateWithGroup recomputes the normalization
+    // (calculateNormalizationFactor) and every submitterLimit over the submitter ads still
+    // in its list at each spin; a submitter whose negotiate() returns MM_DONE (no job left
+    // it could match, not limited by its submitterLimit) is erased from that list. In spin 1
+    // (ignore_submitter_limit) the newcomer's user-priority preemptions stop at its limit
+    // (negotiate: limitUsed >= submitterLimit); the incumbent, whose jobs cannot preempt the
+    // newcomer's (PREEMPTION_REQUIREMENTS), is done; in spin 2 the newcomer alone shares the
+    // pie: its limit is the whole pool less its usage, and it preempts the rest.
+    let cfg = configs(
+        "DEFAULT_PRIO_FACTOR = 1\n\
+         PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n",
+    );
+    let mut st = state();
+    st.set_priority(&user("alice"), 0.83);
+    st.set_priority(&user("bob"), 0.5);
+    let slots = claimed_by("alice");
+    for i in 1..=12 {
+        let slot = format!("slot{i}@host");
+        st.add_match(&cfg.1, &user("alice"), &slot, 1.0, None, None, NOW);
+    }
+    let mut jobs = many("alice", 1, 50);
+    jobs.extend(many("bob", 2, 50));
+    // The first cycle: bob's share is 0.5^-1 / (0.5^-1 + 0.83^-1) of 12 = 7.49; the 8th match
+    // passes SubmitterLimitPermits on the unclaimed limit (matchmakingAlgorithm's cached
+    // path), then bob is over its limit.
+    let out = run(&jobs, &slots, &st, &cfg);
+    assert_eq!(out.preemptions.len(), 8);
+    assert!(out.matches.iter().all(|m| *m.submitter == *user("bob")));
+    // The next cycle, the preempted jobs gone: bob is over its share in spin 1 and alice
+    // can preempt nothing, so she is done; spin 2 gives bob alice's last four.
+    let mut st = out.accountant;
+    let mut slots = slots;
+    for (i, s) in slots.iter_mut().enumerate() {
+        if i < 8 {
+            s.insert(
+                "RemoteUser",
+                crate::classad::Expr::lit(user("bob").as_str()),
+            );
+            s.insert(
+                "RemoteOwner",
+                crate::classad::Expr::lit(user("bob").as_str()),
+            );
+        }
+    }
+    st.check_matches(&cfg.1, &[], NOW);
+    for (i, s) in slots.iter().enumerate() {
+        let owner = if i < 8 { "bob" } else { "alice" };
+        let name = crate::accountant::string_attr(s, "Name").unwrap();
+        st.add_match(&cfg.1, &user(owner), &name, 1.0, None, None, NOW);
+    }
+    let out = run(&jobs, &slots, &st, &cfg);
+    assert_eq!(out.preemptions.len(), 4);
+    assert!(out.preemptions.iter().all(|p| p.victim == user("alice")));
+    assert_eq!(out.stats.pie_spins, 3);
+}

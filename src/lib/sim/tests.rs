@@ -585,3 +585,45 @@ fn a_ceiling_below_a_pslots_weight_is_charged_what_the_jobs_consume() {
         ]
     );
 }
+
+/// Two users of equal factors on 12 cores, 8-hour jobs, preemption by user priority.
+const FLIP_FLOP: &str = "[config]\nNUM_CPUS = 12\nSLOT_TYPE_0_PARTITIONABLE = false\n\
+    DEFAULT_PRIO_FACTOR = 1\n\
+    PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n\
+    [sim]\nuntil = 24h\nstep = 1h\n\
+    [timeline]\n0 submit alice 100 8h\n1h submit bob 100 8h\n";
+
+#[test]
+fn priority_preemption_hands_the_whole_pool_over_as_htcondor_does() {
+    // HTCondor 24.0 does the same (matchmaker.cpp): in the first pie spin of a cycle the
+    // newcomer's user-priority preemptions stop at its submitterLimit (negotiate:
+    // limitUsed >= submitterLimit); the incumbent, whose jobs may not preempt the newcomer's
+    // (PREEMPTION_REQUIREMENTS), gets MM_DONE and leaves the submitter list; the next spin
+    // recomputes the shares (calculateNormalizationFactor, calculateSubmitterLimit) over the
+    // submitters left, so the newcomer's limit is the whole pool less its usage, and it
+    // preempts the rest. The pool changes hands whole until priorities and completions
+    // settle it: the preemptions over a day are bounded by those handovers.
+    let r = simulate(FLIP_FLOP);
+    let bob = |t: i64| {
+        r.trace
+            .iter()
+            .find(|p| p.time == t)
+            .map(|p| p.in_use[1])
+            .unwrap()
+    };
+    // Bob's first cycle: his share of 12 (7.49) rounded up once; the next cycle, alice is
+    // done in the first spin and bob takes her last four.
+    assert_eq!((bob(3600), bob(3660)), (8.0, 12.0));
+    // Alice takes the whole pool back once her priority is 1.2 times better, and so on.
+    assert_eq!((bob(8700), bob(8760)), (5.0, 0.0));
+    assert_eq!((bob(12420), bob(12480)), (7.0, 12.0));
+    assert_eq!((bob(16740), bob(16800)), (5.0, 0.0));
+    // Then the 8-hour jobs end and new ones start within the shares: no more handovers.
+    assert!(r
+        .trace
+        .iter()
+        .filter(|p| p.time >= 21720)
+        .all(|p| (5.0..=7.0).contains(&p.in_use[1])));
+    let (a, b) = (summary(&r, "alice@sim"), summary(&r, "bob@sim"));
+    assert_eq!((a.preempted, b.preempted), (31, 24));
+}
