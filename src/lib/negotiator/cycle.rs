@@ -172,7 +172,7 @@ struct Diagnostics {
     preempt_policy: usize,
     preempt_rank: usize,
     submitter_limit: usize,
-    /// The lightest slot refused because its whole weight is more than the ceiling left.
+    /// The cheapest match refused because what it would count is more than the ceiling left.
     ceiling: Option<RejectReason>,
 }
 
