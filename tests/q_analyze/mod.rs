@@ -537,3 +537,29 @@ fn slots_can_come_from_a_file_and_be_chosen_by_name() {
         "{out}"
     );
 }
+
+#[test]
+fn a_ceiling_below_the_partitionable_slots_weight_is_the_reason_given() {
+    // One partitionable slot of 12 CPUs and no consumption policy: a match would be charged
+    // the whole slot, 12, and the submitter's ceiling is 11. HTCondor skips the submitter
+    // without a word; condorlite's negotiator says why, and the analysis shows it.
+    let mut env = analysis_pool();
+    env.set_env("_CONDOR_NUM_CPUS", "12");
+    job_script(&env);
+    let job = submit(&env, "");
+    let user = attr(&env, &job, "User");
+    let out = env.run("condor_userprio", ["-setceiling", &user, "11"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let _master = Master::start(&env);
+    wait_rejected(&env, &job);
+    let text = analysis(&env, &["-better-analyze", &job]);
+    assert!(
+        text.contains(
+            "\nReason for last match failure: submitter ceiling exceeded: the whole \
+             partitionable slot's weight (12) exceeds the ceiling left (11); without a \
+             consumption policy a match is charged the whole slot\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(attr(&env, &job, "JobStatus"), "1");
+}

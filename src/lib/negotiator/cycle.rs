@@ -172,6 +172,8 @@ struct Diagnostics {
     preempt_policy: usize,
     preempt_rank: usize,
     submitter_limit: usize,
+    /// The cheapest match refused because what it would count is more than the ceiling left.
+    ceiling: Option<RejectReason>,
 }
 
 impl Diagnostics {
@@ -182,6 +184,8 @@ impl Diagnostics {
             RejectReason::PreemptionRequirements
         } else if self.submitter_limit > 0 {
             RejectReason::SubmitterLimit
+        } else if let Some(ceiling) = &self.ceiling {
+            ceiling.clone()
         } else {
             RejectReason::NoMatch
         }
@@ -256,7 +260,54 @@ struct Cx<'a> {
     autoregroup: bool,
     epoch: u64,
     inject_time: bool,
+    /// The least a match can count against a submitter's ceiling (see [`Cx::ceiling_charge`]).
+    ceiling_least: CeilingLeast,
     out: CycleOutcome,
+}
+
+/// The least a match can count against a submitter's ceiling, from the slots at the start of
+/// the cycle (where HTCondor's `minSlotWeight` is the smallest `SlotWeight` of all).
+#[derive(Clone, Copy, Debug, Default)]
+struct CeilingLeast {
+    /// The smallest whole weight of the slots without a consumption policy, and whether
+    /// that slot is partitionable.
+    whole: Option<(f64, bool)>,
+    /// Some slot has a consumption policy: a match to it counts what the job consumes,
+    /// known only when a job is matched.
+    per_match: bool,
+}
+
+impl CeilingLeast {
+    fn of(slots: &[Slot]) -> CeilingLeast {
+        let mut least = CeilingLeast::default();
+        for s in slots.iter().filter(|s| s.available) {
+            if s.consumption_policy {
+                least.per_match = true;
+            } else if least.whole.is_none_or(|(w, _)| s.weight < w) {
+                least.whole = Some((s.weight, s.kind == SlotKind::Partitionable));
+            }
+        }
+        least
+    }
+
+    /// Why a submitter with `left` of its ceiling cannot be charged any match, if it cannot:
+    /// nothing is left, or no slot is charged less than the lightest whole slot, which
+    /// weighs more than what is left. (HTCondor: `submitterCeiling < minSlotWeight`.)
+    fn refuses(&self, left: f64) -> Option<Option<RejectReason>> {
+        if left <= 0.0 {
+            return Some(None);
+        }
+        match self.whole {
+            Some((weight, partitionable)) if !self.per_match && left < weight => {
+                Some(Some(RejectReason::SubmitterCeiling {
+                    left,
+                    charge: weight,
+                    whole_pslot: partitionable,
+                }))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Runs one cycle; `clock` measures the time limits.
@@ -311,6 +362,8 @@ pub fn run(
     if min_slot_weight == f64::MAX {
         min_slot_weight = 0.0;
     }
+    // Over the slots as they come, claimed ones too, as `minSlotWeight` is.
+    let ceiling_least = CeilingLeast::of(&slots);
     let in_pool = |s: &Slot| {
         s.available
             && cfg
@@ -546,6 +599,7 @@ pub fn run(
         autoregroup: groups.group(0).autoregroup,
         epoch: 1,
         inject_time,
+        ceiling_least,
         out: CycleOutcome::default(),
     };
     cx.out.stats = stats;
@@ -925,7 +979,14 @@ impl<'a> Cx<'a> {
                     Outcome::Done
                 } else if (limit < min_slot_weight || pie_left < min_slot_weight) && spin > 1 {
                     Outcome::Resume
-                } else if ceiling == 0.0 || ceiling < min_slot_weight {
+                } else if let Some(why) = self.ceiling_least.refuses(ceiling) {
+                    // HTCondor skips the submitter when `submitterCeiling < minSlotWeight`,
+                    // the smallest weight of any slot, even one whose matches are charged
+                    // only what the job consumes (a consumption policy): a ceiling below a
+                    // partitionable slot's weight would starve the submitter for good.
+                    if let Some(reason) = why {
+                        self.reject_for_ceiling(e, reason);
+                    }
                     Outcome::Done
                 } else {
                     if self.out.stats.active_submitters.insert(name.to_string()) {
@@ -970,6 +1031,66 @@ impl<'a> Cx<'a> {
                 break;
             }
         }
+    }
+
+    /// A submitter skipped for its ceiling: the next job of each of its autoclusters (in its
+    /// priority range) is told why. No request goes to the schedd, so the cycle's statistics
+    /// count no rejection.
+    fn reject_for_ceiling(&mut self, e: usize, reason: RejectReason) {
+        let sub = &self.submitters[self.entries[e].sub];
+        let range = self.entries[e].range;
+        for run in &sub.runs {
+            if range.is_some_and(|(lo, hi)| run.prio < lo || run.prio > hi) {
+                continue;
+            }
+            if let Some(&job) = run.jobs.get(run.next) {
+                self.out.rejections.push(Rejection {
+                    job: self.input.jobs[job].id,
+                    submitter: sub.name.to_string(),
+                    autocluster: run.ac,
+                    reason: reason.clone(),
+                });
+            }
+        }
+    }
+
+    /// What a match to candidate `c` counts against the submitter's ceiling: a slot with a
+    /// consumption policy, the match cost (its weight before minus after, as group quotas
+    /// and submitter limits are charged: HTCondor's `SubmitterLimitPermits` uses
+    /// `cp_deduct_assets`); any other slot, its whole weight, as HTCondor's `negotiate`
+    /// charges a match without `CP_MATCH_COST` (`GetSlotWeight`).
+    fn ceiling_charge(&self, c: &Candidate) -> f64 {
+        let slot = &self.slots[c.slot];
+        if slot.consumption_policy {
+            self.cost_of(c)
+        } else {
+            slot.weight
+        }
+    }
+
+    /// The ceiling refuses candidate `c` when what it would count is more than the ceiling
+    /// `left` at the start of the turn (HTCondor's per-slot form of `submitterCeiling <
+    /// minSlotWeight`); `d` records the cheapest match so refused. As in HTCondor, the turn
+    /// itself stops once its matches add up to the ceiling left (`negotiate`: `limitUsed >=
+    /// submitterCeiling`), so its last match may go over.
+    fn ceiling_refuses(&self, c: &Candidate, left: f64, d: &mut Diagnostics) -> bool {
+        let charge = self.ceiling_charge(c);
+        if charge <= left {
+            return false;
+        }
+        let lighter = match &d.ceiling {
+            Some(RejectReason::SubmitterCeiling { charge: least, .. }) => charge < *least,
+            _ => true,
+        };
+        if lighter {
+            let slot = &self.slots[c.slot];
+            d.ceiling = Some(RejectReason::SubmitterCeiling {
+                left,
+                charge,
+                whole_pslot: slot.kind == SlotKind::Partitionable && !slot.consumption_policy,
+            });
+        }
+        true
     }
 
     /// The request for a job of autocluster `ac` from submitter `s`.
@@ -1031,7 +1152,6 @@ impl<'a> Cx<'a> {
         // The schedd hands out only jobs of the priority range it is asked for.
         let range = self.entries[e].range;
         let name = self.submitters[s].name.clone();
-        let prio = self.eup(&name);
         let mut limit_used = 0.0;
         let mut used_unclaimed = 0.0;
         let mut limited = false;
@@ -1108,7 +1228,7 @@ impl<'a> Cx<'a> {
                 s,
                 job,
                 req,
-                prio,
+                ceiling,
                 limit_used,
                 used_unclaimed,
                 limit,
@@ -1224,7 +1344,7 @@ impl<'a> Cx<'a> {
         s: usize,
         job: usize,
         req: &Request,
-        prio: f64,
+        ceiling: f64,
         limit_used: f64,
         used_unclaimed: f64,
         limit: f64,
@@ -1232,7 +1352,7 @@ impl<'a> Cx<'a> {
         only_startd_rank: bool,
         list: &mut Option<MatchList>,
     ) -> Result<Candidate, RejectReason> {
-        let _ = (job, prio);
+        let _ = job;
         let (limits, limits_per_slot) = Self::limits_of(&req.ad);
         if let Some(l) = &limits {
             let over = self.over_limits(l);
@@ -1331,6 +1451,9 @@ impl<'a> Cx<'a> {
                     d.submitter_limit += 1;
                     continue;
                 }
+                if self.ceiling_refuses(&c, ceiling, &mut d) {
+                    continue;
+                }
                 if limits_per_slot {
                     if let Some(l) = self.slot_limits(req, pos) {
                         let over = self.over_limits(&l);
@@ -1397,6 +1520,9 @@ impl<'a> Cx<'a> {
             };
             if !ok {
                 d.submitter_limit += 1;
+                continue;
+            }
+            if self.ceiling_refuses(&c, ceiling, &mut d) {
                 continue;
             }
             if limits_per_slot {

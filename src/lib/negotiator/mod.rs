@@ -50,6 +50,10 @@
 //!   nothing more in that cycle (see [`Match::preempted_dslots`]).
 //! - A slot without `Requirements` matches by its `START` expression, and one with neither
 //!   matches any job whose own Requirements hold.
+//! - A submitter's ceiling is charged a match's cost on a slot with a consumption policy
+//!   (HTCondor skips the submitter when its ceiling left is below the smallest `SlotWeight`
+//!   of any slot), and a submitter skipped for a ceiling below every whole slot's weight is
+//!   told why ([`RejectReason::SubmitterCeiling`]).
 
 pub mod autocluster;
 pub mod config;
@@ -185,13 +189,25 @@ pub struct Preemption {
 }
 
 /// Why a request (a job, standing for the rest of its autocluster) got no slot.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RejectReason {
     NoMatch,
     SubmitterLimit,
     ConcurrencyLimit(Vec<String>),
     PreemptionRequirements,
     InsufficientPriority,
+    /// What is left of the submitter's ceiling (`left`, more than 0) is less than a match
+    /// would count against it (`charge`): the match cost for a slot with a consumption
+    /// policy, else the slot's whole `SlotWeight` (`whole_pslot` when that slot is a
+    /// partitionable one). HTCondor skips a submitter whose ceiling left is below the
+    /// smallest slot weight without a word (matchmaker.cpp, `negotiateWithGroup`: "skipped
+    /// because submitterCeiling remaining is"); condorlite says why, in the job's
+    /// `LastRejMatchReason`.
+    SubmitterCeiling {
+        left: f64,
+        charge: f64,
+        whole_pslot: bool,
+    },
 }
 
 impl std::fmt::Display for RejectReason {
@@ -205,6 +221,21 @@ impl std::fmt::Display for RejectReason {
             }
             RejectReason::PreemptionRequirements => f.write_str("PREEMPTION_REQUIREMENTS == False"),
             RejectReason::InsufficientPriority => f.write_str("insufficient priority"),
+            RejectReason::SubmitterCeiling {
+                left,
+                charge,
+                whole_pslot: true,
+            } => write!(
+                f,
+                "submitter ceiling exceeded: the whole partitionable slot's weight ({charge}) \
+                 exceeds the ceiling left ({left}); without a consumption policy a match is \
+                 charged the whole slot"
+            ),
+            RejectReason::SubmitterCeiling { left, charge, .. } => write!(
+                f,
+                "submitter ceiling exceeded: a match would be charged {charge}, more than the \
+                 ceiling left ({left})"
+            ),
         }
     }
 }

@@ -47,6 +47,11 @@ pub struct Slot {
     pub available: bool,
     /// For a partitionable slot: its resources and how they are consumed.
     pub consumption: Option<Arc<[Consumable]>>,
+    /// The slot advertises a consumption policy (HTCondor's `cp_supports_policy`): it is
+    /// partitionable, has `MachineResources` and a `Consumption<Resource>` for each of them
+    /// but `Swap`. HTCondor charges a match to such a slot what the job consumes; a match to
+    /// any other slot costs its whole `SlotWeight`.
+    pub consumption_policy: bool,
 }
 
 /// One resource of a partitionable slot.
@@ -85,6 +90,7 @@ impl Slot {
         .iter()
         .find_map(|a| string_attr(&ad, a));
         let consumption = (kind == SlotKind::Partitionable).then(|| consumables(&ad, cfg));
+        let consumption_policy = kind == SlotKind::Partitionable && supports_policy(&ad);
         Slot {
             index,
             name: string_attr(&ad, "Name").unwrap_or_default(),
@@ -95,6 +101,7 @@ impl Slot {
             remote_user,
             available: true,
             consumption,
+            consumption_policy,
             ad,
         }
     }
@@ -224,14 +231,24 @@ fn number(x: f64) -> Expr {
     }
 }
 
+/// HTCondor's `cp_supports_policy` (src/condor_utils/consumption_policy.cpp), for a slot known
+/// to be partitionable: `MachineResources`, and `Consumption<Resource>` for each but `Swap`.
+fn supports_policy(ad: &ClassAd) -> bool {
+    string_attr(ad, "MachineResources").is_some_and(|list| {
+        consumed_resources(&list).all(|r| ad.lookup(&format!("Consumption{r}")).is_some())
+    })
+}
+
+/// The resources of a `MachineResources` list that jobs consume (all but `Swap`).
+fn consumed_resources(list: &str) -> impl Iterator<Item = &str> {
+    list.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("swap"))
+}
+
 /// The resources of a partitionable slot and how each is consumed.
 fn consumables(ad: &ClassAd, cfg: &NegotiatorConfig) -> Arc<[Consumable]> {
     let names: Vec<String> = match string_attr(ad, "MachineResources") {
-        Some(list) => list
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("swap"))
-            .map(str::to_owned)
-            .collect(),
+        Some(list) => consumed_resources(&list).map(str::to_owned).collect(),
         None => vec!["Cpus".into(), "Memory".into(), "Disk".into()],
     };
     names
@@ -295,6 +312,12 @@ mod tests {
             assert_eq!(s.consume(&amounts), 1.0);
         }
         assert!(!s.sufficient(&amounts), "no GPU left");
+        // A Consumption<Resource> for Memory only is no consumption policy.
+        assert!(!s.consumption_policy);
+        let full = pslot(
+            "MachineResources = \"Cpus Memory Swap\"; ConsumptionCpus = 1; ConsumptionMemory = 1",
+        );
+        assert!(full.consumption_policy);
         assert_eq!(s.ad.eval_attr("Memory").as_int(), Some(1903 - 1024));
     }
 }

@@ -442,3 +442,140 @@ fn dslots_are_preempted_only_through_their_pslot() {
         .matches
         .is_empty());
 }
+
+// ----- Ceilings and partitionable slots
+
+/// One 12-core partitionable slot; `extra` is set over it.
+fn twelve_cores(extra: &str) -> ClassAd {
+    with(
+        r#"[ Name = "slot1@host"; SlotID = 1; State = "Unclaimed"; Activity = "Idle";
+             PartitionableSlot = true; Cpus = 12; Memory = 12288; Disk = 1200000;
+             TotalSlotCpus = 12; SlotWeight = Cpus; MachineResources = "Cpus Memory Disk Swap";
+             Rank = 0; START = true;
+             Requirements = START && TARGET.RequestCpus <= Cpus ]"#,
+        extra,
+    )
+}
+
+/// The consumption policy of the seed (negotiator-side-pslot-consumption.txt).
+const CONSUMPTION_POLICY: &str = "ConsumptionCpus = quantize(target.RequestCpus, {1}); \
+     ConsumptionMemory = quantize(target.RequestMemory, {128}); \
+     ConsumptionDisk = quantize(target.RequestDisk, {1024})";
+
+#[test]
+fn a_ceiling_below_a_pslots_weight_is_charged_the_match_cost_with_a_consumption_policy() {
+    let cfg = configs("");
+    let mut st = state();
+    st.set_ceiling(&user("alice"), 11);
+    let jobs = many("alice", 1, 20);
+    // With a consumption policy each match costs the core it takes: 11 jobs, not 0.
+    let out = run(&jobs, &[twelve_cores(CONSUMPTION_POLICY)], &st, &cfg);
+    assert_eq!(out.matches.len(), 11);
+    assert!(out.matches.iter().all(|m| m.cost == 1.0));
+    assert_eq!(out.accountant.weighted_resources_used(&user("alice")), 11.0);
+    // A job whose match would cost more than the ceiling left is refused, and says why.
+    let wide = [job(2, 0, "alice", 0, "RequestCpus = 12")];
+    let out = run(&wide, &[twelve_cores(CONSUMPTION_POLICY)], &st, &cfg);
+    assert!(out.matches.is_empty());
+    assert_eq!(
+        out.rejections[0].reason.to_string(),
+        "submitter ceiling exceeded: a match would be charged 12, more than the ceiling left (11)"
+    );
+    // Without one, the whole slot's weight is more than the ceiling: skipped, as HTCondor
+    // does, and the first job of each autocluster is told why.
+    let out = run(&jobs, &[twelve_cores("")], &st, &cfg);
+    assert!(out.matches.is_empty());
+    assert_eq!(out.rejections.len(), 1);
+    assert_eq!(out.rejections[0].job, JobId::new(1, 0));
+    assert_eq!(
+        out.rejections[0].reason.to_string(),
+        "submitter ceiling exceeded: the whole partitionable slot's weight (12) exceeds the \
+         ceiling left (11); without a consumption policy a match is charged the whole slot"
+    );
+    assert_eq!(out.stats.rejections, 0, "no request was made");
+    // A ceiling used up is not reported (HTCondor's skip, the usual case).
+    st.set_ceiling(&user("alice"), 0);
+    let out = run(&jobs, &[twelve_cores("")], &st, &cfg);
+    assert!(out.matches.is_empty() && out.rejections.is_empty());
+}
+
+// ----- User-priority preemption across pie spins
+
+/// 12 one-core slots, each running a job of `owner`.
+fn claimed_by(owner: &str) -> Vec<ClassAd> {
+    (1..=12)
+        .map(|i| {
+            with(
+                &format!(
+                    r#"[ Name = "slot{i}@host"; SlotID = {i}; State = "Claimed";
+                         Activity = "Busy"; Cpus = 1; Memory = 1024; Disk = 100000;
+                         SlotWeight = Cpus; Rank = 0; CurrentRank = 0; START = true;
+                         Requirements = START ]"#
+                ),
+                &format!(
+                    r#"RemoteUser = "{}"; RemoteOwner = "{}""#,
+                    user(owner),
+                    user(owner)
+                ),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_submitter_done_in_the_first_spin_leaves_the_pie_to_the_others_as_in_htcondor() {
+    // HTCondor 24.0's matchmaker.cpp: negotiateWithGroup recomputes the normalization
+    // (calculateNormalizationFactor) and every submitterLimit over the submitter ads still
+    // in its list at each spin; a submitter whose negotiate() returns MM_DONE (no job left
+    // it could match, not limited by its submitterLimit) is erased from that list. In spin 1
+    // (ignore_submitter_limit) the newcomer's user-priority preemptions stop at its limit
+    // (negotiate: limitUsed >= submitterLimit); the incumbent, whose jobs cannot preempt the
+    // newcomer's (PREEMPTION_REQUIREMENTS), is done; in spin 2 the newcomer alone shares the
+    // pie: its limit is the whole pool less its usage, and it preempts the rest.
+    let cfg = configs(
+        "DEFAULT_PRIO_FACTOR = 1\n\
+         PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n",
+    );
+    let mut st = state();
+    st.set_priority(&user("alice"), 0.83);
+    st.set_priority(&user("bob"), 0.5);
+    let slots = claimed_by("alice");
+    for i in 1..=12 {
+        let slot = format!("slot{i}@host");
+        st.add_match(&cfg.1, &user("alice"), &slot, 1.0, None, None, NOW);
+    }
+    let mut jobs = many("alice", 1, 50);
+    jobs.extend(many("bob", 2, 50));
+    // The first cycle: bob's share is 0.5^-1 / (0.5^-1 + 0.83^-1) of 12 = 7.49; the 8th match
+    // passes SubmitterLimitPermits on the unclaimed limit (matchmakingAlgorithm's cached
+    // path), then bob is over its limit.
+    let out = run(&jobs, &slots, &st, &cfg);
+    assert_eq!(out.preemptions.len(), 8);
+    assert!(out.matches.iter().all(|m| *m.submitter == *user("bob")));
+    // The next cycle, the preempted jobs gone: bob is over its share in spin 1 and alice
+    // can preempt nothing, so she is done; spin 2 gives bob alice's last four.
+    let mut st = out.accountant;
+    let mut slots = slots;
+    for (i, s) in slots.iter_mut().enumerate() {
+        if i < 8 {
+            s.insert(
+                "RemoteUser",
+                crate::classad::Expr::lit(user("bob").as_str()),
+            );
+            s.insert(
+                "RemoteOwner",
+                crate::classad::Expr::lit(user("bob").as_str()),
+            );
+        }
+    }
+    st.check_matches(&cfg.1, &[], NOW);
+    for (i, s) in slots.iter().enumerate() {
+        let owner = if i < 8 { "bob" } else { "alice" };
+        let name = crate::accountant::string_attr(s, "Name").unwrap();
+        st.add_match(&cfg.1, &user(owner), &name, 1.0, None, None, NOW);
+    }
+    let out = run(&jobs, &slots, &st, &cfg);
+    assert_eq!(out.preemptions.len(), 4);
+    assert!(out.preemptions.iter().all(|p| p.victim == user("alice")));
+    assert_eq!(out.stats.pie_spins, 3);
+}

@@ -37,7 +37,9 @@ use crate::accountant::{resource_name, slot_weight, AccountantConfig, Accountant
 use crate::classad::ast::BinOp;
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr};
-use crate::negotiator::{submitter_name, CycleInput, IdleJob, JobId, Negotiator, PreemptReason};
+use crate::negotiator::{
+    submitter_name, CycleInput, IdleJob, JobId, Negotiator, PreemptReason, RejectReason,
+};
 use crate::startd::Startd;
 
 /// How far a simulation without `until` may run before it is stopped: ten years.
@@ -541,6 +543,12 @@ impl<'w> Engine<'w> {
             .negotiator
             .cycle_with_clock(&input, &self.acct, abs, &mut clock);
         self.acct = outcome.accountant;
+        // A submitter whose ceiling no match fits is skipped (the negotiator says why).
+        for r in &outcome.rejections {
+            if matches!(r.reason, RejectReason::SubmitterCeiling { .. }) {
+                self.note(format!("{}: {}", r.submitter, r.reason));
+            }
+        }
         let mut matched = 0;
         for m in outcome.matches {
             let Some(j) = self.job_index(m.job) else {

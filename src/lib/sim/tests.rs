@@ -549,3 +549,81 @@ fn config_files_come_after_the_workload_and_sets_last() {
         )
     );
 }
+
+/// One 12-core partitionable slot, with the seed's consumption policy when `policy`
+/// (negotiator-side-pslot-consumption.txt), and alice's ceiling at 11.
+fn ceiling_below_the_pslot(policy: bool) -> String {
+    let policy = if policy {
+        "CONSUMPTION_POLICY = True\n"
+    } else {
+        ""
+    };
+    format!(
+        "[config]\nNUM_CPUS = 12\n{policy}[sim]\nuntil = 2h\nstep = 1h\n\
+         [users]\nalice ceiling=11\n[timeline]\n0 submit alice 20 8h\n"
+    )
+}
+
+#[test]
+fn a_ceiling_below_a_pslots_weight_is_charged_what_the_jobs_consume() {
+    // With the consumption policy a match costs the core it takes: 11 jobs run.
+    let r = simulate(&ceiling_below_the_pslot(true));
+    let a = row(&r, 3600, "alice@sim");
+    assert_eq!((a.running, a.idle, a.in_use), (11, 9, 11.0));
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    // Without it a match is charged the whole slot, whose weight is more than the ceiling:
+    // nothing runs, and the note says why.
+    let r = simulate(&ceiling_below_the_pslot(false));
+    assert_eq!(row(&r, 3600, "alice@sim").running, 0);
+    assert_eq!(
+        r.notes,
+        [
+            "alice@sim: submitter ceiling exceeded: the whole partitionable slot's weight (12) \
+             exceeds the ceiling left (11); without a consumption policy a match is charged \
+             the whole slot",
+            "20 idle jobs could not be matched to any slot",
+        ]
+    );
+}
+
+/// Two users of equal factors on 12 cores, 8-hour jobs, preemption by user priority.
+const FLIP_FLOP: &str = "[config]\nNUM_CPUS = 12\nSLOT_TYPE_0_PARTITIONABLE = false\n\
+    DEFAULT_PRIO_FACTOR = 1\n\
+    PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n\
+    [sim]\nuntil = 24h\nstep = 1h\n\
+    [timeline]\n0 submit alice 100 8h\n1h submit bob 100 8h\n";
+
+#[test]
+fn priority_preemption_hands_the_whole_pool_over_as_htcondor_does() {
+    // HTCondor 24.0 does the same (matchmaker.cpp): in the first pie spin of a cycle the
+    // newcomer's user-priority preemptions stop at its submitterLimit (negotiate:
+    // limitUsed >= submitterLimit); the incumbent, whose jobs may not preempt the newcomer's
+    // (PREEMPTION_REQUIREMENTS), gets MM_DONE and leaves the submitter list; the next spin
+    // recomputes the shares (calculateNormalizationFactor, calculateSubmitterLimit) over the
+    // submitters left, so the newcomer's limit is the whole pool less its usage, and it
+    // preempts the rest. The pool changes hands whole until priorities and completions
+    // settle it: the preemptions over a day are bounded by those handovers.
+    let r = simulate(FLIP_FLOP);
+    let bob = |t: i64| {
+        r.trace
+            .iter()
+            .find(|p| p.time == t)
+            .map(|p| p.in_use[1])
+            .unwrap()
+    };
+    // Bob's first cycle: his share of 12 (7.49) rounded up once; the next cycle, alice is
+    // done in the first spin and bob takes her last four.
+    assert_eq!((bob(3600), bob(3660)), (8.0, 12.0));
+    // Alice takes the whole pool back once her priority is 1.2 times better, and so on.
+    assert_eq!((bob(8700), bob(8760)), (5.0, 0.0));
+    assert_eq!((bob(12420), bob(12480)), (7.0, 12.0));
+    assert_eq!((bob(16740), bob(16800)), (5.0, 0.0));
+    // Then the 8-hour jobs end and new ones start within the shares: no more handovers.
+    assert!(r
+        .trace
+        .iter()
+        .filter(|p| p.time >= 21720)
+        .all(|p| (5.0..=7.0).contains(&p.in_use[1])));
+    let (a, b) = (summary(&r, "alice@sim"), summary(&r, "bob@sim"));
+    assert_eq!((a.preempted, b.preempted), (31, 24));
+}
