@@ -81,7 +81,9 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("limit", 3),
     Prefix::min("name", 1),
     Prefix::min("pool", 1),
+    Prefix::min("submitter", 1),
     Prefix::min("address", 1),
+    Prefix::min("global", 1),
     Prefix::min("constraint", 1),
     Prefix::min("slotconstraint", 5),
     Prefix::min("mconstraint", 2),
@@ -151,6 +153,17 @@ pub fn command() -> Command {
                 .action(ArgAction::Set)
                 .help("The central manager to query (this host's pool)"),
         )
+        .arg(
+            Arg::new("submitter")
+                .long("submitter")
+                .value_name("USER")
+                .action(ArgAction::Append)
+                .help("Show this submitter's jobs in every schedd of the pool"),
+        )
+        .arg(flag(
+            "global",
+            "Show the queues of every schedd in the pool",
+        ))
         .arg(
             Arg::new("address")
                 .long("address")
@@ -284,6 +297,10 @@ struct Args {
     pool: Option<String>,
     /// `-address <ip:port>`, in order.
     addresses: Vec<String>,
+    /// `-submitter USER`, in order.
+    submitters: Vec<String>,
+    /// `-global`.
+    global: bool,
     /// `-analyze`, `-better-analyze`, `-reverse-analyze` and the options of the analysis.
     analyze: Option<analyze::Options>,
 }
@@ -358,6 +375,8 @@ impl Args {
             names: all("name"),
             pool: last("pool"),
             addresses: all("address"),
+            submitters: all("submitter"),
+            global: on("global"),
             analyze,
         }
     }
@@ -389,6 +408,11 @@ struct Request {
     pool: Option<String>,
     /// `-address <ip:port>`, in command-line order.
     addresses: Vec<String>,
+    /// `-submitter USER`, each qualified with `UID_DOMAIN` unless it has an `@`.
+    submitters: Vec<String>,
+    /// `-global`: every schedd of the pool (this one), "All queues are empty" when none has a
+    /// job.
+    global: bool,
 }
 
 fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
@@ -401,7 +425,7 @@ fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
 fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request, CommandError> {
     let Args {
         output,
-        words,
+        mut words,
         run,
         hold,
         idle,
@@ -411,6 +435,18 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
     if let Some(bad) = words.iter().find(|w| w.starts_with('-')) {
         let _ = writeln!(err, "Error: unrecognized argument {bad}");
         return Err(CommandError::Exit(1));
+    }
+    let uid_domain = session.uid_domain().unwrap_or_default();
+    let mut submitters = Vec::new();
+    for s in &args.submitters {
+        // The jobs are the submitter's own (queue.cpp's CQ_SUBMITTER, the owner part).
+        let owner = s.split('@').next().unwrap_or(s).to_owned();
+        words.push(owner);
+        submitters.push(if s.contains('@') {
+            s.clone()
+        } else {
+            format!("{s}@{uid_domain}")
+        });
     }
     if output.empty_autoformat {
         return Err(usage_error(
@@ -509,6 +545,8 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         names: args.names,
         pool: args.pool,
         addresses: args.addresses,
+        submitters,
+        global: args.global,
     })
 }
 
@@ -548,6 +586,23 @@ fn check_names(
     expert: bool,
 ) -> Result<(), CommandError> {
     check_pool(req, session, out, err, expert)?;
+    // -submitter asks the collector for submitter ads, -name and -address for schedd ads.
+    if !req.submitters.is_empty() && !(req.names.is_empty() && req.addresses.is_empty()) {
+        let _ = writeln!(err, "Cannot query both schedd's and submitters");
+        if !expert {
+            let _ = writeln!(out);
+            let _ = err.write_all(
+                wrapped_text(
+                    "Extra Info: You cannot specify both -name and -submitter. -name implies \
+                     you want to only query the local schedd, while -submitter implies you \
+                     want to find everything in the entire pool for a givensubmitter.",
+                    78,
+                )
+                .as_bytes(),
+            );
+        }
+        return Err(CommandError::Exit(1));
+    }
     let mut local = false;
     for addr in &req.addresses {
         if !is_valid_sinful(addr) {
@@ -605,6 +660,27 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let queue = session
         .open_queue()
         .map_err(|e| CommandError::failed(1, e.to_string()))?;
+    // The collector has a submitter ad for a submitter with jobs in a schedd, and -global's
+    // query asks for schedds with jobs.
+    let has_jobs = |specs: Vec<JobIdSpec>| -> Result<bool, CommandError> {
+        let counts = queue
+            .count_by_status(&JobQuery::ids(specs))
+            .map_err(queue_err)?;
+        Ok(counts.iter().any(|(_, n)| *n > 0))
+    };
+    if !req.submitters.is_empty() {
+        let owners = req
+            .submitters
+            .iter()
+            .map(|s| JobIdSpec::Owner(s.split('@').next().unwrap_or(s).to_owned()));
+        if !has_jobs(owners.collect())? {
+            let _ = writeln!(err, "Error: Collector has no record of schedd/submitter");
+            return Err(CommandError::Exit(1));
+        }
+    } else if req.global && !has_jobs(Vec::new())? {
+        writeln!(out, "All queues are empty")?;
+        return Err(CommandError::Exit(1));
+    }
     let mut query = Query::new(&session, &queue, req, err)?;
     if let Some(slots) = slots {
         let o = query.req.analyze.clone().expect("analysis was asked for");
@@ -757,12 +833,21 @@ impl<'s> Query<'s> {
     }
 
     fn title(&self) -> String {
-        format!(
-            "\n\n-- Schedd: {} : {} @ {}\n",
-            self.session.schedd_name(),
-            self.session.schedd_address(),
-            title_time(self.session.now)
-        )
+        match self.req.submitters.first() {
+            // Submitter ads name the submitter; the queue shown is its schedd's.
+            Some(submitter) => format!(
+                "\n\n-- Submitter: {submitter} : {} : {} @ {}\n",
+                self.session.schedd_address(),
+                self.session.full_hostname(),
+                title_time(self.session.now)
+            ),
+            None => format!(
+                "\n\n-- Schedd: {} : {} @ {}\n",
+                self.session.schedd_name(),
+                self.session.schedd_address(),
+                title_time(self.session.now)
+            ),
+        }
     }
 
     fn legacy_summary(&self) -> bool {
