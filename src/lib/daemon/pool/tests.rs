@@ -193,6 +193,7 @@ fn submit(pool: &Pool, text: &str) {
         submit_method: 0,
         remote: false,
         command_line: Default::default(),
+        preset_items: None,
     };
     let file = SubmitFile::parse(text, "test.sub", &ctx).unwrap();
     crate::client::submit::queue_jobs(&pool.session, &[&file], false, &mut |_, _| Ok(()))
