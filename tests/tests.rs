@@ -12,6 +12,7 @@ mod dagman;
 mod eventlog;
 mod generated;
 mod history;
+mod materialize;
 mod negotiator;
 mod policy;
 mod pool;

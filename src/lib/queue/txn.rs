@@ -260,6 +260,18 @@ impl<'q> Transaction<'q> {
         Ok(n > 0)
     }
 
+    /// The clusters with a job factory (done or not), in id order.
+    pub fn factory_ids(&self) -> Result<Vec<ClusterId>> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT cluster_id FROM factories ORDER BY cluster_id")
+            .map_err(self.sql())?;
+        let ids = stmt
+            .query_map([], |r| r.get(0).map(ClusterId))
+            .and_then(|rows| rows.collect());
+        ids.map_err(self.sql())
+    }
+
     /// Whether cluster `id` has a job factory (done or not).
     pub fn has_factory(&self, id: ClusterId) -> Result<bool> {
         super::factory::has_factory(&self.tx, self.path, id)

@@ -196,3 +196,93 @@ impl SubmitFile {
             .map(|(i, _)| i as u32 + 1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(config: &Config) -> SubmitContext<'_> {
+        SubmitContext {
+            config,
+            cwd: std::env::temp_dir(),
+            env: Environment::from_pairs([("HOME", "/home/a")]),
+            owner: "alice".into(),
+            qdate: 1_700_000_000,
+            utc_offset: Some(0),
+            submit_method: 0,
+            remote: false,
+            command_line: CommandLine::default(),
+            preset_items: None,
+        }
+    }
+
+    const TEXT: &str = "executable = /bin/echo\narguments = $(Process) $(x) $(Step) $(ENV(HOME))\n\
+                        max_idle = 4\nqueue 2 x from (\n  a\n  b\n  c\n)\n";
+
+    #[test]
+    fn any_job_of_a_digest_is_the_job_the_submit_makes() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::for_test("", "SUBMIT", None, dir.path());
+        let ctx = ctx(&config);
+        let file = SubmitFile::parse(TEXT, "f.sub", &ctx).unwrap();
+        assert_eq!(
+            file.want_factory_submit().unwrap(),
+            Some(i64::from(i32::MAX))
+        );
+        let all: Vec<String> = file
+            .jobs(7)
+            .map(|j| format!("{:?}", j.unwrap().flat_ad()))
+            .collect();
+        assert_eq!(all.len(), 6);
+        // Through JSON, parsed again elsewhere, each job made without those before it.
+        let digest = Digest::from_json(&Digest::of(TEXT, "f.sub", &ctx, &file).to_json()).unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let schedd = Config::for_test("", "SCHEDD", None, other.path());
+        let again = digest.file(&schedd).unwrap();
+        for (n, expected) in all.iter().enumerate() {
+            let mut jobs = again.jobs(7);
+            let first = jobs.next().unwrap().unwrap();
+            let job = if n == 0 {
+                first
+            } else {
+                jobs.skip_to(n as i64);
+                jobs.next().unwrap().unwrap()
+            };
+            assert_eq!(job.proc_id, n as i64);
+            let ad = format!("{:?}", job.flat_ad());
+            assert_eq!(&ad, expected, "job {n}");
+        }
+    }
+
+    #[test]
+    fn the_factory_keywords() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::for_test("", "SUBMIT", None, dir.path());
+        let ctx = ctx(&config);
+        let want = |text: &str| {
+            SubmitFile::parse(text, "f.sub", &ctx)
+                .unwrap()
+                .want_factory_submit()
+                .map_err(|e| e.condor_submit_text())
+        };
+        assert_eq!(want("executable = /bin/true\nqueue 3\n"), Ok(None));
+        assert_eq!(
+            want("executable = /bin/true\nmax_materialize = 2 + 3\nqueue\n"),
+            Ok(Some(5))
+        );
+        assert_eq!(
+            want(
+                "executable = /bin/true\nN = 7\nJobMaterializeLimit = $(N)\nmax_idle = 1\nqueue\n"
+            ),
+            Ok(Some(7))
+        );
+        assert_eq!(
+            want("executable = /bin/true\nmaterialize_max_idle = 1\nqueue\n"),
+            Ok(Some(i64::from(i32::MAX)))
+        );
+        assert_eq!(
+            want("executable = /bin/true\nmax_materialize = lots\nqueue\n"),
+            Err("ERROR on Line 3 of submit file: max_materialize=lots is invalid, must eval to an integer.\n".into())
+        );
+    }
+}

@@ -13,6 +13,7 @@
 //! HTCondor's is held.
 
 use super::*;
+use crate::client::actions::{FACTORY_PAUSED, FACTORY_PAUSE_REASON};
 use crate::client::submit::{EventPlan, GlobalJobId};
 use crate::eventlog::{ClusterRemove, Completion};
 use crate::queue::{ClusterId, Factory, ProcCounts, NEXT_PROC_ID, NEXT_ROW};
@@ -125,7 +126,7 @@ impl Pool {
                 .max(1),
             next_proc: lookup_int(ad, NEXT_PROC_ID).unwrap_or(0),
             total_procs: factory.total_procs,
-            paused: lookup_int(ad, "JobMaterializePaused").is_some_and(|p| p != 0),
+            paused: lookup_int(ad, FACTORY_PAUSED).is_some_and(|p| p != 0),
             removed: factory.removed,
             counts: self.queue.proc_counts(factory.cluster)?,
         })
@@ -227,8 +228,8 @@ impl Pool {
     /// Pauses a factory whose jobs cannot be made (HTCondor's `mmHold`), with the reason.
     fn pause_factory(&mut self, cluster: ClusterId, reason: &str) {
         let result = self.queue.transaction_at(self.session.now, |tx| {
-            tx.set_attr(cluster, "JobMaterializePaused", Expr::lit(PAUSED_HOLD))?;
-            tx.set_attr(cluster, "JobMaterializePauseReason", Expr::lit(reason))
+            tx.set_attr(cluster, FACTORY_PAUSED, Expr::lit(PAUSED_HOLD))?;
+            tx.set_attr(cluster, FACTORY_PAUSE_REASON, Expr::lit(reason))
         });
         if let Err(e) = result {
             tracing::error!("job factory {cluster}: pausing it: {e}");
@@ -256,7 +257,7 @@ impl Pool {
                     next_proc_id: lookup_int(&ad, NEXT_PROC_ID).unwrap_or(0) as i32,
                     next_row: lookup_int(&ad, NEXT_ROW).unwrap_or(0) as i32,
                     completion,
-                    notes: lookup_str(&ad, "JobMaterializePauseReason").map(|s| s.to_string()),
+                    notes: lookup_str(&ad, FACTORY_PAUSE_REASON).map(|s| s.to_string()),
                 });
                 logs.write(cluster.0, -1, self.session.now, body);
             }
