@@ -51,6 +51,7 @@ fn bench(c: &mut Criterion) {
         submit_method: 0,
         remote: false,
         command_line: Default::default(),
+        preset_items: None,
     };
     let mut group = c.benchmark_group("submit");
     group.sample_size(10);

@@ -4,6 +4,7 @@ complete -c condor_q -l format -d 'Print ATTR with the printf-style FMT' -r
 complete -c condor_q -l limit -d 'Show at most N jobs' -r
 complete -c condor_q -l name -d 'The schedd to query (the local one, by its name or its host\'s)' -r
 complete -c condor_q -l pool -d 'The central manager to query (this host\'s pool)' -r
+complete -c condor_q -l submitter -d 'Show this submitter\'s jobs in every schedd of the pool' -r
 complete -c condor_q -l address -l addr -d 'The schedd at this address (this pool\'s, <127.0.0.1:9618>)' -r
 complete -c condor_q -l machine -d 'With -analyze: only the slots of this machine (or this slot)' -r
 complete -c condor_q -l mconstraint -l slotconstraint -d 'With -analyze: only the slots for which the expression is true' -r
@@ -14,6 +15,7 @@ complete -c condor_q -l jsonl -d 'Print whole ads as JSON, one per line'
 complete -c condor_q -l xml -d 'Print whole ads as XML'
 complete -c condor_q -l autoformat -l af -d 'Print the given attributes or expressions, one line per ad (-af:jlhVrTYtng,)'
 complete -c condor_q -l wide -d 'Do not truncate output to the terminal width (-wide:N: to N columns)'
+complete -c condor_q -l global -d 'Show the queues of every schedd in the pool'
 complete -c condor_q -l allusers -l all-users -d 'Show all users\' jobs'
 complete -c condor_q -l run -d 'Show running jobs, with the hosts they run on'
 complete -c condor_q -l hold -l held -d 'Show held jobs, with their hold reasons'

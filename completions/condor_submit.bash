@@ -23,7 +23,7 @@ _condor_submit() {
 
     case "${cmd}" in
         condor_submit)
-            opts="--verbose --terse --disable --debug --dry-run --spool --file --remote --name --address --pool --single-cluster --append --batch-name --batch-id --queue --maxjobs --unused --dump --allow-crlf-script --help"
+            opts="--verbose --terse --disable --debug --factory --generator --dry-run --spool --file --remote --name --address --pool --single-cluster --append --batch-name --batch-id --queue --maxjobs --unused --dump --allow-crlf-script --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -14,6 +14,8 @@ complete -c condor_submit -l verbose -d 'Print each job\'s ClassAd as it is queu
 complete -c condor_submit -l terse -d 'Print only the job ids queued, as \'C.P - C.P\''
 complete -c condor_submit -l disable -d 'Skip file permission checks (condorlite never makes them)'
 complete -c condor_submit -l debug -d 'Accepted for compatibility; no debug output'
+complete -c condor_submit -l factory -d 'Submit a late materialization job factory: the master makes the jobs as max_materialize and max_idle allow'
+complete -c condor_submit -l generator -d 'The same as -factory'
 complete -c condor_submit -l spool -d 'Spool the jobs\' input files to the schedd (here on this host: nothing to send)'
 complete -c condor_submit -l single-cluster -d 'Do not submit if more than one ClusterId is needed'
 complete -c condor_submit -l unused -d 'Turn the warnings about unused definitions off (or back on)'

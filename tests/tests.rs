@@ -13,6 +13,7 @@ mod eventlog;
 mod generated;
 mod history;
 mod locate;
+mod materialize;
 mod negotiator;
 mod policy;
 mod pool;

@@ -138,6 +138,7 @@ fn run_case(expected: &Expected, case: &Case, config: &Config, env: &Environment
         submit_method: 0,
         remote: false,
         command_line: Default::default(),
+        preset_items: None,
     };
     let name = format!("../{}", case.file);
     let text = String::from_utf8(std::fs::read(dir.join(&case.file)).unwrap()).unwrap();
@@ -339,6 +340,7 @@ fn shortcuts_change_nothing() {
         submit_method: 0,
         remote: false,
         command_line: Default::default(),
+        preset_items: None,
     };
     let mut texts: Vec<(String, String)> = expected
         .cases

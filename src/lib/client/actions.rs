@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
-use crate::eventlog::{EventBody, JobAborted, JobHeld, JobReleased};
+use crate::eventlog::{EventBody, FactoryPaused, FactoryResumed, JobAborted, JobHeld, JobReleased};
 use crate::output::render::{lookup_int, lookup_str};
 use crate::queue::{JobId, JobQuery, JobStatus, Queue, QueueError, Transaction};
 
@@ -119,6 +119,15 @@ pub enum Target {
     Ids(Vec<JobId>),
     /// A constraint, as text (it is narrowed and parsed as the schedd does).
     Constraint(String),
+}
+
+impl Target {
+    fn constraint(&self) -> Option<&str> {
+        match self {
+            Target::Constraint(text) => Some(text),
+            Target::Ids(_) => None,
+        }
+    }
 }
 
 /// One request.
@@ -234,6 +243,19 @@ pub fn act_on_jobs(
             }
             outcome.results.push((id, r));
         }
+        // Job factories whose cluster ad the constraint matches (the schedd's narrowing
+        // clauses start with `ProcId is undefined ||`, so that a cluster ad matches them).
+        if let Some(Ok(user)) = request.target.constraint().map(parse_old_expr) {
+            for cluster in tx.factory_ids()? {
+                let r = act_on_factory(session, tx, request, &reason, cluster, &user, &mut events)?;
+                if let Some(r) = r {
+                    if r == ActionResult::Success {
+                        outcome.success += 1;
+                    }
+                    outcome.results.push((JobId::new(cluster.0, -1), r));
+                }
+            }
+        }
         if outcome.success == 0 {
             events.clear();
             return Err(TxError::NothingDone(outcome));
@@ -276,6 +298,72 @@ pub fn act_on_jobs(
     }
     Ok(outcome)
 }
+
+/// `actOnJobs` on a job factory's cluster ad that the request's constraint matches: removing
+/// it stops the factory (its cluster leaves the queue with its last proc), holding it pauses
+/// materialization (`JobMaterializePaused = 1`, event 037), releasing it resumes it (event
+/// 038). `None` when the constraint does not match or the action is not one of those.
+fn act_on_factory(
+    session: &Session,
+    tx: &mut Transaction<'_>,
+    request: &Request,
+    reason: &str,
+    cluster: crate::queue::ClusterId,
+    constraint: &Expr,
+    events: &mut Vec<PendingEvent>,
+) -> Result<Option<ActionResult>, QueueError> {
+    if !matches!(
+        request.action,
+        Action::Remove | Action::RemoveX | Action::Hold | Action::Release
+    ) {
+        return Ok(None);
+    }
+    let Some(ad) = tx.cluster_ad(cluster)? else {
+        return Ok(None);
+    };
+    if ad.eval_expr(constraint, None).as_bool_equiv() != Some(true) {
+        return Ok(None);
+    }
+    if !session.may_act_on(lookup_str(&ad, "Owner").as_deref()) {
+        return Ok(Some(ActionResult::PermissionDenied));
+    }
+    let id = JobId::new(cluster.0, -1);
+    let logs = JobLogs::of(session, &ad);
+    match request.action {
+        Action::Hold => {
+            tx.set_attr(cluster, FACTORY_PAUSED, Expr::lit(1i64))?;
+            tx.set_attr(cluster, FACTORY_PAUSE_REASON, Expr::lit(reason))?;
+            events.push(PendingEvent {
+                job: id,
+                logs,
+                body: EventBody::FactoryPaused(FactoryPaused {
+                    reason: non_empty(reason),
+                    pause_code: 1,
+                    hold_code: HOLD_CODE_USER_REQUEST as i32,
+                }),
+            });
+        }
+        Action::Release => {
+            tx.set_attr(cluster, FACTORY_PAUSED, Expr::lit(0i64))?;
+            tx.delete_attr(cluster, FACTORY_PAUSE_REASON)?;
+            events.push(PendingEvent {
+                job: id,
+                logs,
+                body: EventBody::FactoryResumed(FactoryResumed {
+                    reason: non_empty(reason),
+                }),
+            });
+        }
+        _ => {
+            tx.remove_factory(cluster)?;
+        }
+    }
+    Ok(Some(ActionResult::Success))
+}
+
+/// A job factory's pause state and its reason, in its cluster ad.
+pub const FACTORY_PAUSED: &str = "JobMaterializePaused";
+pub const FACTORY_PAUSE_REASON: &str = "JobMaterializePauseReason";
 
 /// Has the master signal the jobs a vacate, suspend or continue succeeded for; a job it
 /// could not act on (its process ended meanwhile) gets a bad status.

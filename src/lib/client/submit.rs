@@ -80,12 +80,7 @@ pub fn queue_jobs_in(
     on_job: &mut dyn FnMut(usize, &Job) -> Result<(), SubmitFailure>,
 ) -> Result<(Vec<Clusters>, EventPlan), (usize, SubmitFailure)> {
     let owner = session.user.clone();
-    let user = format!(
-        "{owner}@{}",
-        session
-            .uid_domain()
-            .unwrap_or_else(|| session.full_hostname())
-    );
+    let user = submitter_name(session);
     let global_id = GlobalJobId::of(session);
     let mut events = EventPlan::new();
     let mut at = 0;
@@ -158,13 +153,13 @@ pub fn queue_jobs_in(
 /// unless `GLOBAL_JOB_ID_WITH_TIME` is false. The schedd's name is the one condor_q and
 /// condor_status show ([`Session::schedd_name`]); its time is the submit's
 /// ([`Session::now`], the time condor_submit also gives `QDate`).
-struct GlobalJobId {
+pub(crate) struct GlobalJobId {
     schedd: String,
     time: Option<i64>,
 }
 
 impl GlobalJobId {
-    fn of(session: &Session) -> GlobalJobId {
+    pub(crate) fn of(session: &Session) -> GlobalJobId {
         let with_time = session
             .config
             .bool("GLOBAL_JOB_ID_WITH_TIME")
@@ -177,7 +172,7 @@ impl GlobalJobId {
         }
     }
 
-    fn of_job(&self, cluster: i64, proc: i64) -> String {
+    pub(crate) fn of_job(&self, cluster: i64, proc: i64) -> String {
         match self.time {
             Some(t) => format!("{}#{cluster}.{proc}#{t}", self.schedd),
             None => format!("{}#{cluster}.{proc}", self.schedd),
@@ -329,4 +324,90 @@ fn text_attr(ad: &ClassAd, name: &str) -> Option<String> {
         Value::Str(s) => Some(s.to_string()),
         _ => None,
     }
+}
+
+/// What a job factory's submit made: its cluster, how many procs it will make, and its
+/// cluster ad (for the cluster submit event).
+pub struct QueuedFactory {
+    pub cluster: ClusterId,
+    pub total_procs: i64,
+    pub cluster_ad: ClassAd,
+}
+
+/// Queues a job factory (late materialization, HTCondor's `set_Factory`): the cluster ad
+/// (made as a non-factory submit makes it, from the first job) with `JobMaterializeLimit`,
+/// and the digest, in one transaction; no proc, the daemon makes them. `max_materialize` is
+/// what the description asked for (0 or less: no limit). `on_first` sees the first job.
+pub fn queue_factory(
+    session: &Session,
+    file: &SubmitFile,
+    digest: &crate::submit::factory::Digest,
+    max_materialize: i64,
+    remote: bool,
+    on_first: &mut dyn FnMut(&Job) -> Result<(), SubmitFailure>,
+) -> Result<QueuedFactory, SubmitFailure> {
+    let total_procs = file.job_count() as i64;
+    let limit = if max_materialize <= 0 {
+        i64::from(i32::MAX)
+    } else {
+        max_materialize
+    }
+    .min(total_procs)
+    .max(1);
+    let owner = session.user.clone();
+    let user = submitter_name(session);
+    let digest = digest.to_json();
+    let mut queue = session.open_queue()?;
+    queue.transaction(|tx| {
+        let id = tx.new_cluster_id()?;
+        let Some(job) = file.jobs(id.0 as i64).next() else {
+            return Err(SubmitFailure::Text(
+                "\nERROR: Failed to queue job.\n".into(),
+            ));
+        };
+        let job = job?;
+        on_first(&job)?;
+        let mut own = job.ad.clone();
+        let Some(mut cluster_ad) = own.unchain() else {
+            return Err(SubmitFailure::Text(
+                "\nERROR: Failed to queue job.\n".into(),
+            ));
+        };
+        if remote {
+            spooled(&mut cluster_ad, session.now);
+        }
+        cluster_ad.insert("Owner", Expr::lit(owner.as_str()));
+        cluster_ad.insert("User", Expr::lit(user.as_str()));
+        cluster_ad.insert("JobMaterializeLimit", Expr::lit(limit));
+        tx.submit_factory(id, cluster_ad.clone(), total_procs, &digest)?;
+        cluster_ad.insert("ClusterId", Expr::lit(id.0 as i64));
+        Ok(QueuedFactory {
+            cluster: id,
+            total_procs,
+            cluster_ad,
+        })
+    })
+}
+
+/// The submitter's `User`: `owner@UID_DOMAIN` (the host's full name without one).
+fn submitter_name(session: &Session) -> String {
+    format!(
+        "{}@{}",
+        session.user,
+        session
+            .uid_domain()
+            .unwrap_or_else(|| session.full_hostname())
+    )
+}
+
+/// Writes the cluster submit event (035) of a job factory to its cluster's logs, as the
+/// schedd does when the factory's submit commits (`WriteClusterSubmitToUserLog`).
+pub fn write_cluster_submit(session: &Session, cluster: ClusterId, cluster_ad: &ClassAd) {
+    let logs = JobLogs::of(session, cluster_ad);
+    let body = EventBody::ClusterSubmit(eventlog::ClusterSubmit {
+        submit_host: crate::client::schedd_sinful(&session.config),
+        log_notes: text_attr(cluster_ad, "SubmitEventNotes"),
+        user_notes: text_attr(cluster_ad, "SubmitEventUserNotes"),
+    });
+    logs.write(cluster.0, -1, session.now, body);
 }

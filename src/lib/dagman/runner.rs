@@ -273,6 +273,7 @@ impl PoolHost {
             submit_method: self.submit_method,
             remote: false,
             command_line,
+            preset_items: None,
         };
         match &n.inline {
             Some(text) => {

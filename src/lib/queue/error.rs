@@ -93,6 +93,15 @@ pub enum QueueError {
     #[error("cluster {0} was not created in this transaction")]
     NotNewCluster(ClusterId),
 
+    /// A job factory's procs were made from another `JobMaterializeNextProcId` than the
+    /// cluster has (another materialization got there first).
+    #[error("cluster {cluster}: the job factory is at proc {found:?}, not {expected}")]
+    FactoryMoved {
+        cluster: ClusterId,
+        expected: i64,
+        found: Option<i64>,
+    },
+
     /// Cluster ids are 32-bit, as HTCondor's are.
     #[error("no cluster ids are left (the next would be {0})")]
     ClusterIdsExhausted(i64),

@@ -42,6 +42,7 @@
 
 mod codec;
 mod error;
+mod factory;
 mod id;
 mod pushdown;
 mod query;
@@ -60,6 +61,7 @@ use crate::classad::ClassAd;
 
 pub use codec::{FORCED_CLUSTER_ATTRS, TOTAL_SUBMIT_PROCS};
 pub use error::{JobIdError, QueueError};
+pub use factory::{Factory, ProcCounts};
 pub use id::{job_id_key, str_is_proc_id, AdKey, ClusterId, JobId, JobIdSpec};
 pub use query::{
     constraint_holds, ClusterEntry, HistoryEntry, HistoryIter, HistoryOrder, HistoryQuery, Job,
@@ -67,7 +69,7 @@ pub use query::{
 };
 pub use schema::{RepairReport, CURRENT as SCHEMA_VERSION};
 pub use status::JobStatus;
-pub use txn::{LeftQueue, Transaction};
+pub use txn::{LeftQueue, Transaction, NEXT_PROC_ID, NEXT_ROW};
 
 use query::sql_err;
 

@@ -12,10 +12,10 @@ use rusqlite::config::DbConfig;
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub const CURRENT: i64 = 2;
+pub const CURRENT: i64 = 3;
 
 /// `MIGRATIONS[n]` takes a store from version `n` to `n + 1`.
-pub const MIGRATIONS: [&str; CURRENT as usize] = [V1, V2];
+pub const MIGRATIONS: [&str; CURRENT as usize] = [V1, V2, V3];
 
 /// Version 1.
 ///
@@ -91,6 +91,24 @@ INSERT INTO meta (name, value) VALUES ('change_seq', 0);
 DROP INDEX procs_by_status;
 CREATE INDEX procs_by_status ON procs (job_status, cluster_id, proc_id, changed);
 CREATE INDEX clusters_by_changed ON clusters (changed);
+";
+
+/// Version 3: late materialization (job factories).
+///
+/// - `factories`: one row per cluster submitted as a job factory: how many procs its queue
+///   statement selects (`total_procs`), whether `condor_rm` removed it (HTCondor's
+///   `mmClusterRemoved`, which its schedd keeps in memory only), and the submit digest (the
+///   description and everything needed to make any of its jobs again, JSON). The cluster's
+///   progress (`JobMaterializeNextProcId`, `JobMaterializeNextRow`) is in its cluster ad, so
+///   that a materialization commits its procs and its progress in one transaction. A cluster
+///   with a factory row stays in the queue while it has no procs, until the factory is done.
+const V3: &str = "
+CREATE TABLE factories (
+    cluster_id  INTEGER PRIMARY KEY REFERENCES clusters (cluster_id),
+    total_procs INTEGER NOT NULL,
+    removed     INTEGER NOT NULL DEFAULT 0,
+    digest      TEXT NOT NULL
+);
 ";
 
 /// Moves `change_seq` on and returns it: the stamp of this transaction's row updates.
@@ -195,7 +213,8 @@ pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 pub struct RepairReport {
     /// SQLite's own check of the file's structure: empty when it is sound.
     pub integrity_problems: Vec<String>,
-    /// Clusters that had no jobs left, removed (HTCondor drops such clusters too).
+    /// Clusters that had no jobs left and no job factory, removed (HTCondor drops such
+    /// clusters too).
     pub empty_clusters_removed: u64,
     /// Whether the next cluster id was behind an id already used, and was moved past it.
     pub next_cluster_id_fixed: bool,
@@ -228,7 +247,9 @@ pub fn repair(conn: &mut Connection) -> rusqlite::Result<RepairReport> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     report.empty_clusters_removed = tx.execute(
         "DELETE FROM clusters WHERE NOT EXISTS
-             (SELECT 1 FROM procs WHERE procs.cluster_id = clusters.cluster_id)",
+             (SELECT 1 FROM procs WHERE procs.cluster_id = clusters.cluster_id)
+           AND NOT EXISTS
+             (SELECT 1 FROM factories WHERE factories.cluster_id = clusters.cluster_id)",
         [],
     )? as u64;
     let stored = next_cluster_id_stored(&tx)?;

@@ -40,6 +40,10 @@ use super::status::JobStatus;
 
 type Result<T, E = QueueError> = std::result::Result<T, E>;
 
+/// A job factory's next proc id and next item row, in its cluster ad.
+pub const NEXT_PROC_ID: &str = "JobMaterializeNextProcId";
+pub const NEXT_ROW: &str = "JobMaterializeNextRow";
+
 /// What [`Transaction::move_to_history`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LeftQueue {
@@ -49,10 +53,12 @@ pub enum LeftQueue {
     LeftInQueue,
 }
 
-/// A cluster submitted in this transaction.
+/// A cluster submitted in this transaction, or a job factory's cluster getting procs.
 struct NewCluster {
     ad: ClassAd,
     next_proc: i32,
+    /// Procs made by a job factory: the cluster is not new, the commit adds nothing to it.
+    materialized: bool,
 }
 
 /// One write transaction on the queue (`BEGIN IMMEDIATE`: it holds the write lock from the
@@ -133,6 +139,26 @@ impl<'q> Transaction<'q> {
         cluster_ad: ClassAd,
         procs: impl IntoIterator<Item = ClassAd>,
     ) -> Result<Range<i32>> {
+        let ad = self.insert_cluster(id, &cluster_ad, |_| {})?;
+        self.new_clusters.insert(
+            id,
+            NewCluster {
+                ad,
+                next_proc: 0,
+                materialized: false,
+            },
+        );
+        self.add_procs(id, procs)
+    }
+
+    /// Stores the ad of a new cluster with a reserved id: its attributes checked, `ClusterId`
+    /// set, and whatever `extra` adds. Returns the ad as stored.
+    fn insert_cluster(
+        &mut self,
+        id: ClusterId,
+        cluster_ad: &ClassAd,
+        extra: impl FnOnce(&mut ClassAd),
+    ) -> Result<ClassAd> {
         if !self.reserved.remove(&id) {
             return Err(QueueError::NotNewCluster(id));
         }
@@ -148,13 +174,128 @@ impl<'q> Transaction<'q> {
             ad.insert(name, expr.clone());
         }
         ad.insert_named(intern(codec::CLUSTER_ID), Expr::lit(id.0 as i64));
+        extra(&mut ad);
         self.tx
             .prepare_cached("INSERT INTO clusters (cluster_id, owner, ad) VALUES (?1, ?2, ?3)")
             .and_then(|mut s| s.execute(params![id.0, owner_of(&ad), codec::encode_cluster(&ad)]))
             .map_err(self.sql())?;
-        self.new_clusters
-            .insert(id, NewCluster { ad, next_proc: 0 });
-        self.add_procs(id, procs)
+        Ok(ad)
+    }
+
+    /// Submits a job factory (late materialization): stores the cluster ad (with
+    /// `ClusterId`, `JobMaterializeNextProcId = 0`, `JobMaterializeNextRow = 0` and
+    /// `TotalSubmitProcs`) and the factory's digest, and no proc: the daemon makes them
+    /// ([`Transaction::materialize`]).
+    pub fn submit_factory(
+        &mut self,
+        id: ClusterId,
+        cluster_ad: ClassAd,
+        total_procs: i64,
+        digest: &str,
+    ) -> Result<()> {
+        if total_procs <= 0 {
+            return Err(QueueError::EmptySubmit(id));
+        }
+        self.insert_cluster(id, &cluster_ad, |ad| {
+            ad.insert(NEXT_PROC_ID, Expr::lit(0i64));
+            ad.insert(NEXT_ROW, Expr::lit(0i64));
+            ad.insert_named(intern(codec::TOTAL_SUBMIT_PROCS), Expr::lit(total_procs));
+        })?;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO factories (cluster_id, total_procs, digest) VALUES (?1, ?2, ?3)",
+            )
+            .and_then(|mut s| s.execute(params![id.0, total_procs, digest]))
+            .map_err(self.sql())?;
+        Ok(())
+    }
+
+    /// Adds the procs a job factory made to its cluster, numbered from `first` (which must be
+    /// the cluster's `JobMaterializeNextProcId`: a materialization that lost a race with
+    /// another changes nothing), and moves `JobMaterializeNextProcId` past them and
+    /// `JobMaterializeNextRow` to `next_row`, in this one transaction: a crash can neither
+    /// make a proc twice nor skip one.
+    pub fn materialize(
+        &mut self,
+        id: ClusterId,
+        first: i32,
+        procs: impl IntoIterator<Item = ClassAd>,
+        next_row: i64,
+    ) -> Result<Range<i32>> {
+        let cluster = self.load_cluster(id)?;
+        let at = cluster.lookup(NEXT_PROC_ID).and_then(int_literal);
+        if at != Some(i64::from(first)) {
+            return Err(QueueError::FactoryMoved {
+                cluster: id,
+                expected: i64::from(first),
+                found: at,
+            });
+        }
+        self.new_clusters.insert(
+            id,
+            NewCluster {
+                ad: (*cluster).clone(),
+                next_proc: first,
+                materialized: true,
+            },
+        );
+        let made = self.add_procs(id, procs);
+        self.new_clusters.remove(&id);
+        let made = made?;
+        let mut ad = (*cluster).clone();
+        ad.insert(NEXT_PROC_ID, Expr::lit(i64::from(made.end)));
+        ad.insert(NEXT_ROW, Expr::lit(next_row));
+        self.write_cluster(id, ad, &cluster)?;
+        Ok(made)
+    }
+
+    /// Marks a job factory removed (`condor_rm` of its cluster): it makes no more procs, and
+    /// its cluster leaves the queue with its last proc. Returns whether `id` has a factory.
+    pub fn remove_factory(&mut self, id: ClusterId) -> Result<bool> {
+        let n = self
+            .tx
+            .prepare_cached("UPDATE factories SET removed = 1 WHERE cluster_id = ?1")
+            .and_then(|mut s| s.execute([id.0]))
+            .map_err(self.sql())?;
+        Ok(n > 0)
+    }
+
+    /// The clusters with a job factory (done or not), in id order.
+    pub fn factory_ids(&self) -> Result<Vec<ClusterId>> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT cluster_id FROM factories ORDER BY cluster_id")
+            .map_err(self.sql())?;
+        let ids = stmt
+            .query_map([], |r| r.get(0).map(ClusterId))
+            .and_then(|rows| rows.collect());
+        ids.map_err(self.sql())
+    }
+
+    /// Whether cluster `id` has a job factory (done or not).
+    pub fn has_factory(&self, id: ClusterId) -> Result<bool> {
+        super::factory::has_factory(&self.tx, self.path, id)
+    }
+
+    /// Deletes a job factory's cluster once it has no procs left (the factory done or
+    /// removed). Returns false, changing nothing, while it still has procs.
+    pub fn delete_factory_cluster(&mut self, id: ClusterId) -> Result<bool> {
+        let left: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT 1 FROM procs WHERE cluster_id = ?1 LIMIT 1")
+            .and_then(|mut s| s.query_row([id.0], |r| r.get(0)).optional())
+            .map_err(self.sql())?;
+        if left.is_some() {
+            return Ok(false);
+        }
+        self.tx
+            .execute("DELETE FROM factories WHERE cluster_id = ?1", [id.0])
+            .map_err(self.sql())?;
+        self.tx
+            .execute("DELETE FROM clusters WHERE cluster_id = ?1", [id.0])
+            .map_err(self.sql())?;
+        self.cluster_cache = None;
+        Ok(true)
     }
 
     /// Adds more jobs to a cluster submitted in this transaction (a submit file with several
@@ -229,6 +370,9 @@ impl<'q> Transaction<'q> {
     /// `TotalSubmitProcs`.
     fn finish_submits(&mut self) -> Result<()> {
         for (id, cluster) in std::mem::take(&mut self.new_clusters) {
+            if cluster.materialized {
+                continue;
+            }
             if cluster.next_proc == 0 {
                 return Err(QueueError::EmptySubmit(id));
             }
@@ -592,7 +736,8 @@ impl<'q> Transaction<'q> {
             .prepare_cached("SELECT 1 FROM procs WHERE cluster_id = ?1 LIMIT 1")
             .and_then(|mut s| s.query_row([job.cluster.0], |r| r.get(0)).optional())
             .map_err(self.sql())?;
-        if left.is_none() {
+        // A job factory's cluster stays until the factory is done (the daemon removes it).
+        if left.is_none() && !super::factory::has_factory(&self.tx, self.path, job.cluster)? {
             self.tx
                 .execute(
                     "DELETE FROM clusters WHERE cluster_id = ?1",

@@ -472,6 +472,7 @@ fn submitted(text: &str) -> ClassAd {
         submit_method: 0,
         remote: false,
         command_line: Default::default(),
+        preset_items: None,
     };
     let file = SubmitFile::parse(text, "test.sub", &ctx).unwrap();
     let job = file.jobs(1).next().unwrap().unwrap();

@@ -189,6 +189,8 @@ struct Run {
     step_size: i64,
     /// Row values last set for each loop variable.
     done: bool,
+    /// The item whose values the loop variables hold.
+    loaded_item: Option<i64>,
     /// The proc id at which traces are recorded.
     record_at: Option<i64>,
     plan: Option<Plan>,
@@ -240,6 +242,21 @@ impl<'f> Jobs<'f> {
         self
     }
 
+    /// Goes on at proc `proc` of the current cluster, without making the procs before it
+    /// (a job factory making its next procs). The cluster's first job must have been made:
+    /// it is the cluster ad every other job is made against. Only moves forward, and only
+    /// within the current queue statement (a factory has one).
+    pub fn skip_to(&mut self, proc: i64) {
+        if self.cluster_ad.is_some() && proc > self.next_proc {
+            self.next_proc = proc;
+        }
+    }
+
+    /// The number of jobs per item of the current statement (`queue N`), 1 without one.
+    pub fn step_size(&self) -> i64 {
+        self.run.as_ref().map_or(1, |r| r.step_size)
+    }
+
     fn statement(&self, i: usize) -> &'f Statement {
         &self.file.parsed.statements[i]
     }
@@ -271,6 +288,7 @@ impl<'f> Jobs<'f> {
                 first_proc: self.next_proc,
                 step_size: st.args.queue_num.max(1),
                 done: false,
+                loaded_item: None,
                 record_at: None,
                 plan: None,
             });
@@ -302,7 +320,13 @@ impl<'f> Jobs<'f> {
                     }
                 }
             }
-            if step == 0 {
+            // A job factory may start in the middle of an item's steps ([`Jobs::skip_to`]).
+            let load = if st.args.items.is_empty() {
+                step == 0
+            } else {
+                run.loaded_item != Some(item_index)
+            };
+            if load {
                 let row = usize::try_from(item_index).ok();
                 match row.and_then(|r| st.args.items.get(r)) {
                     Some(item) => {
@@ -310,6 +334,7 @@ impl<'f> Jobs<'f> {
                         for (slot, v) in st.var_slots.iter().zip(values) {
                             run.live.vars[*slot] = Arc::from(v);
                         }
+                        run.loaded_item = Some(item_index);
                     }
                     None => {
                         if iter_index != 0 {

@@ -29,6 +29,7 @@
 
 pub mod argenv;
 pub mod error;
+pub mod factory;
 pub mod generate;
 pub mod hash;
 pub mod job;
@@ -75,6 +76,18 @@ pub struct SubmitContext<'c> {
     pub remote: bool,
     /// condor_submit's command line.
     pub command_line: CommandLine,
+    /// A job factory's items, as its submit took them: the first queue statement uses
+    /// these instead of loading its own (a file, a command's output, globs may have changed
+    /// since).
+    pub preset_items: Option<std::sync::Arc<PresetItems>>,
+}
+
+/// The loop variables and item rows of a queue statement, after its items were loaded and
+/// its table header applied (what a job factory stores at submit).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PresetItems {
+    pub vars: Vec<String>,
+    pub items: Vec<String>,
 }
 
 impl<'c> SubmitContext<'c> {
@@ -90,6 +103,7 @@ impl<'c> SubmitContext<'c> {
             submit_method: SUBMIT_METHOD_CONDOR_SUBMIT,
             remote: false,
             command_line: CommandLine::default(),
+            preset_items: None,
         })
     }
 }

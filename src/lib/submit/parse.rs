@@ -1103,14 +1103,26 @@ pub(crate) fn parse(
                 ));
             }
         }
-        if (!args.items_filename.is_empty() && args.items_filename != "<")
-            || args.mode.is_matching()
+        match ctx
+            .preset_items
+            .as_deref()
+            .filter(|_| statements.is_empty())
         {
-            if let Err(msg) = p.load_external_items(&mut args, &mut warnings) {
-                return Err(parse_error(&p, reader.line(), msg));
+            Some(preset) => {
+                args.vars = preset.vars.clone();
+                args.items = preset.items.clone();
+            }
+            None => {
+                if (!args.items_filename.is_empty() && args.items_filename != "<")
+                    || args.mode.is_matching()
+                {
+                    if let Err(msg) = p.load_external_items(&mut args, &mut warnings) {
+                        return Err(parse_error(&p, reader.line(), msg));
+                    }
+                }
+                let _ = args.load_schema();
             }
         }
-        let _ = args.load_schema();
 
         let mut hash = p.hash.clone();
         let var_slots = if args.vars.is_empty() {

@@ -55,10 +55,13 @@ use crate::classad::{ClassAd, Expr, Value};
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
 use crate::client::locate::{is_valid_sinful, PoolLocation};
-use crate::client::submit::{queue_jobs, EventPlan, SubmitFailure};
+use crate::client::submit::{
+    queue_factory, queue_jobs, write_cluster_submit, EventPlan, SubmitFailure,
+};
 use crate::client::{os_user, Session, NOW_ENV, USER_ENV};
 use crate::config::{Config, LoadOptions};
 use crate::error::CommandError;
+use crate::submit::factory::Digest;
 use crate::submit::{CommandLine, Job, SubmitContext, SubmitError, SubmitFile};
 
 pub const TOOL: Tool = Tool {
@@ -93,6 +96,8 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("pool", 2),
     Prefix::min("unused", 1),
     Prefix::min("dump", 2),
+    Prefix::min("factory", 2),
+    Prefix::min("generator", 1),
     Prefix::min("allow-crlf-script", 8),
     Prefix::min("help", 1),
 ];
@@ -135,6 +140,12 @@ pub fn command() -> Command {
             "Skip file permission checks (condorlite never makes them)",
         ))
         .arg(flag("debug", "Accepted for compatibility; no debug output"))
+        .arg(flag(
+            "factory",
+            "Submit a late materialization job factory: the master makes the jobs as \
+             max_materialize and max_idle allow",
+        ))
+        .arg(flag("generator", "The same as -factory").hide(true))
         .arg(
             Arg::new("dry-run")
                 .long("dry-run")
@@ -270,6 +281,8 @@ pub struct DryRun {
 /// condor_submit's command line, parsed and resolved once.
 #[derive(Clone, Debug)]
 pub struct SubmitArgs {
+    /// `-factory` (or `-generator`): submit a late-materialization job factory.
+    pub factory: bool,
     /// The positional `FILE` (`-` for standard input), or `-file FILE`.
     pub source: Source,
     /// The positional `key=value` words, `-append`, `-queue`, `-batch-name`, `-batch-id`.
@@ -483,6 +496,7 @@ impl SubmitArgs {
             allow_crlf_script: m.get_flag("allow-crlf-script"),
             dump,
             unused_toggles: m.get_count("unused"),
+            factory: m.get_flag("factory") || m.get_flag("generator"),
         })
     }
 }
@@ -857,7 +871,14 @@ pub fn submit(
             };
             dry_run(&file, &dump, dump_file.take(), &mut progress)
         }
-        (None, None) => queue(&file, session, &mut progress),
+        (None, None) => match factory_limit(&file, &text, request) {
+            Ok(Some(limit)) => {
+                let digest = Digest::of(&text, &file_name, &ctx, &file);
+                queue_as_factory(&file, &digest, limit, session, &mut progress)
+            }
+            Ok(None) => queue(&file, session, &mut progress),
+            Err(e) => Err(e),
+        },
     };
     let Progress {
         out,
@@ -966,6 +987,59 @@ fn summarize(submitted: &[Submitted]) -> Vec<Submitted> {
 }
 
 const MULTI_QUEUE_WARNING: &str = "\nWarning: Use of multiple queue statements in a single submit file is deprecated.\n         This functionality will be removed in the 25.x feature series. To see\n         how multiple queue statements can be converted into one visit:\nhttps://htcondor.readthedocs.io/en/latest/auto-redirect.html?category=example&tag=convert-multi-queue-statements\n";
+
+/// Whether to submit a job factory, and its `max_materialize` (HTCondor's
+/// `want_factory_submit`, or `-factory`); a factory's description must end at its queue
+/// statement.
+fn factory_limit(
+    file: &SubmitFile,
+    text: &str,
+    request: &SubmitArgs,
+) -> Result<Option<i64>, Failure> {
+    let asked = file.want_factory_submit()?;
+    let limit = match (asked, request.factory) {
+        (Some(n), _) => n,
+        (None, true) => i64::from(i32::MAX),
+        (None, false) => return Ok(None),
+    };
+    if let Some(line) = file.extra_data_line(text) {
+        return Err(Failure::Text(format!(
+            "\nERROR: on Line {line} of {}: Extra data found after queue statement\n",
+            file.name()
+        )));
+    }
+    if file.job_count() == 0 {
+        return Ok(None);
+    }
+    Ok(Some(limit))
+}
+
+/// Queues a job factory: its cluster ad and digest, no proc (the master makes them).
+fn queue_as_factory(
+    file: &SubmitFile,
+    digest: &Digest,
+    limit: i64,
+    session: &Session,
+    progress: &mut Progress<'_>,
+) -> Result<Option<EventPlan>, Failure> {
+    let remote = progress.request.remote;
+    let queued = queue_factory(session, file, digest, limit, remote, &mut |job| {
+        progress.check_executable(&job.ad)?;
+        for w in &job.warnings {
+            if !progress.warnings.contains(w) {
+                progress.warnings.push(w.clone());
+            }
+        }
+        Ok(())
+    })?;
+    progress.submitted.push(Submitted {
+        cluster: i64::from(queued.cluster.0),
+        first: 0,
+        last: queued.total_procs - 1,
+    });
+    write_cluster_submit(session, queued.cluster, &queued.cluster_ad);
+    Ok(Some(EventPlan::new()))
+}
 
 /// Queues every job in one transaction; returns the submit events to write.
 fn queue(

@@ -243,6 +243,15 @@ impl Pool {
         }
         let actions = self.commit()?;
         self.apply(actions, now);
+        // The job factories, once the step's changes (jobs that left, started) are in the
+        // queue; new procs are read, and negotiated for, at the next step, which comes at
+        // once.
+        if !self.control.schedd_off {
+            match self.factory_actions() {
+                Ok(actions) => self.apply(actions, now),
+                Err(e) => tracing::error!("the job factories: {e}"),
+            }
+        }
         Ok(())
     }
 
@@ -301,6 +310,21 @@ impl Pool {
                 }
                 Action::Requeue { job, ad } => {
                     self.requeue(job, ad, now);
+                    Vec::new()
+                }
+                Action::Materialize {
+                    cluster,
+                    first,
+                    count,
+                } => {
+                    self.materialize(cluster, first, count);
+                    Vec::new()
+                }
+                Action::RemoveFactory {
+                    cluster,
+                    completion,
+                } => {
+                    self.remove_factory(cluster, completion);
                     Vec::new()
                 }
                 Action::EvaluateStartd => self.startd_policy(now),

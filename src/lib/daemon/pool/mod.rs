@@ -86,6 +86,7 @@ use super::{DaemonError, Msg};
 
 mod control;
 mod event_loop;
+mod factory;
 mod journal;
 mod local;
 mod matchmaker;
@@ -166,6 +167,17 @@ enum Action {
     DrainCompleted(OnCompletion),
     /// The master starts a new startd from the configuration, no claim surviving.
     RestartStartd,
+    /// The schedd makes procs `first..first + count` of a job factory's cluster.
+    Materialize {
+        cluster: crate::queue::ClusterId,
+        first: i64,
+        count: i64,
+    },
+    /// A job factory is done and has no procs left: its cluster leaves the queue.
+    RemoveFactory {
+        cluster: crate::queue::ClusterId,
+        completion: crate::eventlog::Completion,
+    },
 }
 
 /// How long the pool is quiet before it gives back the memory its work used.

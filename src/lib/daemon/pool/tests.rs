@@ -181,9 +181,9 @@ fn pool_at(now: Now) -> (tempfile::TempDir, Pool, mpsc::Receiver<Msg>) {
     (dir, pool, rx)
 }
 
-/// Submits a description to the pool's queue, as condor_submit does.
-fn submit(pool: &Pool, text: &str) {
-    let ctx = SubmitContext {
+/// A submit by the pool's user at time `T`, in the temporary directory, with no environment.
+fn submit_context(pool: &Pool) -> SubmitContext<'_> {
+    SubmitContext {
         config: &pool.config,
         cwd: std::env::temp_dir(),
         env: crate::config::Environment::from_pairs(Vec::<(String, String)>::new()),
@@ -193,7 +193,13 @@ fn submit(pool: &Pool, text: &str) {
         submit_method: 0,
         remote: false,
         command_line: Default::default(),
-    };
+        preset_items: None,
+    }
+}
+
+/// Submits a description to the pool's queue, as condor_submit does.
+fn submit(pool: &Pool, text: &str) {
+    let ctx = submit_context(pool);
     let file = SubmitFile::parse(text, "test.sub", &ctx).unwrap();
     crate::client::submit::queue_jobs(&pool.session, &[&file], false, &mut |_, _| Ok(()))
         .map_err(|(_, e)| e.to_string())
@@ -341,4 +347,148 @@ fn a_scoped_pool_takes_only_the_clusters_it_is_handed() {
     let ids: Vec<JobId> = pool.schedd.idle.jobs.keys().copied().collect();
     assert_eq!(ids, [id(2, 0), id(2, 1)]);
     assert_eq!(status(&pool, id(1, 0)), Some(JobStatus::Idle.code()));
+}
+
+mod factories {
+    use super::*;
+    use crate::eventlog::Completion;
+    use crate::queue::{ClusterId, ProcCounts};
+
+    use super::super::factory::{decide, FactoryStep, FactoryView};
+
+    fn view(next_proc: i64, present: i64, running: i64) -> FactoryView {
+        FactoryView {
+            limit: Some(5),
+            max_idle: Some(2),
+            system_limit: 20_000,
+            next_proc,
+            total_procs: 10,
+            paused: false,
+            removed: false,
+            counts: ProcCounts {
+                present,
+                idle: present - running,
+                running,
+                held: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn a_factory_makes_what_its_limits_leave_room_for() {
+        // Nothing yet: max_idle allows two.
+        assert_eq!(decide(&view(0, 0, 0)), FactoryStep::Materialize(2));
+        // Two running: two more may be idle, and the limit of five leaves three.
+        assert_eq!(decide(&view(2, 2, 2)), FactoryStep::Materialize(2));
+        assert_eq!(decide(&view(4, 4, 4)), FactoryStep::Materialize(1));
+        // Two idle already: none.
+        assert_eq!(decide(&view(2, 2, 0)), FactoryStep::Wait);
+        // No max_idle: up to the limit; no limit either: up to what is left.
+        let unlimited_idle = FactoryView {
+            max_idle: None,
+            ..view(3, 3, 0)
+        };
+        assert_eq!(decide(&unlimited_idle), FactoryStep::Materialize(2));
+        let unlimited = FactoryView {
+            limit: None,
+            ..unlimited_idle
+        };
+        assert_eq!(decide(&unlimited), FactoryStep::Materialize(7));
+        // MAX_JOBS_PER_SUBMISSION bounds the limit.
+        let system = FactoryView {
+            system_limit: 4,
+            ..unlimited
+        };
+        assert_eq!(decide(&system), FactoryStep::Materialize(1));
+        // Paused: nothing.
+        let paused = FactoryView {
+            paused: true,
+            ..view(0, 0, 0)
+        };
+        assert_eq!(decide(&paused), FactoryStep::Wait);
+    }
+
+    #[test]
+    fn a_done_factory_leaves_with_its_last_proc() {
+        assert_eq!(decide(&view(10, 1, 1)), FactoryStep::Wait);
+        assert_eq!(
+            decide(&view(10, 0, 0)),
+            FactoryStep::Remove(Completion::Complete)
+        );
+        let removed = FactoryView {
+            removed: true,
+            ..view(4, 0, 0)
+        };
+        assert_eq!(
+            decide(&removed),
+            FactoryStep::Remove(Completion::Incomplete)
+        );
+        let paused_done = FactoryView {
+            paused: true,
+            ..view(10, 0, 0)
+        };
+        assert_eq!(
+            decide(&paused_done),
+            FactoryStep::Remove(Completion::Complete)
+        );
+    }
+
+    /// Submits a factory to the pool's queue, as condor_submit does.
+    fn submit_factory(pool: &Pool, text: &str) -> ClusterId {
+        let ctx = submit_context(pool);
+        let file = SubmitFile::parse(text, "test.sub", &ctx).unwrap();
+        let limit = file.want_factory_submit().unwrap().unwrap();
+        let digest = crate::submit::factory::Digest::of(text, "test.sub", &ctx, &file);
+        crate::client::submit::queue_factory(
+            &pool.session,
+            &file,
+            &digest,
+            limit,
+            false,
+            &mut |_| Ok(()),
+        )
+        .map_err(|e| e.to_string())
+        .unwrap()
+        .cluster
+    }
+
+    fn procs(pool: &Pool, cluster: ClusterId) -> Vec<i32> {
+        let q = crate::queue::JobQuery::ids([crate::queue::JobIdSpec::Cluster(cluster)]);
+        pool.queue
+            .job_ids(&q)
+            .unwrap()
+            .into_iter()
+            .map(|j| j.proc)
+            .collect()
+    }
+
+    #[test]
+    fn the_schedd_materializes_at_each_step_and_the_new_jobs_are_idle_at_the_next() {
+        let at = Instant::now();
+        let now = Now::fake(T, at);
+        let (_dir, mut pool, _rx) = pool_at(now);
+        let cluster = submit_factory(
+            &pool,
+            "executable = /bin/true\nrequirements = false\nmax_idle = 3\nqueue 7\n",
+        );
+        assert!(procs(&pool, cluster).is_empty());
+        pool.step(now).unwrap();
+        assert_eq!(procs(&pool, cluster), [0, 1, 2]);
+        // The new jobs are read at once: the step after makes them idle jobs.
+        assert!(pool.next_deadline(now) <= now.at);
+        let later = Now::fake(T + 1, at + Duration::from_secs(1));
+        pool.step(later).unwrap();
+        let idle: Vec<JobId> = pool.schedd.idle.jobs.keys().copied().collect();
+        assert_eq!(idle, [id(cluster.0, 0), id(cluster.0, 1), id(cluster.0, 2)]);
+        // Their submit time is the submit's, not the step's.
+        let job = pool.queue.job(id(cluster.0, 2)).unwrap().unwrap();
+        let ad = job.into_ad().unwrap();
+        assert_eq!(crate::output::render::lookup_int(&ad, "QDate"), Some(T));
+        // Held jobs are still not running: no more are made.
+        pool.queue
+            .transaction(|tx| tx.set_status(id(cluster.0, 0), JobStatus::Held))
+            .unwrap();
+        pool.step(later).unwrap();
+        assert_eq!(procs(&pool, cluster), [0, 1, 2]);
+    }
 }
