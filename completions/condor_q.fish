@@ -3,6 +3,7 @@ complete -c condor_q -l attributes -d 'Only these attributes (with -long, -json,
 complete -c condor_q -l format -d 'Print ATTR with the printf-style FMT' -r
 complete -c condor_q -l limit -d 'Show at most N jobs' -r
 complete -c condor_q -l name -d 'The schedd to query (the local one, by its name or its host\'s)' -r
+complete -c condor_q -l print-format -d 'Show the jobs as the print-format FILE says (- for standard input)' -r
 complete -c condor_q -l machine -d 'With -analyze: only the slots of this machine (or this slot)' -r
 complete -c condor_q -l mconstraint -l slotconstraint -d 'With -analyze: only the slots for which the expression is true' -r
 complete -c condor_q -l slotads -d 'With -analyze: the slot ads of this file (long form) instead of the pool\'s' -r
