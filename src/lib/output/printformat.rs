@@ -620,9 +620,19 @@ impl ColumnLine<'_> {
 /// How a view's text is shown, for comparing views: each column's heading, width, options,
 /// printf format, alternative and renderer name, one line per column.
 pub fn describe(pf: &PrintFormat) -> String {
+    let mut out = describe_mask(&pf.mask);
+    out.push_str(&format!(
+        "where={:?} group_by={:?} head_foot={:#x}\n",
+        pf.where_expr, pf.group_by, pf.head_foot
+    ));
+    out
+}
+
+/// [`describe`] for the columns alone.
+pub fn describe_mask(mask: &PrintMask) -> String {
     let mut out = String::new();
-    for (i, col) in pf.mask.columns.iter().enumerate() {
-        let heading = pf.mask.headings.get(i).map_or("", String::as_str);
+    for (i, col) in mask.columns.iter().enumerate() {
+        let heading = mask.headings.get(i).map_or("", String::as_str);
         out.push_str(&format!(
             "{:?} attr={:?} width={} opts={:#x} printf={:?} alt={:?} render={}\n",
             heading,
@@ -634,10 +644,6 @@ pub fn describe(pf: &PrintFormat) -> String {
             render_name(&col.render)
         ));
     }
-    out.push_str(&format!(
-        "where={:?} group_by={:?} head_foot={:#x}\n",
-        pf.where_expr, pf.group_by, pf.head_foot
-    ));
     out
 }
 

@@ -293,6 +293,10 @@ pub fn slots_state() -> Vec<Sel> {
     ]
 }
 
+// The views below are print formats in 24.0 (prettyPrint.cpp): there a numeric WIDTH
+// truncates, so their fixed-width columns say `.truncate()` (the tests compare them with
+// 24.0's texts).
+
 /// The first columns of every `-compact` table: the machine, its platform, its slot count.
 fn compact_lead() -> [Sel; 4] {
     [
@@ -324,7 +328,12 @@ fn cpu_load() -> Sel {
 }
 
 fn state_code() -> Sel {
-    sel("Activity").label("ST").width(2).print_as(ACTIVITY_CODE)
+    // A print format's numeric WIDTH truncates (make_printmask.cpp).
+    sel("Activity")
+        .label("ST")
+        .width(2)
+        .truncate()
+        .print_as(ACTIVITY_CODE)
 }
 
 fn job_starts() -> Sel {
@@ -437,11 +446,13 @@ fn detected() -> [Sel; 2] {
         sel("DetectedCpus")
             .label("Cpus")
             .width(4)
+            .truncate()
             .printf("%4d")
             .or("??"),
         sel("DetectedMemory")
             .label("  Memory")
             .width(10)
+            .truncate()
             .print_as(READABLE_MB)
             .or("??"),
     ]
@@ -452,6 +463,7 @@ fn uptime() -> Sel {
     sel("DaemonStartTime")
         .label("   Uptime")
         .width(13)
+        .truncate()
         .print_as(ELAPSED_TIME)
 }
 
@@ -462,6 +474,7 @@ pub fn master() -> Vec<Sel> {
         sel("CondorVersion")
             .label("Version")
             .width(-14)
+            .truncate()
             .print_as(CONDOR_VERSION),
     ];
     v.extend(detected());
@@ -484,6 +497,7 @@ pub fn start_daemon() -> Vec<Sel> {
         sel("DetectedGPUs")
             .label("GPUs")
             .width(5)
+            .truncate()
             .print_as(MEMBER_COUNT)
             .or(" "),
     );
@@ -498,6 +512,7 @@ pub fn negotiator() -> Vec<Sel> {
         sel("LastNegotiationCycleEnd0")
             .label("LastCycleEnd")
             .width(12)
+            .truncate()
             .print_as(DATE),
         sel("LastNegotiationCycleDuration0")
             .label("(Sec)")
@@ -532,6 +547,103 @@ pub const CLAIMED_COMPACT_WHERE: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classad::parse_ad;
+    use crate::output::printformat::{self, describe_mask};
+
+    /// condor_status's print-format views and 24.0's texts of them, extracted from its source
+    /// (tests/fixtures/printformat/extract.py), with their WHERE constraints.
+    fn fixtures() -> Vec<(Vec<Sel>, Option<&'static str>, &'static str)> {
+        macro_rules! fixture {
+            ($name:literal) => {
+                include_str!(concat!(
+                    "../../../../tests/fixtures/printformat/",
+                    $name,
+                    ".txt"
+                ))
+            };
+        }
+        vec![
+            (
+                slots_compact(),
+                Some(STARTD_COMPACT_WHERE),
+                fixture!("condor_status-compact"),
+            ),
+            (
+                server_compact(),
+                Some(STARTD_COMPACT_WHERE),
+                fixture!("condor_status-server-compact"),
+            ),
+            (
+                state_compact(),
+                Some(STARTD_COMPACT_WHERE),
+                fixture!("condor_status-state-compact"),
+            ),
+            (
+                claimed_compact(),
+                Some(CLAIMED_COMPACT_WHERE),
+                fixture!("condor_status-claimed-compact"),
+            ),
+            (schedd_normal(), None, fixture!("condor_status-schedd")),
+            (
+                schedd_run(),
+                Some(SCHEDD_RUN_WHERE),
+                fixture!("condor_status-schedd-run"),
+            ),
+            (submitters(), None, fixture!("condor_status-submitters")),
+            (master(), None, fixture!("condor_status-master")),
+            (start_daemon(), None, fixture!("condor_status-startd")),
+            (negotiator(), None, fixture!("condor_status-negotiator")),
+        ]
+    }
+
+    /// A view that drifts from 24.0's text fails here: the columns are compared one by one
+    /// (heading, width, options, format, alternative, kind of function) and sample ads are
+    /// rendered through both.
+    #[test]
+    fn the_print_format_views_are_24_0s() {
+        let ads: Vec<ClassAd> = [
+            r#"[ Name = "slot1@host.example"; Machine = "host.example"; OpSys = "LINUX";
+                 Arch = "X86_64"; OpSysAndVer = "AlmaLinux9"; NumDynamicSlots = 2;
+                 SlotType = "Partitionable"; TotalSlotCpus = 8; TotalSlotGpus = 0;
+                 TotalSlotMemory = 16384; Cpus = 6; Memory = 12000; TotalLoadAvg = 1.5;
+                 TotalCpus = 8; Activity = "Idle"; State = "Unclaimed"; RecentJobStarts = 4;
+                 ChildMemory = { 1024, 2048 }; ChildRemoteUser = { "a@x", "b@x", "a@x" };
+                 Mips = 1000; KFlops = 2000; TotalRunningJobs = 3; TotalIdleJobs = 4;
+                 TotalHeldJobs = 5; RunningJobs = 1; IdleJobs = 2; HeldJobs = 0;
+                 TotalJobAds = 9; ShadowsRunning = 3; TotalSchedulerJobsRunning = 1;
+                 TotalSchedulerJobsIdle = 0; RecentJobsCompleted = 7; RecentJobsStarted = 8;
+                 CondorVersion = "$CondorVersion: 24.0.24 2026-11-22 BuildID: 1 $";
+                 DetectedCpus = 8; DetectedMemory = 16000; DetectedGPUs = "GPU-1, GPU-2";
+                 DaemonStartTime = 1700000000; LastHeardFrom = 1700090061;
+                 LastNegotiationCycleEnd0 = 1700000000; LastNegotiationCycleDuration0 = 2;
+                 LastNegotiationCycleCandidateSlots0 = 4;
+                 LastNegotiationCycleActiveSubmitterCount0 = 1;
+                 LastNegotiationCycleNumSchedulers0 = 1; LastNegotiationCycleNumIdleJobs0 = 3;
+                 LastNegotiationCycleMatches0 = 2; LastNegotiationCycleRejections0 = 0 ]"#,
+            r#"[ Name = "x" ]"#,
+        ]
+        .iter()
+        .map(|t| parse_ad(t).unwrap())
+        .collect();
+        let env = RenderEnv::default();
+        for (lines, ours_where, text) in fixtures() {
+            let mut ours = PrintMask::new();
+            ours.set_separators(None, Some(" "), None, Some("\n"));
+            register_all(&mut ours, &lines);
+            let mut theirs = printformat::parse(text, &[SLOT_COUNT_TAG]);
+            assert_eq!(theirs.messages, "", "{text}");
+            assert_eq!(describe_mask(&ours), describe_mask(&theirs.mask), "{text}");
+            assert_eq!(ours_where, theirs.where_expr.as_deref(), "{text}");
+            let rows: Vec<_> = ads.iter().map(|ad| ours.render(ad, &env)).collect();
+            let their_rows: Vec<_> = ads.iter().map(|ad| theirs.mask.render(ad, &env)).collect();
+            let (mut a, mut b) = (ours.headings_line(), theirs.mask.headings_line());
+            for (ra, rb) in rows.iter().zip(&their_rows) {
+                ours.display(&mut a, ra);
+                theirs.mask.display(&mut b, rb);
+            }
+            assert_eq!(a, b, "{text}");
+        }
+    }
 
     #[test]
     fn versions_as_format_version_cuts_them() {
