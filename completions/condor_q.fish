@@ -6,6 +6,7 @@ complete -c condor_q -l name -d 'The schedd to query (the local one, by its name
 complete -c condor_q -l pool -d 'The central manager to query (this host\'s pool)' -r
 complete -c condor_q -l submitter -d 'Show this submitter\'s jobs in every schedd of the pool' -r
 complete -c condor_q -l address -l addr -d 'The schedd at this address (this pool\'s, <127.0.0.1:9618>)' -r
+complete -c condor_q -l print-format -d 'Show the jobs as the print-format FILE says (- for standard input)' -r
 complete -c condor_q -l machine -d 'With -analyze: only the slots of this machine (or this slot)' -r
 complete -c condor_q -l mconstraint -l slotconstraint -d 'With -analyze: only the slots for which the expression is true' -r
 complete -c condor_q -l slotads -d 'With -analyze: the slot ads of this file (long form) instead of the pool\'s' -r

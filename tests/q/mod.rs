@@ -915,3 +915,124 @@ fn limit_is_read_as_strtol_and_a_word_that_is_not_an_id_is_an_owner() {
         "1.0 alice\n1.1 alice\n1.2 alice\n2.0 bob\n[exit status: 0]",
     );
 }
+
+/// `-print-format FILE`: the file's columns, its WHERE ANDed into the query (with
+/// -constraint and -allusers as they are), the title, the headings and the standard summary.
+#[test]
+fn a_print_format_file_shows_its_columns_where_and_summary() {
+    let env = three_clusters();
+    let file = env.write_file(
+        "jobs.cpf",
+        "# one line per job, no held ones\n\
+         SELECT\n\
+         \x20  ClusterId AS CLUSTER PRINTF %d\n\
+         \x20  Owner AS WHO WIDTH -8\n\
+         \x20  JobBatchName AS BATCH PRINTF %s OR -\n\
+         \x20  JobStatus AS ST PRINTAS JOB_STATUS\n\
+         WHERE JobStatus != 5\n\
+         SUMMARY STANDARD\n",
+    );
+    let file = file.to_str().unwrap();
+    check(
+        &env,
+        &["-print-format", file, "-allusers"],
+        &format!(
+            "{TITLE}CLUSTER WHO      BATCH ST\n\
+             1       alice    -     I\n\
+             1       alice    -     I\n\
+             1       alice    -     I\n\
+             2       bob      sweep I\n\
+             2       bob      sweep R\n\
+             \n\
+             Total for query: 5 jobs; 0 completed, 0 removed, 4 idle, 1 running, 0 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+    // Without -allusers: my jobs; -constraint ANDed with the WHERE.
+    check(
+        &env,
+        &["-pr", file, "-constraint", "ClusterId != 1"],
+        &format!(
+            "{TITLE}CLUSTER WHO      BATCH ST\n\
+             \n\
+             Total for query: 0 jobs; 0 completed, 0 removed, 0 idle, 0 running, 0 held, 0 suspended \n\
+             Total for alice: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+/// SELECT BARE: rows only; a custom SUMMARY formats the summary ad.
+#[test]
+fn a_bare_print_format_and_a_custom_summary() {
+    let env = three_clusters();
+    let bare = env.write_file(
+        "bare.cpf",
+        "SELECT BARE\nClusterId AS ID PRINTF %d NOSUFFIX\nProcId AS P PRINTF .%d NOPREFIX\n",
+    );
+    check(
+        &env,
+        &["-print-format", bare.to_str().unwrap()],
+        "1 .0\n1 .1\n1 .2\n3 .0\n[exit status: 0]",
+    );
+    let custom = env.write_file(
+        "custom.cpf",
+        "SELECT NOTITLE NOHEADER\nClusterId\nSUMMARY\nJobs PRINTF 'jobs=%d'\nIdle PRINTF 'idle=%d'\n",
+    );
+    check(
+        &env,
+        &["-print-format", custom.to_str().unwrap()],
+        // HTCondor prints the summary's headings (sized before the summary is rendered)
+        // ahead of the empty line that starts the footer.
+        "1\n1\n1\n3\nJobs Idle\n\njobs=4 idle=3\n\n[exit status: 0]",
+    );
+}
+
+/// What HTCondor says about a bad format, and a missing file or argument.
+#[test]
+fn print_format_errors_are_reported_as_htcondor_does() {
+    let env = three_clusters();
+    let file = env.write_file(
+        "bad.cpf",
+        "SELECT BOGUS\nClusterId AS C PRINTAS NO_SUCH_FUNCTION\nOwner OR !\nSUMMARY STANDARD LOUD\n",
+    );
+    check(
+        &env,
+        &["-print-format", file.to_str().unwrap()],
+        &format!(
+            "{TITLE}C Owner\n\
+             1 alice\n1 alice\n1 alice\n3 alice\n\
+             \n\
+             Total for query: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+             Total for alice: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+             Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+             \n\
+             ------- stderr -------\n\
+             Warning: Unknown header argument BOGUS for SELECT\n\
+             Unknown argument NO_SUCH_FUNCTION for PRINTAS\n\
+             Unknown argument ! for OR\n\
+             Unknown argument LOUD for SELECT\n\
+             [exit status: 0]"
+        ),
+    );
+    let missing = env.work_dir().join("missing.cpf");
+    let missing = missing.to_str().unwrap();
+    check(
+        &env,
+        &["-print-format", missing],
+        &format!(
+            "------- stderr -------\nCan't open select file: {missing}\n\
+             Error: invalid select file {missing}\n[exit status: 1]"
+        ),
+    );
+    check(
+        &env,
+        &["-print-format", "-nobatch"],
+        "------- stderr -------\nError: -print-format requires a filename argument\n\
+         [exit status: 1]",
+    );
+}

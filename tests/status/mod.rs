@@ -617,10 +617,11 @@ cm.example.org   1/31 11:59     0       6        2       1      12       3      
     );
     check(
         &env,
+        // masterNormal_PrintFormat's `WIDTH -14` truncates the version (make_printmask.cpp).
         &["-ads", &fixture("master.ads"), "-master"],
         "Name            Version        Cpus   Memory      Uptime    
 
-ep1.example.org 24.0.24.condorlite    8    15.0 GB    1+00:00:00
+ep1.example.org 24.0.24.condor    8    15.0 GB    1+00:00:00
 ep2.example.org 24.0.2.769530     4     7.8 GB    0+01:00:00
 [exit status: 0]",
     );

@@ -29,6 +29,9 @@ pub const AUTO_WIDTH: u32 = 0x08;
 pub const LEFT: u32 = 0x10;
 /// `FormatOptionHideMe`: the column is skipped.
 pub const HIDE: u32 = 0x100;
+/// `FormatOptionAlwaysCall` (a print format's `ALWAYS`): a formatter ([`Render::IntFormat`])
+/// is called even when the column has no valid value.
+pub const ALWAYS: u32 = 0x200;
 
 /// What a column shows when its value is missing (the `OR` of a print format): nothing,
 /// or one character (`OR ?`, `OR _`), or, when wide, the character across the whole width
@@ -106,6 +109,9 @@ pub type StrRender = fn(&ClassAd, &RenderEnv) -> Option<String>;
 pub type FloatRender = fn(&ClassAd, &RenderEnv) -> Option<f64>;
 /// A custom formatter turns a number into text at display time (`INT_CUSTOM_FMT`).
 pub type IntFormat = fn(i64) -> String;
+/// A `PRINTAS` function that renders the value of the column's own attribute or expression
+/// (HTCondor's `*_CUSTOM_RENDER` functions, given the evaluated `classad::Value`).
+pub type ValueRender = fn(&Value, &ClassAd, &RenderEnv) -> Cell;
 
 /// How a column turns its value into text.
 #[derive(Clone, Copy, Debug)]
@@ -115,6 +121,7 @@ pub enum Render {
     IntFormat(IntFormat),
     Str(StrRender),
     Float(FloatRender),
+    Value(ValueRender),
 }
 
 /// One column (HTCondor's `Formatter` and the attribute it shows).
@@ -512,6 +519,9 @@ fn render_column(col: &mut Column, ad: &ClassAd, env: &RenderEnv) -> Cell {
             Some(i) => Cell::Int(i),
             None => Cell::Invalid,
         },
+        // A render function is always called (`*_CUSTOM_RENDER`), with the column's value,
+        // undefined when it has none; the function says whether the cell is valid.
+        Render::Value(f) => f(&evaluate(col, ad).unwrap_or(Value::Undefined), ad, env),
         Render::Printf => render_printf(col, ad),
     };
     if cell.is_valid() && col.opts & AUTO_WIDTH != 0 {
@@ -636,8 +646,10 @@ fn format_number(col: &Column, i: i64, r: f64, kind: Kind) -> String {
 
 /// The text a cell displays as, before alignment.
 fn display_text(col: &Column, cell: &Cell) -> String {
-    if let (Render::IntFormat(f), true) = (col.render, cell.is_valid()) {
-        return f(cell.number_int());
+    if let Render::IntFormat(f) = col.render {
+        if cell.is_valid() || col.opts & ALWAYS != 0 {
+            return f(cell.number_int());
+        }
     }
     if !cell.is_valid() {
         let mut s = String::new();

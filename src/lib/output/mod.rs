@@ -4,7 +4,9 @@
 //!   `OR` texts, headings, separators) behind the tables and `-af`/`-format`;
 //! - [`autoformat`]: `-af[:qualifiers]` and `-format` turned into mask columns;
 //! - [`ads`]: whole ads for `-long`, `-json`, `-jsonl` and `-xml`;
-//! - [`render`]: the custom column renderers of HTCondor's global print-format table;
+//! - [`printformat`]: the print-format language (`-print-format FILE`, the built-in views);
+//! - [`printas`]: its `PRINTAS` functions (HTCondor's global table);
+//! - [`render`]: the job tools' custom column renderers;
 //! - [`printf`] and [`time`]: C's `printf` and HTCondor's date and duration formats.
 //!
 //! HTCondor's tables are print masks rather than box-drawn tables, so nothing here uses a
@@ -13,7 +15,9 @@
 pub mod ads;
 pub mod autoformat;
 pub mod mask;
+pub mod printas;
 pub mod printf;
+pub mod printformat;
 pub mod render;
 pub mod time;
 

@@ -6,7 +6,8 @@
 //! after N jobs.
 //!
 //! Views: the batch view (the default, one line per batch, see [`batch`]), `-nobatch` (one
-//! line per job), `-run`, `-hold`, `-idle`, `-totals`; each starts with the schedd's title
+//! line per job), `-run`, `-hold`, `-idle`, `-totals` (the per-job ones are HTCondor 24.0's
+//! print formats, see [`views`]), or a user's `-print-format FILE`; each starts with the schedd's title
 //! line and ends with the `Total for query:` summary (not `-run` and `-idle`). `-af`,
 //! `-format`, `-long`, `-json`, `-jsonl` and `-xml` print bare: no title, header or summary
 //! (with `-totals` they format the summary ad instead). Lines are cut to the terminal width
@@ -25,10 +26,10 @@
 
 mod analyze;
 mod batch;
+mod views;
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::Arc;
 
 use clap::{Arg, ArgAction, Command};
 
@@ -47,16 +48,11 @@ use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::output::ads::{AdFormat, AdListWriter, Selection};
 use crate::output::autoformat::add_format_args;
-use crate::output::mask::{
-    Alt, Cell, Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, NO_PREFIX, NO_SUFFIX, NO_TRUNCATE,
-};
-use crate::output::render::{
-    format_job_universe, format_qdate, lookup_int, lookup_real, lookup_str, render_job_description,
-    render_memory_usage, render_owner, status_text,
-};
+use crate::output::mask::{Cell, PrintMask, RenderEnv, AUTO_WIDTH};
+use crate::output::printformat::PrintFormat;
+use crate::output::render::lookup_str;
 use crate::output::time::title_time;
 use crate::output::wrapped_text;
-use crate::queue::universe;
 use crate::queue::{JobIdSpec, JobQuery, Queue};
 
 pub const TOOL: Tool = Tool {
@@ -92,6 +88,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("format", 1),
     Prefix::min("autoformat", 5).qualified(),
     Prefix::min("af", 2).qualified(),
+    Prefix::min("print-format", 2),
     Prefix::min("allusers", 2),
     Prefix::min("all-users", 2),
     Prefix::min("help", 1),
@@ -171,6 +168,13 @@ pub fn command() -> Command {
                 .value_name("<IP:PORT>")
                 .action(ArgAction::Append)
                 .help("The schedd at this address (this pool's, <127.0.0.1:9618>)"),
+        )
+        .arg(
+            Arg::new("print-format")
+                .long("print-format")
+                .value_name("FILE")
+                .action(ArgAction::Set)
+                .help("Show the jobs as the print-format FILE says (- for standard input)"),
         )
         .arg(flag("allusers", "Show all users' jobs").visible_alias("all-users"))
         .arg(flag("run", "Show running jobs, with the hosts they run on"))
@@ -301,6 +305,8 @@ struct Args {
     submitters: Vec<String>,
     /// `-global`.
     global: bool,
+    /// `-print-format FILE`.
+    print_format: Option<String>,
     /// `-analyze`, `-better-analyze`, `-reverse-analyze` and the options of the analysis.
     analyze: Option<analyze::Options>,
 }
@@ -377,6 +383,7 @@ impl Args {
             addresses: all("address"),
             submitters: all("submitter"),
             global: on("global"),
+            print_format: last("print-format"),
             analyze,
         }
     }
@@ -413,6 +420,8 @@ struct Request {
     /// `-global`: every schedd of the pool (this one), "All queues are empty" when none has a
     /// job.
     global: bool,
+    /// `-print-format FILE`, parsed.
+    print_format: Option<PrintFormat>,
 }
 
 fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
@@ -504,9 +513,32 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         .ok()
         .flatten()
         .unwrap_or(true);
+    let print_format = match args.print_format.as_deref() {
+        // `-pr !` only turns off the configured default print formats.
+        None | Some("!") => None,
+        Some(file) if file.starts_with('-') && file != "-" => {
+            return Err(usage_error(
+                err,
+                "Error: -print-format requires a filename argument",
+            ))
+        }
+        Some(file) => match read_print_format(file) {
+            Ok(text) => {
+                let pf = views::parse(&text);
+                let _ = err.write_all(pf.messages.as_bytes());
+                Some(pf)
+            }
+            Err(_) => {
+                return Err(usage_error(
+                    err,
+                    &format!("Can't open select file: {file}\nError: invalid select file {file}"),
+                ))
+            }
+        },
+    };
     let batch = args
         .batch
-        .unwrap_or(batch_is_default && !run && !idle && !hold);
+        .unwrap_or(batch_is_default && !run && !idle && !hold && print_format.is_none());
     let view = if hold {
         View::Hold
     } else if batch {
@@ -547,7 +579,16 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         addresses: args.addresses,
         submitters,
         global: args.global,
+        print_format,
     })
+}
+
+/// The text of a print-format file; `-` is standard input.
+fn read_print_format(file: &str) -> std::io::Result<String> {
+    if file == "-" {
+        return std::io::read_to_string(std::io::stdin());
+    }
+    std::fs::read_to_string(file)
 }
 
 /// `-pool HOST`: this host's pool is queried as without it; a host that does not resolve
@@ -587,7 +628,8 @@ fn check_names(
 ) -> Result<(), CommandError> {
     check_pool(req, session, out, err, expert)?;
     // -submitter asks the collector for submitter ads, -name and -address for schedd ads.
-    if !req.submitters.is_empty() && !(req.names.is_empty() && req.addresses.is_empty()) {
+    let by_schedd = !req.names.is_empty() || !req.addresses.is_empty();
+    if !req.submitters.is_empty() && by_schedd {
         let _ = writeln!(err, "Cannot query both schedd's and submitters");
         if !expert {
             let _ = writeln!(out);
@@ -748,6 +790,23 @@ impl<'s> Query<'s> {
             jobs = jobs.with_constraint(parse_old_expr(s).expect("a valid constraint"));
             partial = true;
         }
+        // A print format's WHERE is ANDed into the query (an invalid one is reported and
+        // left out, and the query goes on).
+        if let Some(w) = req
+            .print_format
+            .as_ref()
+            .and_then(|pf| pf.where_expr.as_ref())
+        {
+            match parse_old_expr(w) {
+                Ok(e) => {
+                    jobs = jobs.with_constraint(e);
+                    partial = true;
+                }
+                Err(_) => {
+                    let _ = writeln!(err, "WHERE expression is not valid: {w}");
+                }
+            }
+        }
         if let Some(codes) = req
             .hold_codes
             .as_deref()
@@ -782,13 +841,25 @@ impl<'s> Query<'s> {
         if !self.req.output.formats.is_empty() {
             return self.print_custom(out, err);
         }
+        if let Some(pf) = self.req.print_format.take() {
+            return self.print_with_format(out, pf);
+        }
         if self.req.totals {
+            // `jobTotals_PrintFormat`: no columns (the jobs are not listed), the title and
+            // the standard summary.
+            let pf = views::parse(views::TOTALS);
             let summary = self.summary(None)?;
-            let mut text = self.title();
+            let mut text = if pf.title() {
+                self.title()
+            } else {
+                String::new()
+            };
             if self.legacy_summary() {
                 text.push('\n');
             }
-            text.push_str(&self.summary_text(&summary));
+            if pf.standard_summary() {
+                text.push_str(&self.summary_text(&summary));
+            }
             out.write_all(text.as_bytes())?;
         } else {
             match self.req.view {
@@ -796,20 +867,24 @@ impl<'s> Query<'s> {
                 view => self.print_jobs(out, err, view)?,
             }
         }
-        self.print_waiting_note(out)
+        let ends_in_totals = self.req.totals || !matches!(self.req.view, View::Run | View::Idle);
+        self.print_waiting_note(out, ends_in_totals)
     }
 
     /// The tables' last line when no master runs for the pool: the jobs wait for one. After
-    /// the totals and the empty line that ends them; `-run` and `-idle` have no totals, so an
-    /// empty line comes first.
-    fn print_waiting_note(&self, out: &mut dyn Write) -> Result<(), CommandError> {
+    /// the totals and the empty line that ends them; a table without totals (`-run`, `-idle`)
+    /// gets an empty line first.
+    fn print_waiting_note(
+        &self,
+        out: &mut dyn Write,
+        ends_in_totals: bool,
+    ) -> Result<(), CommandError> {
         let config = &self.session.config;
         let Some(note) = crate::client::master::waiting_note(config, || {
             crate::client::master::is_running(config)
         }) else {
             return Ok(());
         };
-        let ends_in_totals = self.req.totals || !matches!(self.req.view, View::Run | View::Idle);
         if !ends_in_totals {
             out.write_all(b"\n")?;
         }
@@ -1096,6 +1171,68 @@ impl<'s> Query<'s> {
         Ok(())
     }
 
+    /// `-print-format FILE`: the title, headings, rows and summary the format asks for
+    /// (`print_full_header`, `print_full_footer`); no column fixups, unlike the built-in
+    /// views.
+    fn print_with_format(
+        &mut self,
+        out: &mut dyn Write,
+        mut pf: PrintFormat,
+    ) -> Result<(), CommandError> {
+        let (widescreen, width) = self.widths();
+        if !widescreen {
+            pf.mask.overall_width = width.saturating_sub(1);
+        }
+        let env = self.env.clone();
+        let mut rows = Vec::new();
+        let mut counts = JobCounters::default();
+        let mut census = Census::default();
+        self.each_job(|job| {
+            let universe = census.note(job.id().cluster, job.cluster_ad().map_err(queue_err)?);
+            counts.count(universe, job.status_code());
+            rows.push(pf.mask.render(job.ad().map_err(queue_err)?, &env));
+            Ok(())
+        })?;
+        let mut text = String::new();
+        if pf.title() {
+            text.push_str(&self.title());
+        }
+        if pf.header() && pf.mask.has_headings() {
+            text.push_str(&pf.mask.headings_line());
+        }
+        out.write_all(text.as_bytes())?;
+        let mut buf = String::new();
+        for row in &rows {
+            buf.clear();
+            pf.mask.display(&mut buf, row);
+            if widescreen {
+                trim_before_newline(&mut buf);
+            }
+            out.write_all(buf.as_bytes())?;
+        }
+        let summary = pf.standard_summary() || pf.custom_summary();
+        if summary {
+            let s = self.summary(Some((counts, census)))?;
+            let mut footer = String::new();
+            if pf.standard_summary() {
+                footer.push('\n');
+                footer.push_str(&self.summary_text(&s));
+            } else {
+                // `print_full_footer`: the headings go out first, sized before the summary
+                // ad is rendered, then the empty line, the summary and a newline.
+                if pf.summary_mask.has_headings() {
+                    footer.push_str(&pf.summary_mask.headings_line());
+                }
+                footer.push('\n');
+                let row = pf.summary_mask.render(&s.ad(), &env);
+                pf.summary_mask.display(&mut footer, &row);
+                footer.push('\n');
+            }
+            out.write_all(footer.as_bytes())?;
+        }
+        self.print_waiting_note(out, summary)
+    }
+
     /// `-af` and `-format`: bare rows, or the summary ad with `-totals`.
     fn print_custom(
         &mut self,
@@ -1317,153 +1454,15 @@ impl Summary {
     }
 }
 
-/// The id columns every per-job view starts with (the DAG view names its owner column
-/// `OWNER/NODENAME`, 17 wide, and shows node names in it).
-fn id_columns(mask: &mut PrintMask, view: View) {
-    mask.set_separators(None, Some(" "), None, Some("\n"));
-    mask.push_headed(
-        " ID",
-        Column::new("ClusterId", Some("%4d."), 5, NO_SUFFIX, Render::Printf),
-    );
-    mask.push_headed(
-        " ",
-        Column::new("ProcId", Some("%-3d"), 3, NO_PREFIX, Render::Printf),
-    );
-    if view == View::Dag {
-        mask.push_headed(
-            "OWNER/NODENAME",
-            Column::new("Owner", None, -17, 0, Render::Str(render_dag_owner)),
-        );
-    } else {
-        mask.push_headed(
-            "OWNER",
-            Column::new("Owner", None, -14, 0, Render::Str(render_owner))
-                .with_alt(Alt::from_text("??")),
-        );
-    }
-}
-
-/// The columns of a per-job view (`jobDefault_PrintFormat`, `jobRuntime_...`,
-/// `jobHold_...`, `jobIdle_...`).
+/// The columns of a per-job view: its 24.0 print format ([`views`]).
 fn job_mask(view: View) -> PrintMask {
-    let mut mask = PrintMask::new();
-    id_columns(&mut mask, view);
-    let auto = AUTO_WIDTH | NO_TRUNCATE;
-    let qq = Alt::from_text("??");
-    match view {
-        View::Run => {
-            mask.push_headed(
-                "  SUBMITTED",
-                Column::new("QDate", Some("%Y"), 11, 0, Render::IntFormat(format_qdate))
-                    .with_alt(qq),
-            );
-            mask.push_headed(
-                "    RUN_TIME",
-                Column::new(
-                    "RemoteUserCpu",
-                    Some("%T"),
-                    12,
-                    0,
-                    Render::Float(render_cpu_time),
-                )
-                .with_alt(qq),
-            );
-            mask.push_headed(
-                "HOST(S)",
-                Column::new("Owner", None, 0, 0, Render::Str(render_remote_host)).with_alt(qq),
-            );
-        }
-        View::Hold => {
-            mask.push_headed(
-                "HELD_SINCE",
-                Column::new(
-                    "EnteredCurrentStatus",
-                    Some("%Y"),
-                    11,
-                    0,
-                    Render::IntFormat(format_qdate),
-                )
-                .with_alt(qq),
-            );
-            mask.push_headed(
-                "HOLD_REASON",
-                Column::new("HoldReason", Some("%v"), 0, 0, Render::Printf),
-            );
-        }
-        View::Idle => {
-            mask.push_headed(
-                "UNIVERSE ",
-                Column::new(
-                    "JobUniverse",
-                    None,
-                    -9,
-                    auto,
-                    Render::IntFormat(format_job_universe),
-                ),
-            );
-            mask.push_headed(
-                "CPUS",
-                Column::new("RequestCpus", Some("%4d"), -4, auto, Render::Printf),
-            );
-            mask.push_headed(
-                "MEMORY",
-                Column::new("RequestMemory", Some("%6d"), -6, auto, Render::Printf),
-            );
-            mask.push_headed(
-                "STARTS",
-                Column::new("NumShadowStarts?:0", Some("%6d"), -6, auto, Render::Printf),
-            );
-            mask.push_headed(
-                "LAST_HOST",
-                Column::new("LastRemoteHost", Some("%v"), 0, 0, Render::Printf),
-            );
-        }
-        View::Jobs | View::Dag | View::Batch => {
-            mask.push_headed(
-                "  SUBMITTED",
-                Column::new("QDate", Some("%Y"), 11, 0, Render::IntFormat(format_qdate)),
-            );
-            mask.push_headed(
-                "    RUN_TIME",
-                Column::new(
-                    "RemoteUserCpu",
-                    Some("%T"),
-                    12,
-                    0,
-                    Render::Float(render_cpu_time),
-                ),
-            );
-            mask.push_headed(
-                "ST",
-                Column::new(
-                    "JobStatus",
-                    None,
-                    -2,
-                    auto,
-                    Render::Str(render_job_status_char),
-                ),
-            );
-            mask.push_headed(
-                "PRI",
-                Column::new("JobPrio", Some("%v"), -3, auto, Render::Printf),
-            );
-            mask.push_headed(
-                "SIZE",
-                Column::new(
-                    "ImageSize",
-                    Some("%.1f"),
-                    4,
-                    0,
-                    Render::Float(render_memory_usage),
-                ),
-            );
-            mask.push_headed(
-                "CMD",
-                Column::new("Cmd", None, 0, 0, Render::Str(render_job_description)),
-            );
-        }
-    }
-    mask
+    views::mask(match view {
+        View::Run => views::RUN,
+        View::Hold => views::HOLD,
+        View::Idle => views::IDLE,
+        View::Dag => views::DAG,
+        View::Jobs | View::Batch => views::NOBATCH,
+    })
 }
 
 /// `fixup_std_column_widths`: wider id columns for big ids, a wider owner column (on a
@@ -1611,66 +1610,6 @@ fn dag_print_order(nodes: &[DagNode]) -> Vec<usize> {
         }
     }
     order
-}
-
-/// condor_q's `DAG_OWNER`: with `-dag`, a DAG node job's node name, else its owner.
-fn render_dag_owner(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
-    if env.dag && ad.lookup("DAGManJobId").is_some() {
-        if let Some(name) = lookup_str(ad, "DAGNodeName") {
-            return Some(name.to_string());
-        }
-    }
-    lookup_str(ad, "Owner").map(|o| o.to_string())
-}
-
-/// condor_q's `CPU_TIME`: the job's wall-clock time (all runs, or `-currentrun` the current
-/// one), or with `-cputime` its CPU time; missing when the job has no `RemoteUserCpu`.
-fn render_cpu_time(ad: &ClassAd, env: &RenderEnv) -> Option<f64> {
-    let cpu = lookup_real(ad, "RemoteUserCpu")?;
-    if env.cputime {
-        return Some(cpu);
-    }
-    let now = env.server_time;
-    if now == 0 {
-        return Some(-1.0);
-    }
-    let status = lookup_int(ad, "JobStatus").unwrap_or(0);
-    let bday = lookup_int(ad, "ShadowBday").unwrap_or(0);
-    let mut total = if env.current_run {
-        0.0
-    } else {
-        lookup_real(ad, "RemoteWallClockTime").unwrap_or(0.0)
-    };
-    if matches!(status, 2 | 6 | 7) && bday != 0 {
-        total += (now - bday) as f64;
-    } else if matches!(status, 1 | 5 | 9) && env.current_run {
-        if let Some(last) = lookup_real(ad, "LastRemoteWallClockTime") {
-            total = last;
-        }
-    }
-    Some(total)
-}
-
-/// condor_q's `JOB_STATUS`: the status letter, transfer marks, and `c` for a job in
-/// cool-down.
-fn render_job_status_char(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
-    let status = lookup_int(ad, "JobStatus")?;
-    Some(status_text(ad, status, true, env.server_time))
-}
-
-/// condor_q's `REMOTE_HOST`: where the job runs.
-fn render_remote_host(ad: &ClassAd, env: &RenderEnv) -> Option<String> {
-    let universe = lookup_int(ad, "JobUniverse").unwrap_or(5);
-    if universe == universe::SCHEDULER || universe == universe::LOCAL {
-        return Some(env.schedd_host.clone());
-    }
-    if universe == 9 {
-        return lookup_str(ad, "EC2RemoteVirtualMachineName")
-            .or_else(|| lookup_str(ad, "GridResource"))
-            .map(|s| s.to_string());
-    }
-    let host: Arc<str> = lookup_str(ad, "RemoteHost")?;
-    Some(host.to_string())
 }
 
 #[cfg(test)]

@@ -7,21 +7,12 @@
 //! registered in the mask as HTCondor's `AddAttrListRow` does with condor_status's settings
 //! (a fixed width does not make a printf format, nor truncate by itself).
 
-use crate::classad::unparse::{expr_to_old_string, write_value, Syntax};
-use crate::classad::{ClassAd, Expr, Value};
+use crate::classad::{ClassAd, Value};
 use crate::output::mask::{
-    Alt, Column, FloatRender, IntFormat, PrintMask, Render, RenderEnv, StrRender, AUTO_WIDTH,
-    NO_PREFIX, NO_TRUNCATE,
+    Alt, Cell, Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, NO_PREFIX, NO_TRUNCATE,
 };
-use crate::output::render::{lookup_bool, lookup_int, lookup_str, lookup_value};
-use crate::output::time::{format_date, format_time};
-
-/// A `PRINTAS` function: its default printf format and how it renders.
-#[derive(Clone, Copy, Debug)]
-pub struct PrintAs {
-    printf: Option<&'static str>,
-    render: Render,
-}
+pub use crate::output::printas::*;
+use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 
 /// `WIDTH`.
 #[derive(Clone, Copy, Debug)]
@@ -153,82 +144,29 @@ pub fn register_all(mask: &mut PrintMask, lines: &[Sel]) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The PRINTAS functions.
+// condor_status's own functions (its `LocalPrintFormats[]`), and the fixed-attribute ones its
+// hard-coded slot tables use.
 
-/// A function that renders text from the ad.
-const fn text(render: StrRender) -> PrintAs {
-    PrintAs {
-        printf: None,
-        render: Render::Str(render),
-    }
-}
-
-/// A function that renders a number of seconds from the ad, shown as `days+hh:mm:ss`.
-const fn duration(render: FloatRender) -> PrintAs {
-    PrintAs {
-        printf: Some("%T"),
-        render: Render::Float(render),
-    }
-}
-
-/// A function that formats the attribute's number.
-const fn number(format: IntFormat) -> PrintAs {
-    PrintAs {
-        printf: None,
-        render: Render::IntFormat(format),
-    }
-}
-
-pub const ACTIVITY_OR_OCU: PrintAs = text(render_activity_or_ocu);
-/// `LOAD_AVG`: `%.3f`.
-pub const LOAD_AVG: PrintAs = PrintAs {
-    printf: Some("%.3f"),
-    render: Render::Printf,
-};
-pub const ACTIVITY_TIME: PrintAs = duration(render_activity_time);
-/// `ELAPSED_TIME` of `EnteredCurrentState`.
-pub const ELAPSED_STATE: PrintAs = duration(|ad, _| elapsed(ad, "EnteredCurrentState"));
-/// `ELAPSED_TIME` of `EnteredCurrentActivity`.
-pub const ELAPSED_ACTIVITY: PrintAs = duration(|ad, _| elapsed(ad, "EnteredCurrentActivity"));
-/// `ELAPSED_TIME` of `DaemonStartTime`.
-pub const ELAPSED_START: PrintAs = duration(|ad, _| elapsed(ad, "DaemonStartTime"));
-/// `TIME`: a number of seconds as `days+hh:mm:ss`.
-pub const TIME: PrintAs = number(format_time);
-/// `DATE`: a time as `month/day hour:minute`.
-pub const DATE: PrintAs = number(format_date);
-pub const PLATFORM: PrintAs = text(|ad, _| platform_name(ad));
-/// `ACTIVITY_CODE` of `Activity`.
-pub const ACTIVITY_CODE: PrintAs = text(render_activity_code);
-/// `CONDOR_VERSION` of `CondorVersion`.
-pub const CONDOR_VERSION: PrintAs = text(|ad, _| {
-    let v = lookup_str(ad, "CondorVersion")?;
-    (!v.is_empty()).then(|| format_version(&v))
+pub const ACTIVITY_OR_OCU: PrintAs = text("ACTIVITY_OR_OCU", render_activity_or_ocu);
+/// `render_elapsed_time` of `EnteredCurrentState` (`ppSetColumn`).
+pub const ELAPSED_STATE: PrintAs =
+    duration("ELAPSED_TIME", |ad, _| elapsed(ad, "EnteredCurrentState"));
+/// `render_elapsed_time` of `EnteredCurrentActivity`.
+pub const ELAPSED_ACTIVITY: PrintAs = duration("ELAPSED_TIME", |ad, _| {
+    elapsed(ad, "EnteredCurrentActivity")
 });
-/// `READABLE_MB` of `DetectedMemory`.
-pub const READABLE_MB: PrintAs = text(|ad, _| Some(readable_mb(&eval(ad, "DetectedMemory"))));
-/// `MEMBER_COUNT` of `DetectedGPUs`.
-pub const MEMBER_COUNT: PrintAs = PrintAs {
-    printf: Some("%d"),
-    render: Render::Float(|ad, _| member_count(&eval(ad, "DetectedGPUs")).map(|n| n as f64)),
-};
-/// `UNIQUE` of `ChildRemoteUser`.
-pub const UNIQUE: PrintAs = text(|ad, _| unique_strings(&eval(ad, "ChildRemoteUser")));
-/// condor_status's own `SLOT_COUNT_TAG` of `SlotType`.
-pub const SLOT_COUNT_TAG: PrintAs = text(|ad, _| {
-    let t = lookup_str(ad, "SlotType")
-        .map(|s| s.to_string())
-        .unwrap_or_default();
-    Some(match t.as_str() {
+/// condor_status's own `SLOT_COUNT_TAG`.
+pub const SLOT_COUNT_TAG: PrintAs = of_value("SLOT_COUNT_TAG", None, |v, _, _| {
+    let t = match v {
+        Value::Str(s) => s.to_string(),
+        _ => String::new(),
+    };
+    Cell::Str(match t.as_str() {
         "Static" => "S".to_owned(),
         "Partitionable" => " ".to_owned(),
         _ => t.chars().next().map(String::from).unwrap_or_default(),
     })
 });
-
-/// The value of an attribute, or of the expression its name is, as the mask evaluates it.
-fn eval(ad: &ClassAd, name: &str) -> Value {
-    lookup_value(ad, name).unwrap_or(Value::Undefined)
-}
 
 fn render_activity_or_ocu(ad: &ClassAd, _: &RenderEnv) -> Option<String> {
     let activity = lookup_str(ad, "Activity")
@@ -243,259 +181,11 @@ fn render_activity_or_ocu(ad: &ClassAd, _: &RenderEnv) -> Option<String> {
     Some(activity)
 }
 
-/// `ACTIVITY_TIME`: how long the slot has been in its activity, by the ad's own clock.
-fn render_activity_time(ad: &ClassAd, _: &RenderEnv) -> Option<f64> {
-    let entered = lookup_int(ad, "EnteredCurrentActivity").unwrap_or(0);
-    let now = lookup_int(ad, "MyCurrentTime").or_else(|| lookup_int(ad, "LastHeardFrom"))?;
-    Some((now - entered).max(0) as f64)
-}
-
 /// `ELAPSED_TIME`: `LastHeardFrom` minus the attribute.
 fn elapsed(ad: &ClassAd, name: &str) -> Option<f64> {
     let since = lookup_int(ad, name).unwrap_or(0);
     let now = lookup_int(ad, "LastHeardFrom")?;
     Some((now - since) as f64)
-}
-
-/// `format_platform_name`: `x64/Debian12` from `Arch` and `OpSysAndVer` (`OpSysShortName` on
-/// Windows).
-pub fn platform_name(ad: &ClassAd) -> Option<String> {
-    let opsys = lookup_str(ad, "OpSys");
-    let name = if opsys.as_deref() == Some("WINDOWS") {
-        lookup_str(ad, "OpSysShortName")?
-    } else {
-        lookup_str(ad, "OpSysAndVer")?
-    };
-    // Without an Arch, the string keeps what it held: the column's own value (OpSys).
-    let arch = lookup_str(ad, "Arch")
-        .map(|a| a.to_string())
-        .or_else(|| opsys.map(|o| o.to_string()))
-        .unwrap_or_default();
-    let arch = match arch.as_str() {
-        "X86_64" => "x64".to_owned(),
-        "X86" => "x86".to_owned(),
-        _ => arch,
-    };
-    Some(format!("{arch}/{name}"))
-}
-
-/// `format_version`: `24.0.24.<build id>` from a `$CondorVersion: ... $` string.
-pub fn format_version(text: &str) -> String {
-    const MAX: usize = 21;
-    let b = text.as_bytes();
-    let mut p = 0;
-    let mut out = String::new();
-    let skip_word = |p: &mut usize| {
-        while *p < b.len() && b[*p] != b' ' {
-            *p += 1;
-        }
-    };
-    let skip_spaces = |p: &mut usize| {
-        while *p < b.len() && b[*p] == b' ' {
-            *p += 1;
-        }
-    };
-    skip_word(&mut p);
-    skip_spaces(&mut p);
-    while p < b.len() && b[p] != b' ' {
-        if out.len() < MAX {
-            out.push(b[p] as char);
-        }
-        p += 1;
-    }
-    skip_spaces(&mut p);
-    let rest = &b[p..];
-    let dash_at = |from: usize| {
-        rest[from.min(rest.len())..]
-            .iter()
-            .position(|&c| c == b'-')
-            .map(|i| i + from)
-    };
-    if dash_at(0) == Some(4) && dash_at(5) == Some(7) {
-        skip_word(&mut p);
-    } else {
-        for _ in 0..3 {
-            skip_word(&mut p);
-            skip_spaces(&mut p);
-        }
-    }
-    skip_spaces(&mut p);
-    if b.get(p) == Some(&b'B') {
-        skip_word(&mut p);
-        skip_spaces(&mut p);
-    }
-    if p < b.len() && b[p] != b'$' {
-        out.push('.');
-        while p < b.len() && b[p] != b'-' && b[p] != b' ' {
-            if out.len() < MAX {
-                out.push(b[p] as char);
-            }
-            p += 1;
-        }
-    }
-    out
-}
-
-/// `metric_units`: a number of bytes as `15.6 GB` (`B ` for bytes).
-pub fn metric_units(bytes: f64) -> String {
-    const SUFFIX: [&str; 5] = ["B ", "KB", "MB", "GB", "TB"];
-    let mut value = bytes;
-    let mut power = 0;
-    while value > 1024.0 && power < SUFFIX.len() - 1 {
-        value /= 1024.0;
-        power += 1;
-    }
-    format!("{value:.1} {}", SUFFIX[power])
-}
-
-/// `format_readable_mb`.
-fn readable_mb(v: &Value) -> String {
-    match v {
-        Value::Int(i) => metric_units(*i as f64 * 1024.0 * 1024.0),
-        Value::Real(r) => metric_units(r * 1024.0 * 1024.0),
-        _ => "        ".to_owned(),
-    }
-}
-
-/// `StringTokenIterator`'s items: separated by commas and white space.
-fn string_items(s: &str) -> impl Iterator<Item = &str> {
-    s.split([',', ' ', '\t', '\r', '\n'])
-        .filter(|t| !t.is_empty())
-}
-
-/// `render_member_count`: the items of a string list or a list.
-fn member_count(v: &Value) -> Option<usize> {
-    match v {
-        Value::Str(s) => Some(string_items(s).count()),
-        Value::List(l) => Some(l.items.len()),
-        _ => None,
-    }
-}
-
-/// `render_unique_strings`: the distinct items of a list or string list, sorted, joined by
-/// `, `.
-fn unique_strings(v: &Value) -> Option<String> {
-    let mut items: Vec<String> = match v {
-        Value::Str(s) => string_items(s).map(str::to_owned).collect(),
-        Value::List(l) => l
-            .items
-            .iter()
-            .map(|e| match e {
-                Expr::Lit(Value::Str(s)) => s.to_string(),
-                other => expr_to_old_string(other),
-            })
-            .collect(),
-        _ => return None,
-    };
-    items.sort();
-    items.dedup();
-    Some(items.join(", "))
-}
-
-// ---------------------------------------------------------------------------------------------
-// States and activities (src/condor_utils/condor_state.cpp).
-
-const STATES: [&str; 10] = [
-    "None",
-    "Owner",
-    "Unclaimed",
-    "Matched",
-    "Claimed",
-    "Preempting",
-    "Shutdown",
-    "Delete",
-    "Backfill",
-    "Drained",
-];
-const ACTIVITIES: [&str; 9] = [
-    "None",
-    "Idle",
-    "Busy",
-    "Retiring",
-    "Vacating",
-    "Suspended",
-    "Benchmarking",
-    "Killing",
-    "Cleaning",
-];
-
-/// The `State` enum's values condor_status counts.
-pub const NO_STATE: usize = 0;
-pub const OWNER: usize = 1;
-pub const UNCLAIMED: usize = 2;
-pub const MATCHED: usize = 3;
-pub const CLAIMED: usize = 4;
-pub const PREEMPTING: usize = 5;
-pub const SHUTDOWN: usize = 6;
-pub const DELETE: usize = 7;
-pub const BACKFILL: usize = 8;
-pub const DRAINED: usize = 9;
-/// `_state_threshold_`.
-pub const STATE_THRESHOLD: usize = 10;
-/// `_error_state_`: a name that is no state.
-pub const ERROR_STATE: usize = 11;
-
-pub const NO_ACT: usize = 0;
-pub const VACATING: usize = 4;
-/// `_act_threshold_`.
-pub const ACT_THRESHOLD: usize = 9;
-pub const ERROR_ACT: usize = 10;
-
-/// `string_to_state`.
-pub fn state_number(name: &str) -> usize {
-    STATES
-        .iter()
-        .position(|s| *s == name)
-        .unwrap_or(ERROR_STATE)
-}
-
-/// `string_to_activity`.
-pub fn activity_number(name: &str) -> usize {
-    ACTIVITIES
-        .iter()
-        .position(|a| *a == name)
-        .unwrap_or(ERROR_ACT)
-}
-
-/// `digest_state_and_activity`: the two letters of `ST` (`Ui` for Unclaimed/Idle).
-pub fn state_activity_code(state: usize, activity: usize) -> String {
-    const STATE_LETTERS: &[u8] = b"~OUMCPSXFD#?";
-    const ACT_LETTERS: &[u8] = b"0ibrvsekc#?";
-    let mut code = [b' ', b' '];
-    if state > NO_STATE && state <= STATE_THRESHOLD {
-        code[0] = STATE_LETTERS[state];
-    }
-    if activity > NO_ACT && activity <= ACT_THRESHOLD {
-        code[1] = ACT_LETTERS[activity];
-    }
-    String::from_utf8_lossy(&code).into_owned()
-}
-
-/// `render_activity_code`: the state and activity letters of a slot.
-fn render_activity_code(ad: &ClassAd, _: &RenderEnv) -> Option<String> {
-    let text = |name| lookup_str(ad, name).map(|s| s.to_string());
-    let act = text("Activity").unwrap_or_default();
-    let mut ac = activity_number(&act);
-    let st;
-    let ok;
-    if ac > NO_ACT && ac < ACT_THRESHOLD {
-        ok = true;
-        st = state_number(&text("State").unwrap_or(act));
-    } else {
-        st = state_number(&act);
-        ok = st > NO_STATE && st < STATE_THRESHOLD;
-        if ok {
-            ac = activity_number(&text("Activity").unwrap_or(act));
-        }
-    }
-    ok.then(|| state_activity_code(st, ac))
-}
-
-/// The value unparsed as a sort key or message shows it.
-pub fn value_text(v: &Value) -> String {
-    let mut s = String::new();
-    write_value(&mut s, v, Syntax::Old);
-    s
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -603,6 +293,10 @@ pub fn slots_state() -> Vec<Sel> {
     ]
 }
 
+// The views below are print formats in 24.0 (prettyPrint.cpp): there a numeric WIDTH
+// truncates, so their fixed-width columns say `.truncate()` (the tests compare them with
+// 24.0's texts).
+
 /// The first columns of every `-compact` table: the machine, its platform, its slot count.
 fn compact_lead() -> [Sel; 4] {
     [
@@ -634,7 +328,12 @@ fn cpu_load() -> Sel {
 }
 
 fn state_code() -> Sel {
-    sel("Activity").label("ST").width(2).print_as(ACTIVITY_CODE)
+    // A print format's numeric WIDTH truncates (make_printmask.cpp).
+    sel("Activity")
+        .label("ST")
+        .width(2)
+        .truncate()
+        .print_as(ACTIVITY_CODE)
 }
 
 fn job_starts() -> Sel {
@@ -747,11 +446,13 @@ fn detected() -> [Sel; 2] {
         sel("DetectedCpus")
             .label("Cpus")
             .width(4)
+            .truncate()
             .printf("%4d")
             .or("??"),
         sel("DetectedMemory")
             .label("  Memory")
             .width(10)
+            .truncate()
             .print_as(READABLE_MB)
             .or("??"),
     ]
@@ -762,7 +463,8 @@ fn uptime() -> Sel {
     sel("DaemonStartTime")
         .label("   Uptime")
         .width(13)
-        .print_as(ELAPSED_START)
+        .truncate()
+        .print_as(ELAPSED_TIME)
 }
 
 /// `-master`.
@@ -772,6 +474,7 @@ pub fn master() -> Vec<Sel> {
         sel("CondorVersion")
             .label("Version")
             .width(-14)
+            .truncate()
             .print_as(CONDOR_VERSION),
     ];
     v.extend(detected());
@@ -794,6 +497,7 @@ pub fn start_daemon() -> Vec<Sel> {
         sel("DetectedGPUs")
             .label("GPUs")
             .width(5)
+            .truncate()
             .print_as(MEMBER_COUNT)
             .or(" "),
     );
@@ -808,6 +512,7 @@ pub fn negotiator() -> Vec<Sel> {
         sel("LastNegotiationCycleEnd0")
             .label("LastCycleEnd")
             .width(12)
+            .truncate()
             .print_as(DATE),
         sel("LastNegotiationCycleDuration0")
             .label("(Sec)")
@@ -842,6 +547,103 @@ pub const CLAIMED_COMPACT_WHERE: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classad::parse_ad;
+    use crate::output::printformat::{self, describe_mask};
+
+    /// condor_status's print-format views and 24.0's texts of them, extracted from its source
+    /// (tests/fixtures/printformat/extract.py), with their WHERE constraints.
+    fn fixtures() -> Vec<(Vec<Sel>, Option<&'static str>, &'static str)> {
+        macro_rules! fixture {
+            ($name:literal) => {
+                include_str!(concat!(
+                    "../../../../tests/fixtures/printformat/",
+                    $name,
+                    ".txt"
+                ))
+            };
+        }
+        vec![
+            (
+                slots_compact(),
+                Some(STARTD_COMPACT_WHERE),
+                fixture!("condor_status-compact"),
+            ),
+            (
+                server_compact(),
+                Some(STARTD_COMPACT_WHERE),
+                fixture!("condor_status-server-compact"),
+            ),
+            (
+                state_compact(),
+                Some(STARTD_COMPACT_WHERE),
+                fixture!("condor_status-state-compact"),
+            ),
+            (
+                claimed_compact(),
+                Some(CLAIMED_COMPACT_WHERE),
+                fixture!("condor_status-claimed-compact"),
+            ),
+            (schedd_normal(), None, fixture!("condor_status-schedd")),
+            (
+                schedd_run(),
+                Some(SCHEDD_RUN_WHERE),
+                fixture!("condor_status-schedd-run"),
+            ),
+            (submitters(), None, fixture!("condor_status-submitters")),
+            (master(), None, fixture!("condor_status-master")),
+            (start_daemon(), None, fixture!("condor_status-startd")),
+            (negotiator(), None, fixture!("condor_status-negotiator")),
+        ]
+    }
+
+    /// A view that drifts from 24.0's text fails here: the columns are compared one by one
+    /// (heading, width, options, format, alternative, kind of function) and sample ads are
+    /// rendered through both.
+    #[test]
+    fn the_print_format_views_are_24_0s() {
+        let ads: Vec<ClassAd> = [
+            r#"[ Name = "slot1@host.example"; Machine = "host.example"; OpSys = "LINUX";
+                 Arch = "X86_64"; OpSysAndVer = "AlmaLinux9"; NumDynamicSlots = 2;
+                 SlotType = "Partitionable"; TotalSlotCpus = 8; TotalSlotGpus = 0;
+                 TotalSlotMemory = 16384; Cpus = 6; Memory = 12000; TotalLoadAvg = 1.5;
+                 TotalCpus = 8; Activity = "Idle"; State = "Unclaimed"; RecentJobStarts = 4;
+                 ChildMemory = { 1024, 2048 }; ChildRemoteUser = { "a@x", "b@x", "a@x" };
+                 Mips = 1000; KFlops = 2000; TotalRunningJobs = 3; TotalIdleJobs = 4;
+                 TotalHeldJobs = 5; RunningJobs = 1; IdleJobs = 2; HeldJobs = 0;
+                 TotalJobAds = 9; ShadowsRunning = 3; TotalSchedulerJobsRunning = 1;
+                 TotalSchedulerJobsIdle = 0; RecentJobsCompleted = 7; RecentJobsStarted = 8;
+                 CondorVersion = "$CondorVersion: 24.0.24 2026-11-22 BuildID: 1 $";
+                 DetectedCpus = 8; DetectedMemory = 16000; DetectedGPUs = "GPU-1, GPU-2";
+                 DaemonStartTime = 1700000000; LastHeardFrom = 1700090061;
+                 LastNegotiationCycleEnd0 = 1700000000; LastNegotiationCycleDuration0 = 2;
+                 LastNegotiationCycleCandidateSlots0 = 4;
+                 LastNegotiationCycleActiveSubmitterCount0 = 1;
+                 LastNegotiationCycleNumSchedulers0 = 1; LastNegotiationCycleNumIdleJobs0 = 3;
+                 LastNegotiationCycleMatches0 = 2; LastNegotiationCycleRejections0 = 0 ]"#,
+            r#"[ Name = "x" ]"#,
+        ]
+        .iter()
+        .map(|t| parse_ad(t).unwrap())
+        .collect();
+        let env = RenderEnv::default();
+        for (lines, ours_where, text) in fixtures() {
+            let mut ours = PrintMask::new();
+            ours.set_separators(None, Some(" "), None, Some("\n"));
+            register_all(&mut ours, &lines);
+            let mut theirs = printformat::parse(text, &[SLOT_COUNT_TAG]);
+            assert_eq!(theirs.messages, "", "{text}");
+            assert_eq!(describe_mask(&ours), describe_mask(&theirs.mask), "{text}");
+            assert_eq!(ours_where, theirs.where_expr.as_deref(), "{text}");
+            let rows: Vec<_> = ads.iter().map(|ad| ours.render(ad, &env)).collect();
+            let their_rows: Vec<_> = ads.iter().map(|ad| theirs.mask.render(ad, &env)).collect();
+            let (mut a, mut b) = (ours.headings_line(), theirs.mask.headings_line());
+            for (ra, rb) in rows.iter().zip(&their_rows) {
+                ours.display(&mut a, ra);
+                theirs.mask.display(&mut b, rb);
+            }
+            assert_eq!(a, b, "{text}");
+        }
+    }
 
     #[test]
     fn versions_as_format_version_cuts_them() {
