@@ -272,3 +272,53 @@ fn history_status_userprio_and_daemon_commands_take_this_pool() {
         )
     );
 }
+
+/// `-submitter USER`: the submitter's jobs, titled as HTCondor titles a submitter's queue;
+/// none queued is no submitter ad (`Collector has no record`); it cannot be mixed with
+/// `-name`. `-global`: the one schedd's queue, or "All queues are empty" (exit 1).
+#[test]
+fn condor_q_submitter_and_global() {
+    let mut env = TestEnvironment::new();
+    env.set_env("CONDORLITE_USER", "alice");
+    env.write_file("job.sub", "executable = /bin/true\nqueue 2\n");
+    let out = env.run("condor_q", ["-global"]);
+    assert_eq!(
+        (out.stdout.as_str(), out.stderr.as_str(), out.status),
+        ("All queues are empty\n", "", Some(1))
+    );
+    assert_eq!(env.run("condor_submit", ["job.sub"]).status, Some(0));
+    env.set_env("CONDORLITE_USER", "bob");
+    assert_eq!(env.run("condor_submit", ["job.sub"]).status, Some(0));
+    let host = host(&env);
+    let out = env.run(
+        "condor_q",
+        ["-submitter", "alice", "-af", "ClusterId", "Owner"],
+    );
+    assert_eq!(out.to_string(), "1 alice\n1 alice\n[exit status: 0]");
+    let out = env.run("condor_q", ["-submitter", "alice", "-nobatch"]);
+    let title = out.stdout.lines().nth(2).unwrap_or_default().to_owned();
+    assert!(
+        title.starts_with(&format!(
+            "-- Submitter: alice@{host} : <127.0.0.1:9618?... : {host} @ "
+        )),
+        "{out}"
+    );
+    let out = env.run("condor_q", ["-submitter", "carol"]);
+    assert_eq!(
+        (out.stderr.as_str(), out.status),
+        (
+            "Error: Collector has no record of schedd/submitter\n",
+            Some(1)
+        )
+    );
+    let out = env.run(
+        "condor_q",
+        ["-submitter", "alice", "-name", &host, "-expert"],
+    );
+    assert_eq!(
+        (out.stderr.as_str(), out.status),
+        ("Cannot query both schedd's and submitters\n", Some(1))
+    );
+    let out = env.run("condor_q", ["-global", "-allusers", "-af", "Owner"]);
+    assert_eq!(out.to_string(), "alice\nalice\nbob\nbob\n[exit status: 0]");
+}
