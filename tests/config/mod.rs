@@ -306,3 +306,26 @@ fn templates_are_listed_and_shown() {
         "{out}"
     );
 }
+
+/// Without a root file (HTCondor would refuse to start), `-config` says there is none and
+/// what the values come from.
+#[test]
+fn config_without_a_file_says_so() {
+    let mut env = TestEnvironment::new();
+    env.set_env("CONDOR_CONFIG", "/dev/null");
+    let out = config_val(&env, &["-config"]);
+    assert_eq!(
+        out.to_string(),
+        "\t\n------- stderr -------\nConfiguration source:\n\t(no configuration file: \
+         CONDOR_CONFIG is not set, or is /dev/null; the values are condorlite's built-in \
+         defaults, with the user's file and _CONDOR_ variables)\n[exit status: 0]"
+    );
+    let out = config_val(&env, &["-config"]);
+    assert_eq!(
+        out.stdout, "\t\n",
+        "stdout stays HTCondor's: the root file's line"
+    );
+    let env = TestEnvironment::new();
+    let out = config_val(&env, &["-config"]);
+    assert!(!out.stderr.contains("no configuration file"), "{out}");
+}

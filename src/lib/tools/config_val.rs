@@ -348,6 +348,15 @@ fn print_sources(
     err.flush()?;
     writeln!(out, "\t{}", config.global_source())?;
     out.flush()?;
+    if config.global_source().is_empty() {
+        // HTCondor cannot run without a root file; condorlite runs on its defaults.
+        writeln!(
+            err,
+            "\t(no configuration file: CONDOR_CONFIG is not set, or is /dev/null; the values are \
+             condorlite's built-in defaults, with the user's file and _CONDOR_ variables)"
+        )?;
+        err.flush()?;
+    }
     let locals = config.local_sources();
     if !locals.is_empty() {
         let label = if locals.len() == 1 {
