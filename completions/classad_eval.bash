@@ -23,21 +23,21 @@ _classad_eval() {
 
     case "${cmd}" in
         classad_eval)
-            opts="--quiet --my-file --file --target-file --debug --help"
+            opts="-quiet --quiet -my-file --my-file -file --file -target-file --target-file -debug --debug -help --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --file)
+                -file|--file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --my-file)
+                -my-file|--my-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --target-file)
+                -target-file|--target-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

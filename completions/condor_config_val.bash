@@ -23,37 +23,37 @@ _condor_config_val() {
 
     case "${cmd}" in
         condor_config_val)
-            opts="--name --address --pool --local-name --subsystem --owner --tilde --master --schedd --startd --collector --negotiator --set --unset --rset --runset --mixedcase --raw --default --config --verbose --dump --expanded --macro --evaluate --unused --used --summary --writeconfig --root-config --debug --help --version"
+            opts="-name --name -address --address -pool --pool -local-name --local-name -subsystem --subsystem -owner --owner -tilde --tilde -master --master -schedd --schedd -startd --startd -collector --collector -negotiator --negotiator -set --set -unset --unset -rset --rset -runset --runset -mixedcase --mixedcase -raw --raw -default --default -config --config -verbose --verbose -dump --dump -expanded --expanded -macro --macro -evaluate --evaluate -unused --unused -used --used -summary --summary -writeconfig --writeconfig -root-config --root-config -debug --debug -help --help -version --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --name)
+                -name|--name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --address)
+                -address|--address)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --local-name)
+                -local-name|--local-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --subsystem)
+                -subsystem|--subsystem)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --writeconfig)
+                -writeconfig|--writeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --root-config)
+                -root-config|--root-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

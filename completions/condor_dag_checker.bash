@@ -23,7 +23,7 @@ _condor_dag_checker() {
 
     case "${cmd}" in
         condor_dag_checker)
-            opts="--help --AllowIllegalChars --json --JoinNodes --NoJoinNodes --Statistics --UseDagDir"
+            opts="-help --help -AllowIllegalChars --AllowIllegalChars -json --json -JoinNodes --JoinNodes -NoJoinNodes --NoJoinNodes -Statistics --Statistics -UseDagDir --UseDagDir"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -23,77 +23,77 @@ _condor_dagman() {
 
     case "${cmd}" in
         condor_dagman)
-            opts="--help --version --AllowVersionMismatch --AlwaysRunPost --AutoRescue --Batch-Name --DAGMan --Debug --do_recurse --dont_suppress_notification --DontAlwaysRunPost --DoRecovery --DoRescueFrom --Dot --DryRun --DumpRescue --Force --import_env --include_env --insert_env --load_save --MaxHold --MaxIdle --MaxJobs --MaxPost --MaxPre --no_recurse --Notification --outfile_dir --Priority --SubmitMethod --suppress_notification --update_submit --UseDagDir"
+            opts="-help --help -version --version -AllowVersionMismatch --AllowVersionMismatch -AlwaysRunPost --AlwaysRunPost -AutoRescue --AutoRescue -Batch-Name --Batch-Name -DAGMan --DAGMan -Debug --Debug -do_recurse --do_recurse -dont_suppress_notification --dont_suppress_notification -DontAlwaysRunPost --DontAlwaysRunPost -DoRecovery --DoRecovery -DoRescueFrom --DoRescueFrom -Dot --Dot -DryRun --DryRun -DumpRescue --DumpRescue -Force --Force -import_env --import_env -include_env --include_env -insert_env --insert_env -load_save --load_save -MaxHold --MaxHold -MaxIdle --MaxIdle -MaxJobs --MaxJobs -MaxPost --MaxPost -MaxPre --MaxPre -no_recurse --no_recurse -Notification --Notification -outfile_dir --outfile_dir -Priority --Priority -SubmitMethod --SubmitMethod -suppress_notification --suppress_notification -update_submit --update_submit -UseDagDir --UseDagDir"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --AutoRescue)
+                -AutoRescue|--AutoRescue)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Batch-Name)
+                -Batch-Name|--Batch-Name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --DAGMan)
+                -DAGMan|--DAGMan)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Debug)
+                -Debug|--Debug)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --DoRescueFrom)
+                -DoRescueFrom|--DoRescueFrom)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --include_env)
+                -include_env|--include_env)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --insert_env)
+                -insert_env|--insert_env)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --load_save)
+                -load_save|--load_save)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxHold)
+                -MaxHold|--MaxHold)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxIdle)
+                -MaxIdle|--MaxIdle)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxJobs)
+                -MaxJobs|--MaxJobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxPost)
+                -MaxPost|--MaxPost)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxPre)
+                -MaxPre|--MaxPre)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Notification)
+                -Notification|--Notification)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --outfile_dir)
+                -outfile_dir|--outfile_dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Priority)
+                -Priority|--Priority)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --SubmitMethod)
+                -SubmitMethod|--SubmitMethod)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,57 +23,57 @@ _condor_history() {
 
     case "${cmd}" in
         condor_history)
-            opts="--constraint --long --json --jsonl --xml --attributes --af --autoformat --format --wide --backwards --nobackwards --forwards --match --limit --scanlimit --since --completedsince --file --search --local --schedd --name --pool --debug --help"
+            opts="-constraint --constraint -long --long -json --json -jsonl --jsonl -xml --xml -attributes --attributes -af --af -autoformat --autoformat -format --format -wide --wide -backwards --backwards -nobackwards --nobackwards -forwards --forwards -match --match -limit --limit -scanlimit --scanlimit -since --since -completedsince --completedsince -file --file -search --search -local --local -schedd --schedd -name --name -pool --pool -debug --debug -help --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --constraint)
+                -constraint|--constraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --attributes)
+                -attributes|--attributes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --format)
+                -format|--format)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --limit)
+                -limit|--limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --match)
+                -match|--match)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --scanlimit)
+                -scanlimit|--scanlimit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --since)
+                -since|--since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --completedsince)
+                -completedsince|--completedsince)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --file)
+                -file|--file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --search)
+                -search|--search)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --name)
+                -name|--name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

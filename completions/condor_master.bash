@@ -23,7 +23,7 @@ _condor_master() {
 
     case "${cmd}" in
         condor_master)
-            opts="--help --f --b --t --version"
+            opts="-help --help -f --f -b --b -t --t -version --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

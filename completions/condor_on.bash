@@ -23,29 +23,29 @@ _condor_on() {
 
     case "${cmd}" in
         condor_on)
-            opts="--help --version --pool --name --addr --all --constraint --debug --graceful --fast --peaceful --force-graceful --daemon --master --startd --schedd --collector --negotiator --kbdd"
+            opts="-help --help -version --version -pool --pool -name --name -addr --addr -all --all -constraint --constraint -debug --debug -graceful --graceful -fast --fast -peaceful --peaceful -force-graceful --force-graceful -daemon --daemon -master --master -startd --startd -schedd --schedd -collector --collector -negotiator --negotiator -kbdd --kbdd"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --name)
+                -name|--name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --addr)
+                -addr|--addr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --constraint)
+                -constraint|--constraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --daemon)
+                -daemon|--daemon)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,21 +23,21 @@ _condor_prio() {
 
     case "${cmd}" in
         condor_prio)
-            opts="--help --p --n --pool"
+            opts="-help --help -p --p -n --n -pool --pool"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --p)
+                -p|--p)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --n)
+                -n|--n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

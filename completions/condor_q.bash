@@ -23,65 +23,65 @@ _condor_q() {
 
     case "${cmd}" in
         condor_q)
-            opts="--constraint --long --json --jsonl --xml --attributes --af --autoformat --format --wide --limit --name --pool --submitter --global --addr --address --print-format --all-users --allusers --run --held --hold --idle --cputime --currentrun --cumulative-time --debug --progress --batch --nobatch --dag --totals --expert --analyse --analyze --better-analyse --better-analyze --reverse-analyze --verbose --machine --slotconstraint --mconstraint --slotads --help --version"
+            opts="-constraint --constraint -long --long -json --json -jsonl --jsonl -xml --xml -attributes --attributes -af --af -autoformat --autoformat -format --format -wide --wide -limit --limit -name --name -pool --pool -submitter --submitter -global --global -addr --addr -address --address -print-format --print-format -all-users --all-users -allusers --allusers -run --run -held --held -hold --hold -idle --idle -cputime --cputime -currentrun --currentrun -cumulative-time --cumulative-time -debug --debug -progress --progress -batch --batch -nobatch --nobatch -dag --dag -totals --totals -expert --expert -analyse --analyse -analyze --analyze -better-analyse --better-analyse -better-analyze --better-analyze -reverse-analyze --reverse-analyze -verbose --verbose -machine --machine -slotconstraint --slotconstraint -mconstraint --mconstraint -slotads --slotads -help --help -version --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --constraint)
+                -constraint|--constraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --attributes)
+                -attributes|--attributes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --format)
+                -format|--format)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --limit)
+                -limit|--limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --name)
+                -name|--name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --submitter)
+                -submitter|--submitter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --address)
+                -address|--address)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --addr)
+                -addr|--addr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --print-format)
+                -print-format|--print-format)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --machine)
+                -machine|--machine)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --mconstraint)
+                -mconstraint|--mconstraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --slotconstraint)
+                -slotconstraint|--slotconstraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --slotads)
+                -slotads|--slotads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

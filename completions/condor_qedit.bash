@@ -23,29 +23,29 @@ _condor_qedit() {
 
     case "${cmd}" in
         condor_qedit)
-            opts="--help --name --pool --debug --dry-run --constraint --owner --jobids --forward"
+            opts="-help --help -name --name -pool --pool -debug --debug -dry-run --dry-run -constraint --constraint -owner --owner -jobids --jobids -forward --forward"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --name)
+                -name|--name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --constraint)
+                -constraint|--constraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --owner)
+                -owner|--owner)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --jobids)
+                -jobids|--jobids)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,17 +23,17 @@ _condor_run() {
 
     case "${cmd}" in
         condor_run)
-            opts="--help --getenv --u --a"
+            opts="-help --help -getenv --getenv -u --u -a --a"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --u)
+                -u|--u)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --a)
+                -a|--a)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,13 +23,13 @@ _condor_sim() {
 
     case "${cmd}" in
         condor_sim)
-            opts="-h --config --set --until --step --csv --summary --svg --help"
+            opts="-h -config --config -set --set -until --until -step --step -csv --csv -summary --summary -svg --svg -help --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --config)
+                -config|--config)
                     local oldifs
                     if [ -n "${IFS+x}" ]; then
                         oldifs="$IFS"
@@ -44,19 +44,19 @@ _condor_sim() {
                     fi
                     return 0
                     ;;
-                --set)
+                -set|--set)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --until)
+                -until|--until)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --step)
+                -step|--step)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --svg)
+                -svg|--svg)
                     local oldifs
                     if [ -n "${IFS+x}" ]; then
                         oldifs="$IFS"

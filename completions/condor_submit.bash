@@ -23,57 +23,57 @@ _condor_submit() {
 
     case "${cmd}" in
         condor_submit)
-            opts="--verbose --terse --disable --debug --factory --generator --dry-run --spool --file --remote --name --address --pool --single-cluster --append --batch-name --batch-id --queue --maxjobs --unused --dump --allow-crlf-script --help"
+            opts="-verbose --verbose -terse --terse -disable --disable -debug --debug -factory --factory -generator --generator -dry-run --dry-run -spool --spool -file --file -remote --remote -name --name -address --address -pool --pool -single-cluster --single-cluster -append --append -batch-name --batch-name -batch-id --batch-id -queue --queue -maxjobs --maxjobs -unused --unused -dump --dump -allow-crlf-script --allow-crlf-script -help --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --dry-run)
+                -dry-run|--dry-run)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --file)
+                -file|--file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --remote)
+                -remote|--remote)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --name)
+                -name|--name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --address)
+                -address|--address)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --append)
+                -append|--append)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --batch-name)
+                -batch-name|--batch-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --batch-id)
+                -batch-id|--batch-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --queue)
+                -queue|--queue)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --maxjobs)
+                -maxjobs|--maxjobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --dump)
+                -dump|--dump)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,101 +23,101 @@ _condor_submit_dag() {
 
     case "${cmd}" in
         condor_submit_dag)
-            opts="-f -v --help --version --AllowVersionMismatch --AlwaysRunPost --Append --AutoRescue --Batch-Name --Config --DAGMan --Debug --do_recurse --dont_suppress_notification --DontAlwaysRunPost --DoRecovery --DoRescueFrom --DumpRescue --Force --import_env --include_env --insert_env --insert_sub_file --load_save --MaxHold --MaxIdle --MaxJobs --MaxPost --MaxPre --no_recurse --no_submit --Notification --outfile_dir --Priority --Remote --schedd-address-file --schedd-daemon-ad-file --SubmitMethod --suppress_notification --update_submit --UseDagDir --Valgrind --Verbose"
+            opts="-f -v -help --help -version --version -AllowVersionMismatch --AllowVersionMismatch -AlwaysRunPost --AlwaysRunPost -Append --Append -AutoRescue --AutoRescue -Batch-Name --Batch-Name -Config --Config -DAGMan --DAGMan -Debug --Debug -do_recurse --do_recurse -dont_suppress_notification --dont_suppress_notification -DontAlwaysRunPost --DontAlwaysRunPost -DoRecovery --DoRecovery -DoRescueFrom --DoRescueFrom -DumpRescue --DumpRescue -Force --Force -import_env --import_env -include_env --include_env -insert_env --insert_env -insert_sub_file --insert_sub_file -load_save --load_save -MaxHold --MaxHold -MaxIdle --MaxIdle -MaxJobs --MaxJobs -MaxPost --MaxPost -MaxPre --MaxPre -no_recurse --no_recurse -no_submit --no_submit -Notification --Notification -outfile_dir --outfile_dir -Priority --Priority -Remote --Remote -schedd-address-file --schedd-address-file -schedd-daemon-ad-file --schedd-daemon-ad-file -SubmitMethod --SubmitMethod -suppress_notification --suppress_notification -update_submit --update_submit -UseDagDir --UseDagDir -Valgrind --Valgrind -Verbose --Verbose"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --Append)
+                -Append|--Append)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --AutoRescue)
+                -AutoRescue|--AutoRescue)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Batch-Name)
+                -Batch-Name|--Batch-Name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Config)
+                -Config|--Config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --DAGMan)
+                -DAGMan|--DAGMan)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Debug)
+                -Debug|--Debug)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --DoRescueFrom)
+                -DoRescueFrom|--DoRescueFrom)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --include_env)
+                -include_env|--include_env)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --insert_env)
+                -insert_env|--insert_env)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --insert_sub_file)
+                -insert_sub_file|--insert_sub_file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --load_save)
+                -load_save|--load_save)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxHold)
+                -MaxHold|--MaxHold)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxIdle)
+                -MaxIdle|--MaxIdle)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxJobs)
+                -MaxJobs|--MaxJobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxPost)
+                -MaxPost|--MaxPost)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --MaxPre)
+                -MaxPre|--MaxPre)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Notification)
+                -Notification|--Notification)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --outfile_dir)
+                -outfile_dir|--outfile_dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Priority)
+                -Priority|--Priority)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --Remote)
+                -Remote|--Remote)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --schedd-address-file)
+                -schedd-address-file|--schedd-address-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --schedd-daemon-ad-file)
+                -schedd-daemon-ad-file|--schedd-daemon-ad-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --SubmitMethod)
+                -SubmitMethod|--SubmitMethod)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,73 +23,73 @@ _condor_userprio() {
 
     case "${cmd}" in
         condor_userprio)
-            opts="--setprio --setfactor --setfloor --setceiling --setbegin --setaccum --setlast --resetusage --delete --resetall --long --constraint --legacy --modular --af --debug --hierarchical --flat --grouprollup --grouporder --quotas --surplus --sortkey --all --most --groupid --order --activefrom --allusers --usage --priority --getreslist --inputfile --pool --name --collector --negotiator --help"
+            opts="-setprio --setprio -setfactor --setfactor -setfloor --setfloor -setceiling --setceiling -setbegin --setbegin -setaccum --setaccum -setlast --setlast -resetusage --resetusage -delete --delete -resetall --resetall -long --long -constraint --constraint -legacy --legacy -modular --modular -af --af -debug --debug -hierarchical --hierarchical -flat --flat -grouprollup --grouprollup -grouporder --grouporder -quotas --quotas -surplus --surplus -sortkey --sortkey -all --all -most --most -groupid --groupid -order --order -activefrom --activefrom -allusers --allusers -usage --usage -priority --priority -getreslist --getreslist -inputfile --inputfile -pool --pool -name --name -collector --collector -negotiator --negotiator -help --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --setprio)
+                -setprio|--setprio)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --setfactor)
+                -setfactor|--setfactor)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --setfloor)
+                -setfloor|--setfloor)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --setceiling)
+                -setceiling|--setceiling)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --setbegin)
+                -setbegin|--setbegin)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --setaccum)
+                -setaccum|--setaccum)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --setlast)
+                -setlast|--setlast)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --resetusage)
+                -resetusage|--resetusage)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --delete)
+                -delete|--delete)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --constraint)
+                -constraint|--constraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --af)
+                -af|--af)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --activefrom)
+                -activefrom|--activefrom)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --getreslist)
+                -getreslist|--getreslist)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --inputfile)
+                -inputfile|--inputfile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --name)
+                -name|--name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,33 +23,33 @@ _condor_vacate_job() {
 
     case "${cmd}" in
         condor_vacate_job)
-            opts="--debug --long --totals --constraint --all --hold --held --reason --subcode --forcex --fast --name --pool --addr --version --help"
+            opts="-debug --debug -long --long -totals --totals -constraint --constraint -all --all -hold --hold -held --held -reason --reason -subcode --subcode -forcex --forcex -fast --fast -name --name -pool --pool -addr --addr -version --version -help --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --constraint)
+                -constraint|--constraint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --reason)
+                -reason|--reason)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --subcode)
+                -subcode|--subcode)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --name)
+                -name|--name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --pool)
+                -pool|--pool)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --addr)
+                -addr|--addr)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

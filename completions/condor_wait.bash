@@ -23,7 +23,7 @@ _condor_wait() {
 
     case "${cmd}" in
         condor_wait)
-            opts="--help --version --debug --status --attach --echo --allevents --wait --num --log"
+            opts="-help --help -version --version -debug --debug -status --status -attach --attach -echo --echo -allevents --allevents -wait --wait -num --num -log --log"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -3,6 +3,7 @@
 //! shell completions ([`generate`]).
 
 pub mod args;
+pub mod examples;
 pub mod generate;
 
 use std::any::Any;
