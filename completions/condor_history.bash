@@ -23,7 +23,7 @@ _condor_history() {
 
     case "${cmd}" in
         condor_history)
-            opts="--constraint --long --json --jsonl --xml --attributes --af --autoformat --format --wide --backwards --nobackwards --forwards --match --limit --scanlimit --since --completedsince --file --search --local --schedd --name --pool --debug --help"
+            opts="--constraint --long --json --jsonl --xml --attributes --af --autoformat --format --wide --backwards --nobackwards --forwards --match --limit --scanlimit --since --completedsince --file --search --print-format --local --schedd --name --pool --debug --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -66,6 +66,10 @@ _condor_history() {
                     return 0
                     ;;
                 --search)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --print-format)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -7,6 +7,7 @@ complete -c condor_history -l since -d 'Stop at this job id, or at the first job
 complete -c condor_history -l completedsince -d 'Stop at the first job that completed before TIME' -r
 complete -c condor_history -l file -d 'Read this history file (HTCondor\'s format: ads ended by \'***\' lines), or a condorlite spool\'s job_queue.db' -r
 complete -c condor_history -l search -d 'Read this history file and its rotated copies (FILE.<time>)' -r
+complete -c condor_history -l print-format -d 'Show the jobs as the print-format FILE says (- for standard input)' -r
 complete -c condor_history -l name -d 'Query this schedd\'s history (the local schedd, by its name or its host\'s)' -r
 complete -c condor_history -l pool -d 'Find the schedd through this central manager (this host\'s pool)' -r
 complete -c condor_history -l long -d 'Print whole ads as `Name = value` lines (-long:json, ...)'
