@@ -16,6 +16,8 @@ complete -c condor_history -l file -d 'Read this history file (HTCondor\'s forma
 complete -c condor_history -o file -d 'Read this history file (HTCondor\'s format: ads ended by \'***\' lines), or a condorlite spool\'s job_queue.db' -r
 complete -c condor_history -l search -d 'Read this history file and its rotated copies (FILE.<time>)' -r
 complete -c condor_history -o search -d 'Read this history file and its rotated copies (FILE.<time>)' -r
+complete -c condor_history -l print-format -d 'Show the jobs as the print-format FILE says (- for standard input)' -r
+complete -c condor_history -o print-format -d 'Show the jobs as the print-format FILE says (- for standard input)' -r
 complete -c condor_history -l name -d 'Query this schedd\'s history (the local schedd, by its name or its host\'s)' -r
 complete -c condor_history -o name -d 'Query this schedd\'s history (the local schedd, by its name or its host\'s)' -r
 complete -c condor_history -l pool -d 'Find the schedd through this central manager (this host\'s pool)' -r

@@ -460,3 +460,110 @@ fn malformed_numbers_and_formats() {
         "%Q 0\n%Q 1\n%Q 0\n[exit status: 0]",
     );
 }
+
+/// `-print-format FILE` (history.cpp `set_print_mask_from_stream`): the format's columns with
+/// their headings whatever its SELECT flags say (history.cpp reads none of them, and has no
+/// summary), its WHERE ANDed with the ids, owners and -constraint, -limit honoured.
+#[test]
+fn print_format_columns_where_and_limits() {
+    let env = finished();
+    let file = env.write_file(
+        "hist.cpf",
+        "SELECT NOHEADER\n\
+         \tClusterId AS CLUSTER WIDTH 7\n\
+         \tProcId AS PROC WIDTH -4\n\
+         \tOwner AS OWNER WIDTH -6\n\
+         \tRemoteWallClockTime AS WALL PRINTF %.0f\n\
+         WHERE JobStatus == 4\n\
+         SUMMARY STANDARD\n",
+    );
+    let file = file.to_str().unwrap();
+    let head = "CLUSTER PROC OWNER  WALL\n";
+    check(
+        &env,
+        &["-print-format", file],
+        &format!("{head}      1 1    alice    59\n      1 0    alice  3700\n[exit status: 0]"),
+    );
+    check(
+        &env,
+        &["-pr", file, "-limit", "1"],
+        &format!("{head}      1 1    alice    59\n[exit status: 0]"),
+    );
+    check(
+        &env,
+        &[
+            "-pr",
+            file,
+            "-constraint",
+            "RemoteWallClockTime > 100",
+            "alice",
+        ],
+        &format!("{head}      1 0    alice  3700\n[exit status: 0]"),
+    );
+    // bob's job was removed: the WHERE leaves nothing.
+    check(
+        &env,
+        &["-pr", file, "bob"],
+        &format!("{head}[exit status: 0]"),
+    );
+    // `-pr !` only turns off the default print formats.
+    check(
+        &env,
+        &["-pr", "!", "-limit", "1"],
+        &format!(
+            "{HEADER}\
+             2.0     bob             1/31 11:58              X   1/1  00:00 /usr/bin/python3 train.py\n\
+             [exit status: 0]"
+        ),
+    );
+}
+
+/// history.cpp's messages for a print format it cannot use, each with exit status 1.
+#[test]
+fn print_format_errors() {
+    let env = finished();
+    let missing = env.work_dir().join("missing.cpf");
+    let missing = missing.to_str().unwrap();
+    check(
+        &env,
+        &["-print-format", missing],
+        &format!(
+            "------- stderr -------\nCan't open select file: {missing}\n\
+             Error: cannot execute print-format file {missing}\n[exit status: 1]"
+        ),
+    );
+    check(
+        &env,
+        &["-pr", "-long"],
+        "------- stderr -------\nError: Argument -print-format requires a filename argument\n\
+         [exit status: 1]",
+    );
+    let bad_where = env.write_file("where.cpf", "SELECT\nOwner\nWHERE JobStatus ==\n");
+    let bad_where = bad_where.to_str().unwrap();
+    check(
+        &env,
+        &["-pr", bad_where],
+        &format!(
+            "------- stderr -------\nWHERE expression is not valid: JobStatus ==\n\
+             Error: cannot execute print-format file {bad_where}\n[exit status: 1]"
+        ),
+    );
+    let unique = env.write_file("unique.cpf", "SELECT UNIQUE\nOwner\n");
+    let unique = unique.to_str().unwrap();
+    check(
+        &env,
+        &["-pr", unique],
+        &format!(
+            "------- stderr -------\nUNIQUE aggregation is not supported.\n\
+             Error: cannot execute print-format file {unique}\n[exit status: 1]"
+        ),
+    );
+    // Complaints about the format itself are printed and the rest is used.
+    let odd = env.write_file("odd.cpf", "SELECT\nOwner AS WHO PRINTAS NO_SUCH_FUNCTION\n");
+    check(
+        &env,
+        &["-pr", odd.to_str().unwrap(), "-limit", "1"],
+        "WHO\nbob\n------- stderr -------\nUnknown argument NO_SUCH_FUNCTION for PRINTAS\n\
+         [exit status: 0]",
+    );
+}

@@ -51,20 +51,15 @@ pub fn man_page(tool: &Tool) -> Vec<u8> {
     let cmd = tool.command();
     let man = clap_mangen::Man::new(cmd.clone());
     let mut page = Vec::new();
-    let sections: [fn(&clap_mangen::Man, &mut Vec<u8>) -> std::io::Result<()>; 2] =
-        [|m, w| m.render_title(w), |m, w| m.render_name_section(w)];
-    for render in sections {
-        render(&man, &mut page).expect("rendering into memory does not fail");
-    }
-    page.extend_from_slice(synopsis(&cmd).as_bytes());
-    let sections: [fn(&clap_mangen::Man, &mut Vec<u8>) -> std::io::Result<()>; 3] = [
-        |m, w| m.render_description_section(w),
-        |m, w| m.render_options_section(w),
-        |m, w| m.render_extra_section(w),
-    ];
-    for render in sections {
-        render(&man, &mut page).expect("rendering into memory does not fail");
-    }
+    let rendered = (|| -> std::io::Result<()> {
+        man.render_title(&mut page)?;
+        man.render_name_section(&mut page)?;
+        page.extend_from_slice(synopsis(&cmd).as_bytes());
+        man.render_description_section(&mut page)?;
+        man.render_options_section(&mut page)?;
+        man.render_extra_section(&mut page)
+    })();
+    rendered.expect("rendering into memory does not fail");
     page.extend_from_slice(examples_section(tool.name).as_bytes());
     let text = String::from_utf8(page).expect("roff is text");
     single_dash(&text).into_bytes()

@@ -658,6 +658,33 @@ fn render_name(r: &Render) -> String {
     }
 }
 
+/// Why a `-print-format` argument gives no format text.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FormatArgError {
+    /// The argument is another option (a dash word other than `-`): no file name was given.
+    NoFileName,
+    /// The file cannot be read; the tools report it as `Can't open select file: FILE`.
+    CantOpen,
+}
+
+/// The text a `-print-format ARG` names, as HTCondor's tools read the argument: `!` only
+/// turns off the configured default print formats (no text), a dash word is a missing file
+/// name, `-` is standard input, anything else a file.
+pub fn read_format_arg(arg: &str) -> Result<Option<String>, FormatArgError> {
+    if arg == "!" {
+        return Ok(None);
+    }
+    if arg.starts_with('-') && arg != "-" {
+        return Err(FormatArgError::NoFileName);
+    }
+    let text = if arg == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(arg)
+    };
+    text.map(Some).map_err(|_| FormatArgError::CantOpen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,8 @@
 //! `-match`) N jobs, `-scanlimit` N records looked at, `-since` a job id or expression (the
 //! scan stops at the first record it matches), `-completedsince` a time. Output: the default
 //! columns (` ID  OWNER  SUBMITTED  RUN_TIME ST  COMPLETED CMD`, no summary), `-af`,
-//! `-format`, `-long`, `-json`, `-jsonl`, `-xml`, `-attributes`. Records are printed as
-//! they are read.
+//! `-format`, `-print-format FILE`, `-long`, `-json`, `-jsonl`, `-xml`, `-attributes`.
+//! Records are printed as they are read.
 //!
 //! Sources: the local schedd's history (the queue store's), or with `-file PATH` one history
 //! file in HTCondor's format (what a schedd's `HISTORY` file holds: each job's ad as
@@ -33,6 +33,7 @@ use crate::error::CommandError;
 use crate::output::ads::{select, write_long, AdFormat, Selection, XML_FOOTER, XML_HEADER};
 use crate::output::autoformat::add_format_args;
 use crate::output::mask::{Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, LEFT, NO_TRUNCATE};
+use crate::output::printformat::{self, read_format_arg, Aggregate, FormatArgError, PrintFormat};
 use crate::output::render::{
     format_qdate, lookup_int, lookup_real, lookup_str, render_job_id, render_owner, status_letter,
 };
@@ -75,6 +76,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("format", 1),
     Prefix::min("af", 2).qualified(),
     Prefix::min("autoformat", 5).qualified(),
+    Prefix::min("print-format", 2),
     Prefix::min("search", 3),
     Prefix::min("constraint", 1),
     Prefix::min("since", 4),
@@ -140,6 +142,9 @@ pub fn command() -> Command {
                 .action(ArgAction::Set)
                 .help("Read this history file and its rotated copies (FILE.<time>)"),
         )
+        .arg(options::print_format(
+            "Show the jobs as the print-format FILE says (- for standard input)",
+        ))
         .arg(flag("local", "Read the local history"))
         .arg(flag("schedd", "Read the schedd's history (the default)"))
         .arg(
@@ -195,6 +200,8 @@ pub struct HistoryArgs {
     pub pool: Option<String>,
     /// `-local` came before `-name` (history.cpp refuses the pair in that order).
     pub local_then_name: bool,
+    /// `-print-format FILE` (the last one given).
+    pub print_format: Option<String>,
 }
 
 impl HistoryArgs {
@@ -229,6 +236,7 @@ impl HistoryArgs {
             pool: text("pool"),
             local_then_name: m.get_flag("local")
                 && m.index_of("local") < m.index_of("name").filter(|_| m.contains_id("name")),
+            print_format: text("print-format"),
         }
     }
 }
@@ -353,6 +361,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         name,
         pool,
         local_then_name,
+        print_format,
     } = HistoryArgs::from_invocation(inv);
     if local_then_name {
         return Err(fail(err, "Error: -local and -name cannot be used together"));
@@ -431,12 +440,28 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
 
     let mut mask = PrintMask::new();
-    let custom = !output.formats.is_empty();
-    if custom {
+    let print_format = match print_format.as_deref() {
+        Some(file) => load_print_format(file, err)?,
+        None => None,
+    };
+    let print_format_given = print_format.is_some();
+    if let Some(pf) = print_format {
+        if let Some(w) = pf.where_expr {
+            let e = parse_old_expr(&w).expect("checked by load_print_format");
+            jobs = jobs.with_constraint(e);
+        }
+        mask = pf.mask;
+        if output.wide.is_none() {
+            if let Some(w) = crate::output::console_width() {
+                mask.overall_width = w.saturating_sub(1);
+            }
+        }
+    }
+    if !output.formats.is_empty() {
         if let Err(bad) = add_format_args(&mut mask, &output.formats) {
             return Err(fail(err, &format!("Error: invalid expression : {bad}")));
         }
-    } else {
+    } else if !print_format_given {
         mask = default_mask();
         match output.wide {
             Some(Some(n)) if n > 0 => mask.overall_width = n,
@@ -593,6 +618,52 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     scan.flush()?;
     Ok(())
+}
+
+/// `-print-format FILE` as history.cpp reads it (`set_print_mask_from_stream`): the format,
+/// or `None` for `-pr !`. A format with an invalid `WHERE` or an aggregation (`UNIQUE`,
+/// `FROM AUTOCLUSTER`) is refused; its other complaints are printed and the rest is used.
+fn load_print_format(file: &str, err: &mut dyn Write) -> Result<Option<PrintFormat>, CommandError> {
+    let cannot = |err: &mut dyn Write| {
+        fail(
+            err,
+            &format!("Error: cannot execute print-format file {file}"),
+        )
+    };
+    let text = match read_format_arg(file) {
+        Ok(None) => return Ok(None),
+        Ok(Some(text)) => text,
+        Err(FormatArgError::NoFileName) => {
+            return Err(fail(
+                err,
+                "Error: Argument -print-format requires a filename argument",
+            ))
+        }
+        Err(FormatArgError::CantOpen) => {
+            let _ = writeln!(err, "Can't open select file: {file}");
+            return Err(cannot(err));
+        }
+    };
+    // history.cpp passes no PRINTAS table of its own: the global one only.
+    let pf = printformat::parse(&text, &[]);
+    let mut messages = pf.messages.clone();
+    let mut ok = true;
+    if let Some(w) = &pf.where_expr {
+        if parse_old_expr(w).is_err() {
+            messages.push_str(&format!("WHERE expression is not valid: {w}\n"));
+            ok = false;
+        }
+    }
+    if pf.aggregate != Aggregate::None {
+        messages.push_str("UNIQUE aggregation is not supported.\n");
+        ok = false;
+    }
+    let _ = err.write_all(messages.as_bytes());
+    if ok {
+        Ok(Some(pf))
+    } else {
+        Err(cannot(err))
+    }
 }
 
 /// Where condor_history reads.

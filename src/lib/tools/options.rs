@@ -35,6 +35,15 @@ pub fn value(id: &'static str, name: &'static str, help: &'static str) -> Arg {
         .help(help)
 }
 
+/// `-print-format FILE` (the last one given counts); `what` is what the tool shows.
+pub fn print_format(what: &'static str) -> Arg {
+    Arg::new("print-format")
+        .long("print-format")
+        .value_name("FILE")
+        .action(ArgAction::Set)
+        .help(what)
+}
+
 /// `-name SCHEDD` and `-pool HOST`, as the job tools take them.
 pub fn schedd_and_pool() -> [Arg; 2] {
     [

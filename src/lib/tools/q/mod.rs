@@ -49,7 +49,7 @@ use crate::error::CommandError;
 use crate::output::ads::{AdFormat, AdListWriter, Selection};
 use crate::output::autoformat::add_format_args;
 use crate::output::mask::{Cell, PrintMask, RenderEnv, AUTO_WIDTH};
-use crate::output::printformat::PrintFormat;
+use crate::output::printformat::{read_format_arg, FormatArgError, PrintFormat};
 use crate::output::render::lookup_str;
 use crate::output::time::title_time;
 use crate::output::wrapped_text;
@@ -169,13 +169,9 @@ pub fn command() -> Command {
                 .action(ArgAction::Append)
                 .help("The schedd at this address (this pool's, <127.0.0.1:9618>)"),
         )
-        .arg(
-            Arg::new("print-format")
-                .long("print-format")
-                .value_name("FILE")
-                .action(ArgAction::Set)
-                .help("Show the jobs as the print-format FILE says (- for standard input)"),
-        )
+        .arg(options::print_format(
+            "Show the jobs as the print-format FILE says (- for standard input)",
+        ))
         .arg(flag("allusers", "Show all users' jobs").visible_alias("all-users"))
         .arg(flag("run", "Show running jobs, with the hosts they run on"))
         .arg(flag("hold", "Show held jobs, with their hold reasons").visible_alias("held"))
@@ -513,28 +509,27 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         .ok()
         .flatten()
         .unwrap_or(true);
-    let print_format = match args.print_format.as_deref() {
+    let print_format = match args.print_format.as_deref().map(read_format_arg) {
         // `-pr !` only turns off the configured default print formats.
-        None | Some("!") => None,
-        Some(file) if file.starts_with('-') && file != "-" => {
+        None | Some(Ok(None)) => None,
+        Some(Err(FormatArgError::NoFileName)) => {
             return Err(usage_error(
                 err,
                 "Error: -print-format requires a filename argument",
             ))
         }
-        Some(file) => match read_print_format(file) {
-            Ok(text) => {
-                let pf = views::parse(&text);
-                let _ = err.write_all(pf.messages.as_bytes());
-                Some(pf)
-            }
-            Err(_) => {
-                return Err(usage_error(
-                    err,
-                    &format!("Can't open select file: {file}\nError: invalid select file {file}"),
-                ))
-            }
-        },
+        Some(Err(FormatArgError::CantOpen)) => {
+            let file = args.print_format.as_deref().unwrap_or_default();
+            return Err(usage_error(
+                err,
+                &format!("Can't open select file: {file}\nError: invalid select file {file}"),
+            ));
+        }
+        Some(Ok(Some(text))) => {
+            let pf = views::parse(&text);
+            let _ = err.write_all(pf.messages.as_bytes());
+            Some(pf)
+        }
     };
     let batch = args
         .batch
@@ -581,14 +576,6 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         global: args.global,
         print_format,
     })
-}
-
-/// The text of a print-format file; `-` is standard input.
-fn read_print_format(file: &str) -> std::io::Result<String> {
-    if file == "-" {
-        return std::io::read_to_string(std::io::stdin());
-    }
-    std::fs::read_to_string(file)
 }
 
 /// `-pool HOST`: this host's pool is queried as without it; a host that does not resolve
