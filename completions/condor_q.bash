@@ -23,7 +23,7 @@ _condor_q() {
 
     case "${cmd}" in
         condor_q)
-            opts="--constraint --long --json --jsonl --xml --attributes --af --autoformat --format --wide --limit --name --pool --submitter --global --addr --address --print-format --all-users --allusers --run --held --hold --idle --cputime --currentrun --cumulative-time --debug --progress --batch --nobatch --dag --totals --expert --analyse --analyze --better-analyse --better-analyze --reverse-analyze --verbose --machine --slotconstraint --mconstraint --slotads --help --version"
+            opts="--constraint --long --json --jsonl --xml --attributes --af --autoformat --format --wide --limit --name --pool --submitter --global --addr --address --print-format --all-users --allusers --run --held --hold --idle --cputime --currentrun --cumulative-time --debug --progress --batch --nobatch --dag --totals --factory --expert --analyse --analyze --better-analyse --better-analyze --reverse-analyze --verbose --machine --slotconstraint --mconstraint --slotads --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

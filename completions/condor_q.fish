@@ -29,6 +29,7 @@ complete -c condor_q -l batch -l progress -d 'One line per batch of jobs (the de
 complete -c condor_q -l nobatch -d 'One line per job'
 complete -c condor_q -l dag -d 'Show DAG node jobs under their DAGMan job (with -nobatch: one line per job, node names in the owner column); a cluster id also selects its DAG\'s nodes'
 complete -c condor_q -l totals -d 'Show only the totals'
+complete -c condor_q -l factory -d 'Show the job factories (late materialization): their clusters\' counts (-factory:clusters_only,late_materialize)'
 complete -c condor_q -l expert -d 'Shorter error messages'
 complete -c condor_q -l analyze -l analyse -d 'Why the jobs do not run (-analyze:summary,reverse,noprune,...)'
 complete -c condor_q -l better-analyze -l better-analyse -d 'Analyze the jobs\' requirements clause by clause, whatever their state'
