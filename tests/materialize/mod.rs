@@ -414,3 +414,29 @@ fn condor_q_factory_lists_the_factories_cluster_ads() {
         "------- stderr -------\nError: unknown option bogus for -factory\n[exit status: 1]"
     );
 }
+
+/// With a master making the procs, `condor_q -factory`'s counts are the procs' states.
+#[test]
+fn condor_q_factory_counts_the_procs_by_state() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /bin/true\nrequirements = false\nmax_materialize = 2\nqueue 3\n",
+    );
+    wait_for("two procs", || procs(&env, &cluster).len() == 2);
+    let out = env.run("condor_hold", [&format!("{cluster}.0")]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let out = env.run("condor_q", ["-factory", "-allusers"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let row = out.stdout.lines().last().unwrap();
+    let fields: Vec<&str> = row.split_whitespace().collect();
+    // ID, OWNER, SUBMITTED (date and time), LIMIT, PRESNT, RUN, IDLE, HOLD, NEXTID, MODE.
+    assert_eq!(fields[0], format!("{cluster}."), "{out}");
+    assert_eq!(
+        fields[4..11],
+        ["2", "2", "0", "1", "1", "2", "Norm"],
+        "{out}"
+    );
+    drop(master);
+}
