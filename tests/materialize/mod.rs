@@ -365,3 +365,78 @@ fn condor_hold_pauses_the_factory_and_condor_release_resumes_it() {
     assert_eq!(tail, [0, 13, 38]);
     drop(master);
 }
+
+/// `condor_q -factory`: 24.0's `jobFactory_PrintFormat`, one line per factory's cluster ad
+/// (no master runs, so nothing is materialized), with the counts of its procs; an ordinary
+/// cluster is not listed.
+#[test]
+fn condor_q_factory_lists_the_factories_cluster_ads() {
+    let env = crate::common::jobs::pool();
+    for text in [
+        "executable = /bin/true\nmax_materialize = 3\nqueue 10\n",
+        "executable = /bin/true\nqueue 1\n",
+        "executable = /bin/true\nmax_idle = 2\nqueue 5\n",
+    ] {
+        let file = env.write_file("f.sub", text);
+        let out = env.run("condor_submit", [file.to_str().unwrap()]);
+        assert_eq!(out.status, Some(0), "{out}");
+    }
+    // condor_hold of a factory's cluster pauses it: MODE Held.
+    let out = env.run("condor_hold", ["3"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let title = "\n\n-- Schedd: submit@example.com : <127.0.0.1:9618?... @ 01/31/24 12:00:00\n";
+    // The digest is in the queue store: DIGEST names it (the last column, padded to its
+    // values in the heading).
+    let digest = "$TEST_ENV/local/spool/job_queue.db";
+    let heading = format!(
+        " ID      OWNER            SUBMITTED  LIMIT PRESNT   RUN    IDLE   HOLD NEXTID MODE {:<w$}\n",
+        "DIGEST",
+        w = env.root().join("local/spool/job_queue.db").to_string_lossy().len()
+    );
+    let out = env.run("condor_q", ["-factory"]);
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        format!(
+            "{title}{heading}\
+             \x20  1.    alice           1/31 12:00      3      0      0      0      0      0 Norm {digest}\n\
+             \x20  3.    alice           1/31 12:00      5      0      0      0      0      0 Held {digest}\n\
+             [exit status: 0]"
+        )
+    );
+    // Selected by cluster id, with the options' prefixes.
+    let out = env.run("condor_q", ["-fact:c,l", "3"]);
+    let rows: Vec<_> = out.stdout.lines().filter(|l| l.contains("alice")).collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(rows[0].starts_with("   3.    alice "), "{out}");
+    let out = env.run("condor_q", ["-factory:clusters_only,bogus"]);
+    assert_eq!(
+        out.to_string(),
+        "------- stderr -------\nError: unknown option bogus for -factory\n[exit status: 1]"
+    );
+}
+
+/// With a master making the procs, `condor_q -factory`'s counts are the procs' states.
+#[test]
+fn condor_q_factory_counts_the_procs_by_state() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /bin/true\nrequirements = false\nmax_materialize = 2\nqueue 3\n",
+    );
+    wait_for("two procs", || procs(&env, &cluster).len() == 2);
+    let out = env.run("condor_hold", [&format!("{cluster}.0")]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let out = env.run("condor_q", ["-factory", "-allusers"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let row = out.stdout.lines().last().unwrap();
+    let fields: Vec<&str> = row.split_whitespace().collect();
+    // ID, OWNER, SUBMITTED (date and time), LIMIT, PRESNT, RUN, IDLE, HOLD, NEXTID, MODE.
+    assert_eq!(fields[0], format!("{cluster}."), "{out}");
+    assert_eq!(
+        fields[4..11],
+        ["2", "2", "0", "1", "1", "2", "Norm"],
+        "{out}"
+    );
+    drop(master);
+}

@@ -6,9 +6,10 @@
 //! after N jobs.
 //!
 //! Views: the batch view (the default, one line per batch, see [`batch`]), `-nobatch` (one
-//! line per job), `-run`, `-hold`, `-idle`, `-totals` (the per-job ones are HTCondor 24.0's
-//! print formats, see [`views`]), or a user's `-print-format FILE`; each starts with the schedd's title
-//! line and ends with the `Total for query:` summary (not `-run` and `-idle`). `-af`,
+//! line per job), `-run`, `-hold`, `-idle`, `-factory` (the job factories' cluster ads),
+//! `-totals` (the per-job ones are HTCondor 24.0's print formats, see [`views`]), or a user's
+//! `-print-format FILE`; each starts with the schedd's title line and ends with the `Total for
+//! query:` summary (not `-run`, `-idle` and `-factory`). `-af`,
 //! `-format`, `-long`, `-json`, `-jsonl` and `-xml` print bare: no title, header or summary
 //! (with `-totals` they format the summary ad instead). Lines are cut to the terminal width
 //! unless the output is not a terminal or `-wide` is given. When no master runs for the pool,
@@ -53,7 +54,7 @@ use crate::output::printformat::{read_format_arg, FormatArgError, PrintFormat};
 use crate::output::render::lookup_str;
 use crate::output::time::title_time;
 use crate::output::wrapped_text;
-use crate::queue::{JobIdSpec, JobQuery, Queue};
+use crate::queue::{constraint_holds, ClusterId, JobIdSpec, JobQuery, Queue};
 
 pub const TOOL: Tool = Tool {
     name: "condor_q",
@@ -111,6 +112,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("progress", 3).qualified(),
     Prefix::min("nobatch", 3),
     Prefix::min("totals", 3),
+    Prefix::min("factory", 4).qualified(),
     Prefix::min("expert", 1),
     Prefix::min("slotads", 2).qualified(),
     Prefix::min("version", 1),
@@ -191,6 +193,11 @@ pub fn command() -> Command {
              node names in the owner column); a cluster id also selects its DAG's nodes",
         ))
         .arg(flag("totals", "Show only the totals"))
+        .arg(flag(
+            "factory",
+            "Show the job factories (late materialization): their clusters' counts \
+             (-factory:clusters_only,late_materialize)",
+        ))
         .arg(flag("expert", "Shorter error messages"))
         .arg(
             ordered_flag("analyze")
@@ -251,6 +258,8 @@ enum View {
     Run,
     Hold,
     Idle,
+    /// `-factory` (`jobFactory_PrintFormat`): the cluster ads of job factories.
+    Factory,
 }
 
 /// condor_q's command line, read once from what clap parsed: every option `run` looks at,
@@ -291,6 +300,8 @@ struct Args {
     dag: bool,
     /// `-totals`.
     totals: bool,
+    /// `-factory`, and the qualifiers of each occurrence (`clusters_only,late_materialize`).
+    factory: Option<Vec<Option<String>>>,
     /// `-name`, in order.
     names: Vec<String>,
     /// `-pool HOST` (the last one given).
@@ -374,6 +385,10 @@ impl Args {
             batch,
             dag: on("dag"),
             totals: on("totals"),
+            factory: on("factory").then(|| {
+                let qualifiers = inv.qualifiers("factory").into_iter();
+                qualifiers.map(|q| q.map(str::to_owned)).collect()
+            }),
             names: all("name"),
             pool: last("pool"),
             addresses: all("address"),
@@ -418,6 +433,41 @@ struct Request {
     global: bool,
     /// `-print-format FILE`, parsed.
     print_format: Option<PrintFormat>,
+    /// `-factory`: [`FACTORY_CLUSTERS_ONLY`] and/or [`FACTORY_LATE_MATERIALIZE`].
+    factory: Option<u8>,
+}
+
+/// `-factory:clusters_only`: cluster ads only (`ProcId is undefined`).
+const FACTORY_CLUSTERS_ONLY: u8 = 1;
+/// `-factory:late_materialize`: job factories only (`JobMaterializeDigestFile isnt undefined`).
+const FACTORY_LATE_MATERIALIZE: u8 = 2;
+
+/// `-factory[:clusters_only,late_materialize]`'s options (each a prefix of its name), as
+/// queue.cpp reads them: none is both.
+fn factory_options(qualifiers: &[Option<String>], err: &mut dyn Write) -> Result<u8, CommandError> {
+    let mut bits = 0;
+    for q in qualifiers {
+        for opt in q
+            .iter()
+            .flat_map(|q| q.split(','))
+            .filter(|o| !o.is_empty())
+        {
+            if "clusters_only".starts_with(opt) {
+                bits |= FACTORY_CLUSTERS_ONLY;
+            } else if "late_materialize".starts_with(opt) {
+                bits |= FACTORY_LATE_MATERIALIZE;
+            } else {
+                return Err(usage_error(
+                    err,
+                    &format!("Error: unknown option {opt} for -factory"),
+                ));
+            }
+        }
+        if bits == 0 {
+            bits = FACTORY_CLUSTERS_ONLY | FACTORY_LATE_MATERIALIZE;
+        }
+    }
+    Ok(bits)
 }
 
 fn usage_error(err: &mut dyn Write, message: &str) -> CommandError {
@@ -441,6 +491,10 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         let _ = writeln!(err, "Error: unrecognized argument {bad}");
         return Err(CommandError::Exit(1));
     }
+    let factory = match &args.factory {
+        Some(qualifiers) => Some(factory_options(qualifiers, err)?),
+        None => None,
+    };
     let uid_domain = session.uid_domain().unwrap_or_default();
     let mut submitters = Vec::new();
     for s in &args.submitters {
@@ -531,9 +585,9 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
             Some(pf)
         }
     };
-    let batch = args
-        .batch
-        .unwrap_or(batch_is_default && !run && !idle && !hold && print_format.is_none());
+    let batch = args.batch.unwrap_or(
+        batch_is_default && !run && !idle && !hold && factory.is_none() && print_format.is_none(),
+    );
     let view = if hold {
         View::Hold
     } else if batch {
@@ -544,6 +598,8 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         View::Run
     } else if idle {
         View::Idle
+    } else if factory.is_some() {
+        View::Factory
     } else {
         View::Jobs
     };
@@ -575,6 +631,7 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         submitters,
         global: args.global,
         print_format,
+        factory,
     })
 }
 
@@ -794,6 +851,25 @@ impl<'s> Query<'s> {
                 }
             }
         }
+        // -factory with -long, -af, -format or -print-format only narrows the query (the
+        // procs listed have a `ProcId`: `-factory:clusters_only` leaves none).
+        let custom = req.output.ads.is_some()
+            || !req.output.formats.is_empty()
+            || req.print_format.is_some();
+        if let Some(bits) = req.factory.filter(|_| custom) {
+            for (bit, c) in [
+                (FACTORY_CLUSTERS_ONLY, "ProcId is undefined"),
+                (
+                    FACTORY_LATE_MATERIALIZE,
+                    "JobMaterializeDigestFile isnt undefined",
+                ),
+            ] {
+                if bits & bit != 0 {
+                    jobs = jobs.with_constraint(parse_old_expr(c).expect("a valid constraint"));
+                    partial = true;
+                }
+            }
+        }
         if let Some(codes) = req
             .hold_codes
             .as_deref()
@@ -851,10 +927,12 @@ impl<'s> Query<'s> {
         } else {
             match self.req.view {
                 View::Batch => self.print_batch(out)?,
+                View::Factory => self.print_factories(out)?,
                 view => self.print_jobs(out, err, view)?,
             }
         }
-        let ends_in_totals = self.req.totals || !matches!(self.req.view, View::Run | View::Idle);
+        let ends_in_totals =
+            self.req.totals || !matches!(self.req.view, View::Run | View::Idle | View::Factory);
         self.print_waiting_note(out, ends_in_totals)
     }
 
@@ -1158,6 +1236,104 @@ impl<'s> Query<'s> {
         Ok(())
     }
 
+    /// `-factory` (`jobFactory_PrintFormat`): the cluster ads of the job factories, each with
+    /// the counts of its procs the schedd keeps in it (`JobQueueCluster::PopulateInfoAd`:
+    /// `JobsPresent`, `JobsIdle`, `JobsRunning`, `JobsHeld`), that the view's WHERE and the
+    /// query select; no summary. `JobMaterializeDigestFile` names the queue store, which holds
+    /// the digest.
+    fn print_factories(&mut self, out: &mut dyn Write) -> Result<(), CommandError> {
+        let pf = views::parse(views::FACTORY);
+        let mut mask = pf.mask;
+        let view_where = pf
+            .where_expr
+            .as_deref()
+            .map(|w| parse_old_expr(w).expect("the view's WHERE is valid"));
+        let (widescreen, width) = self.widths();
+        if !widescreen {
+            mask.overall_width = width.saturating_sub(1);
+        }
+        let digest = self.queue.path().display().to_string();
+        let (mut rows, mut max_cluster, mut longest_owner) = (Vec::new(), 0i64, 0usize);
+        for factory in self.queue.factories().map_err(queue_err)? {
+            if self.req.limit.is_some_and(|l| rows.len() as u64 >= l) {
+                break;
+            }
+            let id = factory.cluster;
+            let Some(mut ad) = self.queue.cluster_ad(id).map_err(queue_err)? else {
+                continue;
+            };
+            let counts = self.queue.proc_counts(id).map_err(queue_err)?;
+            for (name, n) in [
+                ("JobsPresent", counts.present),
+                ("JobsIdle", counts.idle),
+                ("JobsRunning", counts.running),
+                ("JobsHeld", counts.held),
+            ] {
+                ad.insert(name, Expr::lit(n));
+            }
+            ad.insert("JobFactoryPaused", Expr::lit(factory_mode(&factory, &ad)));
+            ad.insert("JobMaterializeDigestFile", Expr::lit(digest.as_str()));
+            let holds = |c: Option<&Expr>| c.is_none_or(|c| constraint_holds(c, &ad));
+            if !self.selects_cluster(id, &ad) || !holds(view_where.as_ref()) {
+                continue;
+            }
+            let row = mask.render(&ad, &self.env);
+            if let Some(Cell::Str(o)) = row.get(2) {
+                longest_owner = longest_owner.max(o.len());
+            }
+            max_cluster = max_cluster.max(id.0 as i64);
+            rows.push(row);
+        }
+        if !rows.is_empty() {
+            let max_name = if widescreen {
+                14
+            } else {
+                14 + width as i64 - 80
+            };
+            fix_job_columns(
+                &mut mask,
+                max_cluster,
+                0,
+                longest_owner,
+                0.0,
+                widescreen,
+                max_name,
+            );
+        }
+        let mut text = self.title();
+        text.push_str(&mask.headings_line());
+        let mut buf = String::new();
+        for row in &rows {
+            buf.clear();
+            mask.display(&mut buf, row);
+            if widescreen {
+                trim_before_newline(&mut buf);
+            }
+            text.push_str(&buf);
+        }
+        out.write_all(text.as_bytes())?;
+        Ok(())
+    }
+
+    /// Whether the query selects a cluster ad: by its id or owner (a job id selects procs
+    /// only), and by the query's constraint.
+    fn selects_cluster(&self, id: ClusterId, ad: &ClassAd) -> bool {
+        let specs = self.jobs.id_specs();
+        let named = specs.is_empty()
+            || specs.iter().any(|s| match s {
+                JobIdSpec::Cluster(c) => *c == id,
+                JobIdSpec::Job(_) => false,
+                JobIdSpec::Owner(o) => {
+                    lookup_str(ad, "Owner").is_some_and(|owner| owner.eq_ignore_ascii_case(o))
+                }
+            });
+        named
+            && self
+                .jobs
+                .constraint()
+                .is_none_or(|c| constraint_holds(c, ad))
+    }
+
     /// `-print-format FILE`: the title, headings, rows and summary the format asks for
     /// (`print_full_header`, `print_full_footer`); no column fixups, unlike the built-in
     /// views.
@@ -1441,6 +1617,23 @@ impl Summary {
     }
 }
 
+/// A factory's pause mode as the schedd reports it (`JobFactoryPaused`, qmgmt_factory.cpp's
+/// `MaterializeMode`): 3 removed by condor_rm, the `JobMaterializePaused` it was paused
+/// with, 2 every proc made, else 0 (making procs).
+fn factory_mode(factory: &crate::queue::Factory, ad: &ClassAd) -> i64 {
+    let paused = crate::output::render::lookup_int(ad, "JobMaterializePaused").unwrap_or(0);
+    let next = crate::output::render::lookup_int(ad, "JobMaterializeNextProcId").unwrap_or(0);
+    if factory.removed {
+        3
+    } else if paused != 0 {
+        paused
+    } else if next >= factory.total_procs {
+        2
+    } else {
+        0
+    }
+}
+
 /// The columns of a per-job view: its 24.0 print format ([`views`]).
 fn job_mask(view: View) -> PrintMask {
     views::mask(match view {
@@ -1448,6 +1641,7 @@ fn job_mask(view: View) -> PrintMask {
         View::Hold => views::HOLD,
         View::Idle => views::IDLE,
         View::Dag => views::DAG,
+        View::Factory => views::FACTORY,
         View::Jobs | View::Batch => views::NOBATCH,
     })
 }

@@ -81,6 +81,25 @@ pub const HOLD: &str = "SELECT
 SUMMARY STANDARD
 ";
 
+/// `jobFactory_PrintFormat` (`-factory`): the cluster ads of job factories (late
+/// materialization), with the counts of their procs the schedd keeps (`JobsPresent`, ...).
+pub const FACTORY: &str = "SELECT
+   ClusterId     AS ' ID'  NOSUFFIX  WIDTH 5 PRINTF '%4d.'
+   ProcId        AS ' '    NOPREFIX  WIDTH 3 PRINTF '%-3d'
+   Owner         AS  OWNER           WIDTH -14 PRINTAS OWNER OR ??
+   QDate         AS '  SUBMITTED'    WIDTH 11 PRINTAS QDATE
+JobMaterializeLimit AS ' LIMIT' WIDTH 6 PRINTF %6d
+JobsPresent   AS 'PRESNT' WIDTH 6 PRINTF %6d
+JobsRunning   AS '  RUN ' WIDTH 6 PRINTF %6d
+JobsIdle      AS '  IDLE' WIDTH 6 PRINTF %6d
+JobsHeld      AS '  HOLD' WIDTH 6 PRINTF %6d
+JobMaterializeNextProcId AS 'NEXTID' WIDTH 6 PRINTF %6d
+JobMaterializePaused?:JobFactoryPaused AS MODE PRINTAS JOB_FACTORY_MODE OR _
+JobMaterializeDigestFile AS DIGEST
+WHERE (ProcId is undefined) && (JobMaterializeDigestFile isnt undefined)
+SUMMARY NONE
+";
+
 /// `jobTotals_PrintFormat` (`-totals`): no rows, the summary only.
 pub const TOTALS: &str = "SELECT NOHEADER\nSUMMARY STANDARD";
 
@@ -172,7 +191,7 @@ mod tests {
     use crate::output::printformat::describe;
 
     /// 24.0's texts, extracted from its source (tests/fixtures/printformat/extract.py).
-    const FIXTURES: [(&str, &str); 6] = [
+    const FIXTURES: [(&str, &str); 7] = [
         (
             NOBATCH,
             include_str!("../../../../tests/fixtures/printformat/condor_q-nobatch.txt"),
@@ -192,6 +211,10 @@ mod tests {
         (
             HOLD,
             include_str!("../../../../tests/fixtures/printformat/condor_q-hold.txt"),
+        ),
+        (
+            FACTORY,
+            include_str!("../../../../tests/fixtures/printformat/condor_q-factory.txt"),
         ),
         (
             TOTALS,
