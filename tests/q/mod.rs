@@ -1035,4 +1035,16 @@ fn print_format_errors_are_reported_as_htcondor_does() {
         "------- stderr -------\nError: -print-format requires a filename argument\n\
          [exit status: 1]",
     );
+    // An endless file is not read to its end.
+    for tool in ["condor_q", "condor_history"] {
+        let out = env.run(tool, ["-print-format", "/dev/zero"]);
+        assert_eq!(
+            (out.stderr.as_str(), out.status),
+            (
+                "Error: print-format file /dev/zero is larger than 1048576 bytes\n",
+                Some(1)
+            ),
+            "{tool}"
+        );
+    }
 }

@@ -665,6 +665,19 @@ pub enum FormatArgError {
     NoFileName,
     /// The file cannot be read; the tools report it as `Can't open select file: FILE`.
     CantOpen,
+    /// The text is longer than [`MAX_FORMAT_BYTES`] (`/dev/zero`, a log named by mistake):
+    /// not read to its end.
+    TooLarge,
+}
+
+/// The most a print-format text may hold: HTCondor's own are under 2 KB.
+pub const MAX_FORMAT_BYTES: u64 = 1 << 20;
+
+impl FormatArgError {
+    /// The message for [`FormatArgError::TooLarge`].
+    pub fn too_large(file: &str) -> String {
+        format!("Error: print-format file {file} is larger than {MAX_FORMAT_BYTES} bytes")
+    }
 }
 
 /// The text a `-print-format ARG` names, as HTCondor's tools read the argument: `!` only
@@ -677,12 +690,21 @@ pub fn read_format_arg(arg: &str) -> Result<Option<String>, FormatArgError> {
     if arg.starts_with('-') && arg != "-" {
         return Err(FormatArgError::NoFileName);
     }
-    let text = if arg == "-" {
-        std::io::read_to_string(std::io::stdin())
+    use std::io::Read;
+    let source: Box<dyn Read> = if arg == "-" {
+        Box::new(std::io::stdin())
     } else {
-        std::fs::read_to_string(arg)
+        Box::new(std::fs::File::open(arg).map_err(|_| FormatArgError::CantOpen)?)
     };
-    text.map(Some).map_err(|_| FormatArgError::CantOpen)
+    let mut text = String::new();
+    source
+        .take(MAX_FORMAT_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|_| FormatArgError::CantOpen)?;
+    if text.len() as u64 > MAX_FORMAT_BYTES {
+        return Err(FormatArgError::TooLarge);
+    }
+    Ok(Some(text))
 }
 
 #[cfg(test)]

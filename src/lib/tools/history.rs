@@ -643,6 +643,9 @@ fn load_print_format(file: &str, err: &mut dyn Write) -> Result<Option<PrintForm
             let _ = writeln!(err, "Can't open select file: {file}");
             return Err(cannot(err));
         }
+        Err(FormatArgError::TooLarge) => {
+            return Err(fail(err, &FormatArgError::too_large(file)));
+        }
     };
     // history.cpp passes no PRINTAS table of its own: the global one only.
     let pf = printformat::parse(&text, &[]);

@@ -572,6 +572,10 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
                 "Error: -print-format requires a filename argument",
             ))
         }
+        Some(Err(FormatArgError::TooLarge)) => {
+            let file = args.print_format.as_deref().unwrap_or_default();
+            return Err(usage_error(err, &FormatArgError::too_large(file)));
+        }
         Some(Err(FormatArgError::CantOpen)) => {
             let file = args.print_format.as_deref().unwrap_or_default();
             return Err(usage_error(
