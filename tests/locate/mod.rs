@@ -3,6 +3,15 @@
 //! option were not given; a host that does not resolve, a central manager on another host
 //! and a malformed address get HTCondor's messages and exit status 1, and change nothing.
 //!
+//! Where the expected messages come from (HTCondor v24.0.23): condor_q's from queue.cpp
+//! (`-pool`, `-address`, `-submitter`, `-global`) and error_utils.cpp `printNoCollectorContact`;
+//! the job actions' from rm.cpp; condor_qedit's from qedit.cpp; condor_submit's from submit.cpp;
+//! condor_history's from history.cpp; condor_status's from status.cpp; condor_userprio's and the
+//! daemon commands' as condorlite already words a daemon it cannot locate. The connection
+//! failures (`Failed to connect to <addr>`, `CEDAR:6001:...`) follow CondorError's
+//! `SUBSYS:CODE:text` form with CEDAR_ERR_CONNECT_FAILED (condor_error_codes.h); they were not
+//! produced by a real HTCondor here (no second pool to connect to).
+//!
 //! Hosts: `*.invalid` never resolves (RFC 2606); `192.0.2.1` (TEST-NET-1) is a literal
 //! address, so it "resolves" without DNS, and is never this host.
 
