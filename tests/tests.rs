@@ -28,6 +28,7 @@ mod sim;
 mod status;
 mod submit;
 mod submit_dag;
+mod token;
 mod userprio;
 mod version;
 mod wait;

@@ -18,6 +18,7 @@ pub mod negotiator;
 pub mod output;
 pub mod queue;
 pub mod schedd;
+pub mod security;
 pub mod sim;
 pub mod startd;
 pub mod starter;

@@ -239,9 +239,11 @@ struct Candidate<'a> {
 }
 
 /// `(name, arg)` for every long name and alias of every option of `cmd`.
+/// The names a dash word may match: every long name and alias, but not the hidden carrier of
+/// dash words ([`HYPHEN_POSITIONAL`]), which no user types (`-c` is not a prefix of it).
 fn option_names(cmd: &Command) -> impl Iterator<Item = (&str, &Arg)> {
     cmd.get_arguments()
-        .filter(|arg| arg.get_long().is_some())
+        .filter(|arg| arg.get_long().is_some_and(|l| l != HYPHEN_POSITIONAL))
         .flat_map(|arg| {
             let aliases = arg.get_all_aliases().unwrap_or_default();
             arg.get_long()
@@ -766,7 +768,18 @@ mod tests {
             .arg(Arg::new("quiet").long("quiet").action(ArgAction::Count))
             .arg(Arg::new("args").action(ArgAction::Append));
         let cmd = prepare(cmd, &spec);
-        let argv = ["classad_eval", "a", "-q", "-quiet", "-x", "-1", "b"];
+        // `-c` and `-condor` are prefixes of the hidden carrier's name, not options.
+        let argv = [
+            "classad_eval",
+            "a",
+            "-q",
+            "-quiet",
+            "-x",
+            "-1",
+            "-c",
+            "-condor",
+            "b",
+        ];
         let normalized = normalize(&cmd, &spec, argv).unwrap();
         let escape = |w: &str| format!("--{HYPHEN_POSITIONAL}={w}");
         let expected = [
@@ -776,6 +789,8 @@ mod tests {
             "--quiet".into(),
             escape("-x"),
             escape("-1"),
+            escape("-c"),
+            escape("-condor"),
             "b".into(),
         ];
         assert_eq!(normalized.args, expected.map(OsString::from));
@@ -784,7 +799,7 @@ mod tests {
         let plain: Vec<&String> = m.get_many("args").unwrap().collect();
         assert_eq!(plain, ["a", "b"]);
         let hyphen: Vec<&String> = m.get_many(HYPHEN_POSITIONAL).unwrap().collect();
-        assert_eq!(hyphen, ["-q", "-x", "-1"]);
+        assert_eq!(hyphen, ["-q", "-x", "-1", "-c", "-condor"]);
     }
 
     #[test]

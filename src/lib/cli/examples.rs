@@ -199,7 +199,32 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_submit_dag -maxjobs 4 diamond.dag",
             ),
         ],
+        "condor_store_cred" => &[
+            (
+                "Write a pool password file for a container's daemons",
+                "condor_store_cred -f /etc/condor/passwords.d/POOL -p \"$POOL_PASSWORD\"",
+            ),
+            (
+                "Set the pool password (also the POOL token signing key)",
+                "condor_store_cred -c add -p \"$POOL_PASSWORD\"",
+            ),
+        ],
         "condor_suspend" => &[("Suspend job 12.0", "condor_suspend 12.0")],
+        "condor_token_create" => &[
+            (
+                "A read-only token for a monitoring script, valid for a day",
+                "condor_token_create -identity monitor@$(hostname -f) -authz READ -lifetime 86400",
+            ),
+            (
+                "A token saved in the user's tokens directory",
+                "condor_token_create -identity alice@$(hostname -f) -token alice",
+            ),
+        ],
+        "condor_token_fetch" => &[(
+            "A token for yourself, saved in your tokens directory",
+            "condor_token_fetch -token mytoken",
+        )],
+        "condor_token_list" => &[("The tokens you have", "condor_token_list")],
         "condor_userprio" => &[
             ("The submitters' priorities", "condor_userprio"),
             (

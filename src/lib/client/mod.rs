@@ -288,7 +288,7 @@ fn canonical_name(host: &str) -> Option<String> {
     name
 }
 
-fn system_now() -> i64 {
+pub fn system_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)

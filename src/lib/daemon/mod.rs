@@ -148,6 +148,7 @@ struct Started {
 fn start(config: &Config, scoped: bool) -> Result<Started, DaemonError> {
     let run = make_dirs(config)?;
     let lock = PidLock::acquire(&run)?;
+    create_pool_signing_key(config);
     let (tx, rx) = mpsc::channel();
     let pool = if scoped {
         pool::Pool::open_scoped(config.clone(), tx.clone())?
@@ -160,6 +161,18 @@ fn start(config: &Config, scoped: bool) -> Result<Started, DaemonError> {
         .serve(tx.clone())
         .map_err(|e| DaemonError::io(&path, e))?;
     Ok(Started { lock, tx, rx, pool })
+}
+
+/// Makes the pool's `POOL` token signing key if it has none, as HTCondor's collector does when
+/// it starts and reconfigures (`create_pool_signing_key_if_needed`); a failure is logged.
+pub(crate) fn create_pool_signing_key(config: &Config) {
+    match crate::security::keys::create_pool_key_if_needed(config) {
+        Ok(Some(path)) => {
+            tracing::info!("Created POOL token signing key in file {}", path.display());
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!("WARNING: {}", e.message),
+    }
 }
 
 /// Runs `condor_master`: returns when the master stops; exits or re-executes itself when

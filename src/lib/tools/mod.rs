@@ -22,8 +22,10 @@ pub mod rm;
 pub mod run;
 pub mod sim;
 pub mod status;
+pub mod store_cred;
 pub mod submit;
 pub mod submit_dag;
+pub mod token;
 pub mod userprio;
 pub mod version;
 pub mod wait;
@@ -69,6 +71,10 @@ pub static TOOLS: &[Tool] = &[
     run::TOOL,
     sim::TOOL,
     version::TOOL,
+    token::CREATE,
+    token::LIST,
+    token::FETCH,
+    store_cred::TOOL,
 ];
 
 /// What a tool does with its parsed command line: writes its results to `out` and its

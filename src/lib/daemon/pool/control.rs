@@ -169,6 +169,7 @@ impl Pool {
     pub(super) fn reconfig(&mut self, now: Now) -> Result<(), DaemonError> {
         let config = Config::load()?;
         let t = now.t;
+        crate::daemon::create_pool_signing_key(&config);
         self.flush_accountant();
         self.startd.reconfigure(&config, t)?;
         self.matchmaker.defrag = defrag_of(&config, self.startd.name())?;

@@ -1,0 +1,8 @@
+complete -c condor_token_list -l debug -d 'Show extra debugging information'
+complete -c condor_token_list -o debug -d 'Show extra debugging information'
+complete -c condor_token_list -l help -d 'Print the usage and exit'
+complete -c condor_token_list -o help -d 'Print the usage and exit'
+complete -c condor_token_list -l dir -d '-dir PATH: look in this directory for tokens'
+complete -c condor_token_list -o dir -d '-dir PATH: look in this directory for tokens'
+complete -c condor_token_list -l file -d '-file FILE: look in this file for a token'
+complete -c condor_token_list -o file -d '-file FILE: look in this file for a token'
