@@ -14,6 +14,9 @@
 //! - a user's password (`add` without `-c`) fails as the schedd fails it on Unix (passwords of
 //!   users are stored only on Windows).
 //!
+//! `-h` (and `-help`) print the usage on stdout and exit 0, as every condorlite tool answers
+//! it (HTCondor: stderr, exit 1).
+//!
 //! Kerberos and OAuth credentials go to a credd and its credential monitor in HTCondor; this
 //! pool has neither, so `add-krb`/`add-oauth` and their queries say that the operation failed
 //! and why (condorlite's message).
@@ -231,6 +234,8 @@ fn parse(words: &[String], err: &mut dyn Write) -> Result<Options, CommandError>
                 }
                 Some(_) => {}
             }
+        } else if arg == "--help" {
+            o.help = true;
         } else if let Some(switch) = arg.strip_prefix('-') {
             match switch.chars().next() {
                 Some('n') => {
@@ -385,7 +390,12 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(),
         .collect();
     let config = Config::load().map_err(|e| CommandError::failed(1, e.to_string()))?;
     let o = parse(&words, err)?;
-    if o.help || (o.op.is_none() && o.pool_password_file.is_none()) {
+    if o.help {
+        // Asked for, the usage goes where every condorlite tool prints its help.
+        usage(out);
+        return Ok(());
+    }
+    if o.op.is_none() && o.pool_password_file.is_none() {
         usage(err);
         return Err(CommandError::Exit(1));
     }

@@ -12,6 +12,9 @@
 //! A token named with `-token NAME` goes to `SEC_TOKEN_DIRECTORY`, or else to
 //! `~/.condor/tokens.d` (root: `SEC_TOKEN_SYSTEM_DIRECTORY`), made 0700, the file 0600.
 //!
+//! `-help` prints the usage on stdout and exits 0, as every condorlite tool answers it
+//! (HTCondor's token tools print it on stderr and exit 1).
+//!
 //! On one host there is no daemon to ask over CEDAR: what HTCondor's schedd does for
 //! `condor_token_fetch` (issue a token for the authenticated user, `<user>@<UID_DOMAIN>`,
 //! its lifetime at most `SEC_ISSUED_TOKEN_EXPIRATION` when that is set) is done here, as every
@@ -341,7 +344,7 @@ fn read_token_args(
             }
             Token::Opt { id: "remote", .. } => args.remote = true,
             Token::Opt { id: "debug", .. } => {}
-            Token::Opt { id: "help", .. } => return Err((None, true)),
+            Token::Opt { id: "help", .. } => return Err((Some(HELP.to_owned()), true)),
             other => {
                 return Err((
                     Some(format!(
@@ -385,8 +388,26 @@ fn stol(text: &str) -> Option<i64> {
     t[..sign + digits].parse().ok()
 }
 
-/// Ends a tool whose command line was refused: the message, then (when asked) the usage.
+/// What [`read_token_args`] returns for `-help`: the usage goes to stdout and the tool
+/// succeeds, as every condorlite tool answers `-help` (HTCondor: stderr, exit 1).
+const HELP: &str = "-help";
+
+/// Ends a tool whose command line was refused: the message, then (when asked) the usage;
+/// or, for `-help`, prints the usage on `out`.
 fn refuse(
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    (message, usage): (Option<String>, bool),
+    print_usage: fn(&mut dyn Write),
+) -> Result<(), CommandError> {
+    if message.as_deref() == Some(HELP) {
+        print_usage(out);
+        return Ok(());
+    }
+    Err(refuse_on(err, (message, usage), print_usage))
+}
+
+fn refuse_on(
     err: &mut dyn Write,
     (message, usage): (Option<String>, bool),
     print_usage: fn(&mut dyn Write),
@@ -411,11 +432,16 @@ fn run_create(
 ) -> Result<(), CommandError> {
     let tool = CREATE.name;
     let argv = Argv::from_invocation(inv, CREATE_PREFIXES, WORDS);
-    if argv.len() < 2 {
-        return Err(refuse(err, (None, true), create_usage));
-    }
     let config = load_config()?;
-    let args = read_token_args(tool, &argv, false).map_err(|r| refuse(err, r, create_usage))?;
+    // token_create.cpp wants two words at least; `-help` alone is still help.
+    let help_alone = matches!(argv.get(0), Some(Token::Opt { id: "help", .. }));
+    if argv.len() < 2 && !help_alone {
+        return Err(refuse_on(err, (None, true), create_usage));
+    }
+    let args = match read_token_args(tool, &argv, false) {
+        Ok(args) => args,
+        Err(r) => return refuse(out, err, r, create_usage),
+    };
     let session = Session::new(config, String::new(), now()?)
         .map_err(|e| CommandError::failed(1, e.to_string()))?;
     let token = sign(&session, &args.request, err, 2)?;
@@ -430,7 +456,10 @@ fn run_fetch(
     let tool = FETCH.name;
     let argv = Argv::from_invocation(inv, FETCH_PREFIXES, WORDS);
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let mut args = read_token_args(tool, &argv, true).map_err(|r| refuse(err, r, fetch_usage))?;
+    let mut args = match read_token_args(tool, &argv, true) {
+        Ok(args) => args,
+        Err(r) => return refuse(out, err, r, fetch_usage),
+    };
     if args.remote && args.daemon_type.as_deref().is_some_and(|t| t != "SCHEDD") {
         let _ = writeln!(
             err,
