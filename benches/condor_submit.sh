@@ -10,6 +10,8 @@ pool=$(mktemp -d)
 trap 'rm -rf "$pool"' EXIT
 # No master runs: the jobs stay queued, and condor_submit is not to say so 1,002 times.
 export _CONDOR_LOCAL_DIR="$pool/local" CONDOR_CONFIG=ONLY_ENV _CONDOR_CONDORLITE_WARN_NO_MASTER=false
+# More than the schedd's default 20,000 procs a submit and 100,000 a user.
+export _CONDOR_MAX_JOBS_PER_SUBMISSION=10000000 _CONDOR_MAX_JOBS_PER_OWNER=10000000
 cd "$pool"
 printf '#!/bin/sh\ntrue\n' > prog.sh
 chmod +x prog.sh

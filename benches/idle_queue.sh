@@ -38,6 +38,8 @@ measure() {
     local dir=$WORK/pool.$RANDOM
     mkdir -p "$dir"
     export _CONDOR_LOCAL_DIR=$dir CONDOR_CONFIG=$WORK/condor_config _CONDOR_NUM_CPUS=1
+    # More than the schedd's default 20,000 procs a submit and 100,000 a user.
+    export _CONDOR_MAX_JOBS_PER_SUBMISSION=10000000 _CONDOR_MAX_JOBS_PER_OWNER=10000000
     : >"$CONDOR_CONFIG"
     cd "$dir"
     "$BIN/condor_master" -f 2>/dev/null &

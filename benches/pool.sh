@@ -43,6 +43,8 @@ trap cleanup EXIT
 export _CONDOR_LOCAL_DIR=$WORK/pool
 export CONDOR_CONFIG=$WORK/condor_config
 export _CONDOR_NUM_CPUS=2
+# More than the schedd's default 20,000 procs a submit and 100,000 a user.
+export _CONDOR_MAX_JOBS_PER_SUBMISSION=10000000 _CONDOR_MAX_JOBS_PER_OWNER=10000000
 : >"$CONDOR_CONFIG"
 mkdir -p "$WORK/jobs"
 cd "$WORK/jobs"

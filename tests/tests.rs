@@ -23,6 +23,7 @@ mod q_analyze;
 mod qedit;
 mod queue;
 mod rm;
+mod robustness;
 mod sched;
 mod sim;
 mod status;

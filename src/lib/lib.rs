@@ -5,6 +5,7 @@
 //! line ([`cli`]), runs it, and maps its result to an exit status ([`error`]).
 
 pub mod accountant;
+pub mod bounded;
 pub mod classad;
 pub mod cli;
 pub mod client;

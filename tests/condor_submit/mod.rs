@@ -641,7 +641,10 @@ fn store_is_being_written(db: &Path) -> bool {
 /// not guessed by a delay) leaves nothing of the submit, and the store stays writable.
 #[test]
 fn a_killed_submit_leaves_all_or_nothing() {
-    let env = env();
+    let mut env = env();
+    // More than the schedd's default 20,000 procs a submit and 100,000 a user.
+    env.set_env("_CONDOR_MAX_JOBS_PER_SUBMISSION", "1000000");
+    env.set_env("_CONDOR_MAX_JOBS_PER_OWNER", "1000000");
     env.write_file(
         "big.sub",
         "executable = prog.sh\narguments = $(Process)\nqueue 200000\n",

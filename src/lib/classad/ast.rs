@@ -166,6 +166,26 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// Whether the tree is deeper than `limit` nodes on some path (nested ads count their
+    /// attributes' trees). Stops as soon as it knows, so its cost is bounded by `limit`
+    /// levels, not by the tree.
+    pub fn deeper_than(&self, limit: usize) -> bool {
+        let Some(below) = limit.checked_sub(1) else {
+            return true;
+        };
+        match self {
+            Expr::Lit(_) | Expr::Attr(_) | Expr::Absolute(_) | Expr::Scoped { .. } => false,
+            Expr::Select(e, _) | Expr::Unary(_, e) | Expr::Paren(e) => e.deeper_than(below),
+            Expr::Binary { lhs, rhs, .. } => lhs.deeper_than(below) || rhs.deeper_than(below),
+            Expr::Ternary(a, b, c) => {
+                a.deeper_than(below) || b.deeper_than(below) || c.deeper_than(below)
+            }
+            Expr::Call(call) => call.args.iter().any(|a| a.deeper_than(below)),
+            Expr::List(items) => items.iter().any(|a| a.deeper_than(below)),
+            Expr::Ad(ad) => ad.own_iter().any(|(_, e)| e.deeper_than(below)),
+        }
+    }
+
     pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
         Expr::Binary {
             op,

@@ -82,11 +82,14 @@ pub fn queue_jobs_in(
     let owner = session.user.clone();
     let user = submitter_name(session);
     let global_id = GlobalJobId::of(session);
+    let limits = JobLimits::of(session);
     let mut events = EventPlan::new();
     let mut at = 0;
     let mut made: Vec<Clusters> = Vec::new();
     let result = queue.transaction(|tx| {
         made.clear();
+        let (existing, owned) = tx.job_counts(&owner)?;
+        let mut added: i64 = 0;
         for (i, file) in files.iter().enumerate() {
             at = i;
             let mut clusters: Clusters = Vec::new();
@@ -95,6 +98,8 @@ pub fn queue_jobs_in(
             let mut current: Option<ClusterId> = None;
             for job in file.jobs(first) {
                 let job = job?;
+                limits.check(existing, owned, added)?;
+                added += 1;
                 on_job(i, &job)?;
                 events.add(session, &job);
                 let mut own = job.ad.clone();
@@ -145,6 +150,45 @@ pub fn queue_jobs_in(
     match result {
         Ok(()) => Ok((made, events)),
         Err(e) => Err((at, e)),
+    }
+}
+
+/// The schedd's bounds on a submit (qmgmt.cpp `NewProc`): `MAX_JOBS_SUBMITTED` jobs in the
+/// queue, `MAX_JOBS_PER_OWNER` of one owner, `MAX_JOBS_PER_SUBMISSION` in one transaction.
+/// They also bound what a submit file can ask for: `queue 1e9` stops at the first limit.
+struct JobLimits {
+    submitted: i64,
+    per_owner: i64,
+    per_submission: i64,
+}
+
+impl JobLimits {
+    fn of(session: &Session) -> JobLimits {
+        let knob =
+            |name: &str, default: i64| session.config.int(name).ok().flatten().unwrap_or(default);
+        JobLimits {
+            submitted: knob("MAX_JOBS_SUBMITTED", i32::MAX as i64),
+            per_owner: knob("MAX_JOBS_PER_OWNER", 100_000),
+            per_submission: knob("MAX_JOBS_PER_SUBMISSION", 20_000),
+        }
+    }
+
+    /// Whether one more job may be added, with `added` already added by this submit to a
+    /// queue that held `existing` jobs, `owned` of them the submitter's; condor_submit's
+    /// words when not.
+    fn check(&self, existing: i64, owned: i64, added: i64) -> Result<(), SubmitFailure> {
+        let exceeded = if existing + added >= self.submitted {
+            "MAX_JOBS_SUBMITTED"
+        } else if owned + added >= self.per_owner {
+            "MAX_JOBS_PER_OWNER"
+        } else if added >= self.per_submission {
+            "MAX_JOBS_PER_SUBMISSION"
+        } else {
+            return Ok(());
+        };
+        Err(SubmitFailure::Text(format!(
+            "\nERROR: Failed to create proc\nNumber of submitted jobs would exceed {exceeded}\n"
+        )))
     }
 }
 

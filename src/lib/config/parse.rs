@@ -213,17 +213,21 @@ impl<'p> Parser<'p> {
         let Some((program, rest)) = args.split_first() else {
             return Err("not a valid command, | must be at the end".into());
         };
-        let output = Command::new(program)
-            .args(rest)
-            .output()
-            .map_err(|e| format!("not a valid command {program}: {e}"))?;
-        if !output.status.success() {
+        let (status, stdout) = crate::bounded::command_output(Command::new(program).args(rest))
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::InvalidData {
+                    format!("the output of {command} was not read: {e}")
+                } else {
+                    format!("not a valid command {program}: {e}")
+                }
+            })?;
+        if !status.success() {
             return Err(format!(
                 "command terminated with exit code {}",
-                output.status.code().unwrap_or(-1)
+                status.code().unwrap_or(-1)
             ));
         }
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        Ok(String::from_utf8_lossy(&stdout).into_owned())
     }
 
     /// Reads a source: a file, or a command when it ends with `|` (or `command` is set).
@@ -241,13 +245,13 @@ impl<'p> Parser<'p> {
             let text = self.command_output(trimmed)?;
             return Ok(Some((format!("{trimmed} |"), text)));
         }
-        match std::fs::read(name) {
+        match crate::bounded::read_file(name) {
             Ok(bytes) => Ok(Some((
                 name.to_owned(),
                 String::from_utf8_lossy(&bytes).into_owned(),
             ))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("can't open file {name}: {}", io_reason(&e))),
+            Err(e) => Err(format!("{} file {name}: {}", cant(&e), io_reason(&e))),
         }
     }
 
@@ -766,6 +770,15 @@ pub fn io_reason(e: &std::io::Error) -> String {
             let s = e.to_string();
             s.split(" (os error").next().unwrap_or(&s).to_owned()
         }
+    }
+}
+
+/// "can't open", or for a file too large to read ([`crate::bounded`]) "can't read".
+pub fn cant(e: &std::io::Error) -> &'static str {
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        "can't read"
+    } else {
+        "can't open"
     }
 }
 

@@ -61,34 +61,71 @@ fn column_only_in_proc(name: &str) -> bool {
     name.eq_ignore_ascii_case(PROC_ID) || name.eq_ignore_ascii_case(JOB_STATUS)
 }
 
+/// An ad the store would not be able to read back (see [`encode`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unstorable {
+    /// The attribute whose value is too deep.
+    pub attr: String,
+    /// Why the stored text would not read back (the parser's words).
+    pub message: String,
+}
+
 /// The stored text of a cluster ad's own attributes.
-pub fn encode_cluster(ad: &ClassAd) -> String {
+pub fn encode_cluster(ad: &ClassAd) -> Result<String, Unstorable> {
     encode(ad.own_iter().filter(|(n, _)| !column_only_in_cluster(n)))
 }
 
 /// The stored text of a proc ad's own attributes.
-pub fn encode_proc(ad: &ClassAd) -> String {
+pub fn encode_proc(ad: &ClassAd) -> Result<String, Unstorable> {
     encode(ad.own_iter().filter(|(n, _)| !column_only_in_proc(n)))
 }
 
 /// The stored text of a whole (flattened) ad, as the history keeps it.
-pub fn encode_flat(ad: &ClassAd) -> String {
+pub fn encode_flat(ad: &ClassAd) -> Result<String, Unstorable> {
     encode(ad.iter())
 }
 
-fn encode<'a>(attrs: impl Iterator<Item = (&'a str, &'a Expr)>) -> String {
+/// A tree at most this deep always reads back: the parser spends at most two of its
+/// [`MAX_DEPTH`](crate::classad::parser::MAX_DEPTH) levels on a node, plus one for the ad.
+const ALWAYS_READS_BACK: usize = 60;
+
+/// The stored text of `attrs`, refused when it would not read back: an expression built in
+/// memory (a submit wraps the user's `requirements` in its own clauses) can be deeper than
+/// the parser reads, and a store that took it could never read the job again. A value deep
+/// enough to matter is checked by reading the text back; the rest cannot fail.
+fn encode<'a>(attrs: impl Iterator<Item = (&'a str, &'a Expr)>) -> Result<String, Unstorable> {
     let mut s = String::with_capacity(64);
     s.push_str("[ ");
+    // The deep attributes, with where their text starts.
+    let mut deep: Vec<(&str, usize)> = Vec::new();
     for (i, (n, e)) in attrs.enumerate() {
         if i > 0 {
             s.push_str("; ");
+        }
+        if e.deeper_than(ALWAYS_READS_BACK) {
+            deep.push((n, s.len()));
         }
         write_name(&mut s, n, Syntax::New);
         s.push_str(" = ");
         write_expr(&mut s, e, Syntax::New);
     }
     s.push_str(" ]");
-    s
+    if !deep.is_empty() {
+        if let Err(e) = parse_ad(&s) {
+            // The failing attribute is the last deep one that starts before the error.
+            let attr = deep
+                .iter()
+                .rev()
+                .find(|(_, at)| *at <= e.offset)
+                .unwrap_or(&deep[0])
+                .0;
+            return Err(Unstorable {
+                attr: attr.to_owned(),
+                message: e.message,
+            });
+        }
+    }
+    Ok(s)
 }
 
 /// Reads stored text back into an ad.
@@ -329,22 +366,46 @@ mod tests {
 line2\ttab \"q\" \\ back"; r = 0.1; big = 1.5E300; neg = -7; l = { 1, "a", [ x = 1 ] };
             n = [ y = "z" ]; e = error; u = undefined; t = absTime("2024-01-02T03:04:05+01:00");
             rt = relTime("1+02:03:04"); ex = a + b * 2 > 3 && !c; 'odd name' = 1; f = strcat("a", x) ]"#);
-        let text = encode_flat(&a);
+        let text = encode_flat(&a).unwrap();
         assert!(!text.contains('\n'), "{text}");
         let back = decode(&text).unwrap();
         assert_eq!(ad_to_string(&back), ad_to_string(&a));
-        assert_eq!(encode_flat(&back), text);
+        assert_eq!(encode_flat(&back).unwrap(), text);
+    }
+
+    /// `(((... x ...)))` `n` parentheses deep, built in memory as a submit builds it.
+    fn nested(n: usize) -> Expr {
+        let mut e = Expr::Attr(intern("x"));
+        for _ in 0..n {
+            e = Expr::Paren(Box::new(e));
+        }
+        e
+    }
+
+    #[test]
+    fn what_would_not_read_back_is_refused_by_name() {
+        let mut a = ClassAd::new();
+        a.insert("Shallow", Expr::lit(1i64));
+        // Deeper than the quick test, still within what the parser reads: stored.
+        a.insert("Fine", nested(150));
+        let text = encode_proc(&a).unwrap();
+        assert_eq!(ad_to_string(&decode(&text).unwrap()), ad_to_string(&a));
+        // Deeper than the parser reads: refused, naming the attribute.
+        a.insert("Requirements", nested(260));
+        let refused = encode_proc(&a).unwrap_err();
+        assert_eq!(refused.attr, "Requirements");
+        assert!(refused.message.contains("nested more than"), "{refused:?}");
     }
 
     #[test]
     fn column_attributes_are_not_in_the_text() {
         let p = ad("[ ProcId = 3; JobStatus = 5; Args = \"3\"; jobstatus = 5 ]");
-        assert_eq!(encode_proc(&p), "[ Args = \"3\" ]");
-        let back = decode_proc(&encode_proc(&p), 3, 5).unwrap();
+        assert_eq!(encode_proc(&p).unwrap(), "[ Args = \"3\" ]");
+        let back = decode_proc(&encode_proc(&p).unwrap(), 3, 5).unwrap();
         assert_eq!(back.eval_attr("ProcId").as_int(), Some(3));
         assert_eq!(back.eval_attr("JobStatus").as_int(), Some(5));
         let c = ad("[ ClusterId = 9; Owner = \"u\" ]");
-        assert_eq!(encode_cluster(&c), "[ Owner = \"u\" ]");
+        assert_eq!(encode_cluster(&c).unwrap(), "[ Owner = \"u\" ]");
         assert_eq!(
             decode_cluster("[ Owner = \"u\" ]", 9)
                 .unwrap()
@@ -352,7 +413,7 @@ line2\ttab \"q\" \\ back"; r = 0.1; big = 1.5E300; neg = -7; l = { 1, "a", [ x =
                 .as_int(),
             Some(9)
         );
-        assert_eq!(encode_cluster(&ClassAd::new()), "[  ]");
+        assert_eq!(encode_cluster(&ClassAd::new()).unwrap(), "[  ]");
         assert!(decode("[  ]").unwrap().is_empty());
     }
 
@@ -372,7 +433,7 @@ line2\ttab \"q\" \\ back"; r = 0.1; big = 1.5E300; neg = -7; l = { 1, "a", [ x =
         ];
         for src in fast_ones {
             let ad = parse_ad(src).unwrap();
-            let text = encode_flat(&ad);
+            let text = encode_flat(&ad).unwrap();
             let fast = decode_literals(&text, &[]).unwrap_or_else(|| panic!("{text}"));
             assert_eq!(structure(&fast), structure(&ad), "{text}");
         }
@@ -387,7 +448,7 @@ line2\ttab \"q\" \\ back"; r = 0.1; big = 1.5E300; neg = -7; l = { 1, "a", [ x =
         ];
         for src in slow_ones {
             let Ok(ad) = parse_ad(src) else { continue };
-            let text = encode_flat(&ad);
+            let text = encode_flat(&ad).unwrap();
             assert!(decode_literals(&text, &[]).is_none(), "{text}");
             assert_eq!(structure(&decode(&text).unwrap()), structure(&ad), "{text}");
         }
@@ -422,7 +483,7 @@ line2\ttab \"q\" \\ back"; r = 0.1; big = 1.5E300; neg = -7; l = { 1, "a", [ x =
             for (i, v) in values.into_iter().enumerate() {
                 ad.insert(&format!("A{i}"), v);
             }
-            let text = encode_flat(&ad);
+            let text = encode_flat(&ad).unwrap();
             let slow = parse_ad(&text).unwrap();
             prop_assert_eq!(structure(&slow), structure(&ad));
             if let Some(fast) = decode_literals(&text, &[]) {

@@ -58,6 +58,15 @@ pub enum QueueError {
     #[error("{key}: the stored ad is damaged: {message}")]
     DamagedAd { key: AdKey, message: String },
 
+    /// An ad whose stored text could not be read back (an expression nested deeper than the
+    /// parser reads): refused, so that what the store accepts it can always read.
+    #[error("{key}: {attr} cannot be stored: {message}")]
+    Unstorable {
+        key: AdKey,
+        attr: String,
+        message: String,
+    },
+
     /// An attribute the store manages itself (`ClusterId`, `ProcId`) was set to another value
     /// or deleted; HTCondor's schedd refuses the same.
     #[error("{key}: setting {attr} to a new value is not permitted")]

@@ -175,9 +175,10 @@ impl<'q> Transaction<'q> {
         }
         ad.insert_named(intern(codec::CLUSTER_ID), Expr::lit(id.0 as i64));
         extra(&mut ad);
+        let text = codec::encode_cluster(&ad).map_err(unstorable(AdKey::Cluster(id)))?;
         self.tx
             .prepare_cached("INSERT INTO clusters (cluster_id, owner, ad) VALUES (?1, ?2, ?3)")
-            .and_then(|mut s| s.execute(params![id.0, owner_of(&ad), codec::encode_cluster(&ad)]))
+            .and_then(|mut s| s.execute(params![id.0, owner_of(&ad), text]))
             .map_err(self.sql())?;
         Ok(ad)
     }
@@ -350,6 +351,7 @@ impl<'q> Transaction<'q> {
             }
             let own_ad = ClassAd::from_attrs(std::mem::take(&mut own));
             let times = Times::of(&own_ad, cluster_ad);
+            let text = codec::encode_proc(&own_ad).map_err(unstorable(key))?;
             insert
                 .execute(params![
                     id.0,
@@ -358,7 +360,7 @@ impl<'q> Transaction<'q> {
                     times.qdate,
                     times.entered_current_status,
                     times.own_mask,
-                    codec::encode_proc(&own_ad),
+                    text,
                 ])
                 .map_err(sql_err(self.path))?;
             cluster.next_proc = proc.checked_add(1).ok_or(QueueError::ClusterFull(id))?;
@@ -382,10 +384,11 @@ impl<'q> Transaction<'q> {
                 Expr::lit(cluster.next_proc as i64),
             );
             // A new cluster: its rows are new by their ids, no stamp needed.
+            let text = codec::encode_cluster(&ad).map_err(unstorable(AdKey::Cluster(id)))?;
             self.tx
                 .execute(
                     "UPDATE clusters SET ad = ?1 WHERE cluster_id = ?2",
-                    params![codec::encode_cluster(&ad), id.0],
+                    params![text, id.0],
                 )
                 .map_err(self.sql())?;
         }
@@ -400,6 +403,25 @@ impl<'q> Transaction<'q> {
     // ---- reading (sees this transaction's own changes) ----
 
     /// One job, if it is in the queue.
+    /// How many jobs the queue holds: all of them, and `owner`'s (the schedd's counts behind
+    /// `MAX_JOBS_SUBMITTED` and `MAX_JOBS_PER_OWNER`).
+    pub fn job_counts(&self, owner: &str) -> Result<(i64, i64)> {
+        let total: i64 = self
+            .tx
+            .prepare_cached("SELECT COUNT(*) FROM procs")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(self.sql())?;
+        let owned: i64 = self
+            .tx
+            .prepare_cached(
+                "SELECT COUNT(*) FROM procs WHERE cluster_id IN
+                     (SELECT cluster_id FROM clusters WHERE owner = ?1)",
+            )
+            .and_then(|mut s| s.query_row([owner], |r| r.get(0)))
+            .map_err(self.sql())?;
+        Ok((total, owned))
+    }
+
     pub fn job(&self, id: JobId) -> Result<Option<Job>> {
         query::job(&self.tx, self.path, id)
     }
@@ -708,6 +730,7 @@ impl<'q> Transaction<'q> {
         }
         let flat = ClassAd::from_attrs(ad.iter().map(|(n, e)| (intern(n), e.clone())).collect());
         let int_of = |name: &str| flat.lookup(name).and_then(int_literal);
+        let text = codec::encode_flat(&flat).map_err(unstorable(AdKey::Job(job)))?;
         self.tx
             .prepare_cached(
                 "INSERT INTO history (cluster_id, proc_id, owner, job_status, qdate,
@@ -723,7 +746,7 @@ impl<'q> Transaction<'q> {
                     int_of(codec::QDATE),
                     int_of(codec::ENTERED_CURRENT_STATUS),
                     int_of(codec::COMPLETION_DATE),
-                    codec::encode_flat(&flat),
+                    text,
                 ])
             })
             .map_err(self.sql())?;
@@ -804,6 +827,7 @@ impl<'q> Transaction<'q> {
             },
         )?;
         let times = Times::of(own, cluster);
+        let text = codec::encode_proc(own).map_err(unstorable(AdKey::Job(job)))?;
         let stamp = self.stamp()?;
         self.tx
             .prepare_cached(
@@ -817,7 +841,7 @@ impl<'q> Transaction<'q> {
                     times.qdate,
                     times.entered_current_status,
                     times.own_mask,
-                    codec::encode_proc(own),
+                    text,
                     stamp,
                     job.cluster.0,
                     job.proc,
@@ -828,19 +852,13 @@ impl<'q> Transaction<'q> {
     }
 
     fn write_cluster(&mut self, id: ClusterId, ad: ClassAd, old: &ClassAd) -> Result<()> {
+        let text = codec::encode_cluster(&ad).map_err(unstorable(AdKey::Cluster(id)))?;
         let stamp = self.stamp()?;
         self.tx
             .prepare_cached(
                 "UPDATE clusters SET owner = ?1, ad = ?2, changed = ?3 WHERE cluster_id = ?4",
             )
-            .and_then(|mut s| {
-                s.execute(params![
-                    owner_of(&ad),
-                    codec::encode_cluster(&ad),
-                    stamp,
-                    id.0
-                ])
-            })
+            .and_then(|mut s| s.execute(params![owner_of(&ad), text, stamp, id.0]))
             .map_err(self.sql())?;
         // Procs that inherit a time from the cluster follow it.
         for (attr, column, bit) in [
@@ -984,4 +1002,13 @@ fn owner_of(ad: &ClassAd) -> Option<String> {
     ad.lookup(codec::OWNER)
         .and_then(str_literal)
         .map(|s| s.to_string())
+}
+
+/// The error for an ad the store could not read back.
+fn unstorable(key: AdKey) -> impl FnOnce(codec::Unstorable) -> QueueError {
+    move |u| QueueError::Unstorable {
+        key,
+        attr: u.attr,
+        message: u.message,
+    }
 }

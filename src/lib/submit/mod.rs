@@ -248,17 +248,14 @@ impl SubmitFile {
     /// Reads and parses a submit file (`-` for standard input), named as given.
     pub fn read(file_name: &str, ctx: &SubmitContext<'_>) -> Result<SubmitFile, SubmitError> {
         let text = if file_name == "-" {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
-                SubmitError::Open {
-                    file: "-".into(),
-                    reason: e.to_string(),
-                }
+            let bytes = crate::bounded::read_stdin().map_err(|e| SubmitError::Open {
+                file: "-".into(),
+                reason: e.to_string(),
             })?;
-            s
+            String::from_utf8_lossy(&bytes).into_owned()
         } else {
             let path = ctx.cwd.join(file_name);
-            let bytes = std::fs::read(&path).map_err(|e| SubmitError::Open {
+            let bytes = crate::bounded::read_file(&path).map_err(|e| SubmitError::Open {
                 file: file_name.to_owned(),
                 reason: crate::config::parse::io_reason(&e),
             })?;

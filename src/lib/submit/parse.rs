@@ -881,13 +881,14 @@ pub(crate) fn read_source(
         let text = run_command(ctx, cmd)?;
         return Ok((label, text));
     }
-    match std::fs::read(resolve(ctx, name)) {
+    match crate::bounded::read_file(resolve(ctx, name)) {
         Ok(bytes) => Ok((
             name.to_owned(),
             String::from_utf8_lossy(&bytes).into_owned(),
         )),
         Err(e) => Err(format!(
-            "can't open file {name}: {}",
+            "{} file {name}: {}",
+            crate::config::parse::cant(&e),
             crate::config::parse::io_reason(&e)
         )),
     }
@@ -910,22 +911,24 @@ fn run_command(ctx: &SubmitContext<'_>, cmd: &str) -> Result<String, String> {
     let Some((program, rest)) = args.args.split_first() else {
         return Err("not a valid command, | must be at the end\n".into());
     };
-    let output = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(rest)
         .current_dir(&ctx.cwd)
         .env_clear()
-        .envs(ctx.env.iter())
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|e| {
+        .envs(ctx.env.iter());
+    let (_, stdout) = crate::bounded::command_output(&mut command).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            format!("the output of {cmd} was not read: {e}")
+        } else {
             format!(
                 "not a valid command, errno={} : {}",
                 e.raw_os_error().unwrap_or(0),
                 crate::config::parse::io_reason(&e)
             )
-        })?;
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        }
+    })?;
+    Ok(String::from_utf8_lossy(&stdout).into_owned())
 }
 
 /// A parsed submit description.

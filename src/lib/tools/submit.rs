@@ -777,7 +777,7 @@ pub fn submit(
 
     // Read the description (submit.cpp opens the file before it prints anything).
     let (text, file_name, stdin) = match &request.source {
-        Source::File(name) => match std::fs::read(name) {
+        Source::File(name) => match crate::bounded::read_file(name) {
             Ok(bytes) => (
                 String::from_utf8_lossy(&bytes).into_owned(),
                 name.clone(),
@@ -792,14 +792,16 @@ pub fn submit(
             }
         },
         Source::Stdin { dash } => {
-            let mut text = String::new();
-            if let Err(e) = std::io::stdin().read_to_string(&mut text) {
-                let e = SubmitError::Open {
-                    file: "-".into(),
-                    reason: crate::config::parse::io_reason(&e),
-                };
-                return Err(fail(err, &e.condor_submit_text()));
-            }
+            let text = match crate::bounded::read_stdin() {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(e) => {
+                    let e = SubmitError::Open {
+                        file: "-".into(),
+                        reason: crate::config::parse::io_reason(&e),
+                    };
+                    return Err(fail(err, &e.condor_submit_text()));
+                }
+            };
             (text, "-".to_owned(), *dash)
         }
         Source::None => (String::new(), "null".to_owned(), false),
@@ -892,6 +894,16 @@ pub fn submit(
             let _ = out.flush();
             let text = match failure {
                 Failure::Text(text) => text,
+                // The ad the submit made (its requirements wrapped in the default clauses)
+                // is deeper than the store can read back: the file's fault, named as such.
+                Failure::Queue(crate::queue::QueueError::Unstorable { attr, message, .. }) => {
+                    let name = display_name(stdin, &file_name);
+                    format!(
+                        "\nERROR: Failed to commit job submission into the queue.\nERROR: \
+                         submit file {name}: the job's {attr} is nested too deeply to be \
+                         stored ({message}); nothing was queued\n"
+                    )
+                }
                 Failure::Queue(e) => {
                     format!(
                         "\nERROR: Failed to commit job submission into the queue.\nERROR: {e}\n"
@@ -902,7 +914,7 @@ pub fn submit(
         }
     };
 
-    let display_name = if stdin { "(stdin)" } else { file_name.as_str() };
+    let display_name = display_name(stdin, &file_name);
     if file.queue_statements() > 1 {
         let _ = err.write_all(MULTI_QUEUE_WARNING.as_bytes());
     }
@@ -1119,6 +1131,15 @@ fn dry_run(
 fn attr_lines<'a>(text: &mut String, attrs: impl Iterator<Item = (&'a str, &'a Expr)>) {
     for (name, expr) in attrs {
         let _ = writeln!(text, "{name}={}", expr_to_old_string(expr));
+    }
+}
+
+/// How the submit file is named in messages.
+fn display_name(stdin: bool, file_name: &str) -> &str {
+    if stdin {
+        "(stdin)"
+    } else {
+        file_name
     }
 }
 

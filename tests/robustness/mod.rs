@@ -1,0 +1,177 @@
+//! No input can brick the pool: what the store accepts it can read back, and every input has
+//! a bound with a clear error (issue "Robustness").
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::common::{CommandOutput, TestEnvironment};
+
+/// How long a tool may take to refuse an endless input before the test calls it hung.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Runs `tool` and fails the test (killing the tool) if it has not ended by the deadline.
+fn run_bounded(env: &TestEnvironment, tool: &str, args: &[&str]) -> CommandOutput {
+    let mut child = env
+        .command(tool)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{tool} {args:?} did not end within {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    CommandOutput {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code(),
+    }
+}
+
+fn parens(n: usize, inner: &str) -> String {
+    format!("{}{inner}{}", "(".repeat(n), ")".repeat(n))
+}
+
+fn queued(env: &TestEnvironment) -> CommandOutput {
+    env.run("condor_q", ["-allusers", "-af", "ClusterId", "ProcId"])
+}
+
+#[test]
+fn a_requirements_too_deep_to_store_is_refused_and_the_queue_stays_readable() {
+    let env = TestEnvironment::new();
+    // 199 levels parse on their own, but the submit wraps them in its default clauses:
+    // deeper than the store reads back.
+    env.write_file(
+        "deep.sub",
+        &format!(
+            "executable = /bin/true\nrequirements = {}\nqueue\n",
+            parens(199, "true")
+        ),
+    );
+    let out = env.run("condor_submit", ["deep.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr.contains(
+            "ERROR: submit file deep.sub: the job's Requirements is nested too deeply to be \
+             stored (expression nested more than 200 levels deep); nothing was queued"
+        ),
+        "{out}"
+    );
+    assert_eq!(queued(&env).to_string(), "[exit status: 0]");
+
+    // What the store can read back is taken, and read back by every tool.
+    env.write_file(
+        "ok.sub",
+        &format!(
+            "executable = /bin/true\nrequirements = {}\nqueue\n",
+            parens(120, "true")
+        ),
+    );
+    let out = env.run("condor_submit", ["ok.sub"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert_eq!(queued(&env).to_string(), "1 0\n[exit status: 0]");
+
+    // condor_qedit may not store what could not be read back either.
+    let out = env.run("condor_qedit", ["1.0", "Foo", &parens(250, "1")]);
+    assert_eq!(out.status, Some(1), "{out}");
+    let out = env.run("condor_qedit", ["1.0", "Foo", &parens(190, "1")]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert_eq!(
+        env.run("condor_q", ["1.0", "-af", "Foo"]).to_string(),
+        "1\n[exit status: 0]"
+    );
+    let out = env.run("condor_rm", ["-all"]);
+    assert_eq!(out.status, Some(0), "{out}");
+}
+
+#[test]
+fn endless_includes_are_refused() {
+    let env = TestEnvironment::new();
+    env.write_file(
+        "zero.sub",
+        "executable = /bin/true\ninclude : /dev/zero\nqueue\n",
+    );
+    let out = run_bounded(&env, "condor_submit", &["zero.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr
+            .contains("can't read file /dev/zero: it is larger than 64 MiB, the most that is read"),
+        "{out}"
+    );
+    env.write_file(
+        "yes.sub",
+        "executable = /bin/true\ninclude command : yes\nqueue\n",
+    );
+    let out = run_bounded(&env, "condor_submit", &["yes.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr
+            .contains("the output of yes was not read: it is larger than 64 MiB"),
+        "{out}"
+    );
+    env.write_file(
+        "from.sub",
+        "executable = /bin/true\nqueue x from /dev/zero\n",
+    );
+    let out = run_bounded(&env, "condor_submit", &["from.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert_eq!(queued(&env).to_string(), "[exit status: 0]");
+
+    // The same in a configuration file.
+    std::fs::write(env.config_file(), "include : /dev/zero\n").unwrap();
+    let out = run_bounded(&env, "condor_config_val", &["LOCAL_DIR"]);
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        "------- stderr -------\ncondor_config_val: $TEST_ENV/condor_config, line 1: can't \
+         read file /dev/zero: it is larger than 64 MiB, the most that is read\n[exit status: 1]"
+    );
+}
+
+#[test]
+fn a_huge_queue_count_stops_at_the_schedds_limits() {
+    let mut env = TestEnvironment::new();
+    env.write_file("huge.sub", "executable = /bin/true\nqueue 1e9\n");
+    let out = run_bounded(&env, "condor_submit", &["huge.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr.ends_with(
+            "\nERROR: Failed to create proc\nNumber of submitted jobs would exceed \
+             MAX_JOBS_PER_SUBMISSION\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(queued(&env).to_string(), "[exit status: 0]");
+
+    env.set_env("_CONDOR_MAX_JOBS_PER_OWNER", "15");
+    env.write_file("ten.sub", "executable = /bin/true\nqueue 10\n");
+    assert_eq!(env.run("condor_submit", ["ten.sub"]).status, Some(0));
+    let out = env.run("condor_submit", ["ten.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr
+            .ends_with("Number of submitted jobs would exceed MAX_JOBS_PER_OWNER\n"),
+        "{out}"
+    );
+    // All or nothing: the second submit left no proc.
+    assert_eq!(queued(&env).stdout.lines().count(), 10);
+    env.set_env("_CONDOR_MAX_JOBS_SUBMITTED", "12");
+    env.set_env("_CONDOR_MAX_JOBS_PER_OWNER", "100");
+    env.write_file("three.sub", "executable = /bin/true\nqueue 3\n");
+    let out = env.run("condor_submit", ["three.sub"]);
+    assert!(
+        out.stderr
+            .ends_with("Number of submitted jobs would exceed MAX_JOBS_SUBMITTED\n"),
+        "{out}"
+    );
+}
