@@ -175,3 +175,107 @@ fn a_huge_queue_count_stops_at_the_schedds_limits() {
         "{out}"
     );
 }
+
+/// Damages stored ads as a broken disk or a foreign writer would: cluster 1's ad and job
+/// 2.1's own ad no longer parse.
+fn damage(env: &TestEnvironment) {
+    let db = env.local_dir().join("spool").join("job_queue.db");
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch(
+        "UPDATE clusters SET ad = '[ x = (' WHERE cluster_id = 1;
+         UPDATE procs SET ad = '[ y = (' WHERE cluster_id = 2 AND proc_id = 1;",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_damaged_job_is_reported_and_skipped_and_condor_rm_removes_it() {
+    let mut env = TestEnvironment::new();
+    env.set_env("CONDORLITE_USER", "alice");
+    env.write_file("three.sub", "executable = /bin/true\nqueue 3\n");
+    for _ in 0..2 {
+        assert_eq!(env.run("condor_submit", ["three.sub"]).status, Some(0));
+    }
+    damage(&env);
+
+    // condor_q lists the rest and says which jobs it skipped, and why.
+    let out = env.run("condor_q", ["-af", "ClusterId", "ProcId"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert_eq!(out.stdout, "2 0\n2 2\n");
+    assert!(
+        out.stderr.contains(
+            "condor_q: cluster 1: the stored ad is damaged: expected an expression, found end \
+             of input at line 1, column 8; its jobs are skipped (condor_rm 1 removes them)\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.stderr.contains(
+            "condor_q: job 2.1: the stored ad is damaged: expected an expression, found end \
+             of input at line 1, column 8; skipped (condor_rm 2.1 removes it)\n"
+        ),
+        "{out}"
+    );
+    let out = env.run("condor_q", Vec::<&str>::new());
+    assert_eq!(out.status, Some(0), "{out}");
+    assert!(
+        out.stdout
+            .contains("Total for query: 2 jobs; 0 completed, 0 removed, 2 idle"),
+        "{out}"
+    );
+
+    // A constraint on what a damaged ad no longer tells passes it by.
+    let out = env.run("condor_rm", ["-constraint", "Foo == 1"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    // By id, by cluster: removed without being read; the history says why.
+    let out = env.run("condor_rm", ["2.1"]);
+    assert_eq!(
+        out.to_string(),
+        "Job 2.1 marked for removal\n[exit status: 0]"
+    );
+    let out = env.run("condor_rm", ["1"]);
+    assert_eq!(
+        out.to_string(),
+        "All jobs in cluster 1 have been marked for removal\n[exit status: 0]"
+    );
+    let out = env.run("condor_q", ["-af", "ClusterId", "ProcId"]);
+    assert_eq!(out.to_string(), "2 0\n2 2\n[exit status: 0]");
+    let out = env.run(
+        "condor_history",
+        ["-af", "ClusterId", "ProcId", "JobStatus", "Owner"],
+    );
+    assert_eq!(
+        out.to_string(),
+        "1 2 3 alice\n1 1 3 alice\n1 0 3 alice\n2 1 3 alice\n[exit status: 0]"
+    );
+    let out = env.run("condor_history", ["2.1", "-af", "RemoveReason"]);
+    assert!(
+        out.stdout.starts_with(
+            "via condor_rm (by user alice) (its stored ad was damaged: job 2.1: the stored ad \
+             is damaged:"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn another_users_damaged_job_is_not_theirs_to_remove() {
+    let mut env = TestEnvironment::new();
+    env.set_env("CONDORLITE_USER", "alice");
+    env.write_file("three.sub", "executable = /bin/true\nqueue 3\n");
+    for _ in 0..2 {
+        assert_eq!(env.run("condor_submit", ["three.sub"]).status, Some(0));
+    }
+    damage(&env);
+    env.set_env("CONDORLITE_USER", "bob");
+    let out = env.run("condor_rm", ["2.1"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(out.stderr.contains("Permission denied"), "{out}");
+    env.set_env("CONDORLITE_USER", "alice");
+    assert_eq!(
+        env.run("condor_q", ["2.1", "-af", "ProcId"]).stdout,
+        "",
+        "still in the queue, skipped"
+    );
+    assert_eq!(env.run("condor_rm", ["2.1"]).status, Some(0));
+}

@@ -228,7 +228,7 @@ pub fn act_on_jobs(
     let result = queue.transaction(|tx| {
         let ids = match (&request.target, &constraint) {
             (Target::Ids(ids), _) => ids.clone(),
-            (_, Some(c)) => tx.job_ids(&JobQuery::all().with_constraint(c.clone()))?,
+            (_, Some(c)) => matching_ids(tx, c)?,
             _ => Vec::new(),
         };
         let mut outcome = Outcome {
@@ -395,6 +395,46 @@ fn signal_jobs(
     Ok(())
 }
 
+/// The jobs a constraint selects. A job whose stored ad (or its cluster's) no longer reads
+/// back is matched against what its columns still tell (`ClusterId`, `ProcId`, `Owner`,
+/// `JobStatus`), so that `condor_rm <cluster>`, `condor_rm <user>` and `condor_rm -all`
+/// reach it and a constraint on anything else passes it by.
+fn matching_ids(tx: &mut Transaction<'_>, constraint: &Expr) -> Result<Vec<JobId>, QueueError> {
+    // The store's query (which narrows by id and owner in SQL) serves unless an ad is damaged.
+    match tx.job_ids(&JobQuery::all().with_constraint(constraint.clone())) {
+        Err(QueueError::DamagedAd { .. }) => {}
+        other => return other,
+    }
+    let mut ids = Vec::new();
+    let mut damaged = Vec::new();
+    for job in tx.jobs(&JobQuery::all())? {
+        let job = job?;
+        match job.ad() {
+            Ok(ad) => {
+                if crate::queue::constraint_holds(constraint, ad) {
+                    ids.push(job.id());
+                }
+            }
+            Err(QueueError::DamagedAd { .. }) => damaged.push((job.id(), job.status_code())),
+            Err(e) => return Err(e),
+        }
+    }
+    for (id, status) in damaged {
+        let mut columns = ClassAd::new();
+        columns.insert("ClusterId", Expr::lit(id.cluster.0 as i64));
+        columns.insert("ProcId", Expr::lit(id.proc as i64));
+        columns.insert("JobStatus", Expr::lit(status));
+        if let Some(owner) = tx.cluster_owner(id.cluster)? {
+            columns.insert("Owner", Expr::lit(owner.as_str()));
+        }
+        if crate::queue::constraint_holds(constraint, &columns) {
+            ids.push(id);
+        }
+    }
+    ids.sort();
+    Ok(ids)
+}
+
 /// Acts on one job inside the transaction; a removed job with an `OtherJobRemoveRequirements`
 /// is added to `others`.
 fn act_on_job(
@@ -409,7 +449,22 @@ fn act_on_job(
     let Some(job) = tx.job(id)? else {
         return Ok(ActionResult::NotFound);
     };
-    let ad = job.into_ad()?;
+    let ad = match job.into_ad() {
+        Ok(ad) => ad,
+        // A job whose stored ad no longer reads back can only be removed: without reading it.
+        Err(e @ QueueError::DamagedAd { .. }) => {
+            if !matches!(request.action, Action::Remove | Action::RemoveX) {
+                return Err(e);
+            }
+            let owner = tx.cluster_owner(id.cluster)?;
+            if !session.may_act_on(owner.as_deref()) {
+                return Ok(ActionResult::PermissionDenied);
+            }
+            tx.purge_damaged(id, &format!("{reason} (its stored ad was damaged: {e})"))?;
+            return Ok(ActionResult::Success);
+        }
+        Err(e) => return Err(e),
+    };
     let status = lookup_int(&ad, "JobStatus").unwrap_or(-1);
     let owner = lookup_str(&ad, "Owner");
     if !session.may_act_on(owner.as_deref()) {

@@ -158,8 +158,13 @@ impl Census {
         }
         for id in queue.cluster_ids()? {
             if !self.clusters.contains_key(&id) {
-                if let Some(ad) = queue.cluster_ad(id)? {
-                    self.note(id, &ad);
+                match queue.cluster_ad(id) {
+                    Ok(Some(ad)) => {
+                        self.note(id, &ad);
+                    }
+                    // A damaged ad counts as a vanilla cluster's (the tools report it).
+                    Ok(None) | Err(QueueError::DamagedAd { .. }) => {}
+                    Err(e) => return Err(e),
                 }
             }
         }
@@ -223,8 +228,18 @@ pub fn count_jobs(
     }
     let mut counts = JobCounters::default();
     for job in super::select::jobs(queue, query)? {
-        let job = job?;
-        let universe = census.note(job.id().cluster, job.cluster_ad()?);
+        // A job whose ad does not read back is not counted (the tools report it).
+        let job = match job {
+            Ok(job) => job,
+            Err(QueueError::DamagedAd { .. }) => continue,
+            Err(e) => return Err(e),
+        };
+        let cluster_ad = match job.cluster_ad() {
+            Ok(ad) => ad,
+            Err(QueueError::DamagedAd { .. }) => continue,
+            Err(e) => return Err(e),
+        };
+        let universe = census.note(job.id().cluster, cluster_ad);
         counts.count(universe, job.status_code());
     }
     Ok(counts)

@@ -750,6 +750,77 @@ impl<'q> Transaction<'q> {
                 ])
             })
             .map_err(self.sql())?;
+        self.delete_proc_row(job)?;
+        Ok(LeftQueue::Moved)
+    }
+
+    /// The owner of a cluster as its column holds it (read without parsing the ad).
+    pub fn cluster_owner(&self, id: ClusterId) -> Result<Option<String>> {
+        self.tx
+            .prepare_cached("SELECT owner FROM clusters WHERE cluster_id = ?1")
+            .and_then(|mut s| {
+                s.query_row([id.0], |r| r.get::<_, Option<String>>(0))
+                    .optional()
+            })
+            .map(Option::flatten)
+            .map_err(self.sql())
+    }
+
+    /// Removes a job whose stored ad (or its cluster's) no longer reads back, without reading
+    /// it: its history record holds what the columns still tell (ids, owner, `QDate`), with
+    /// `JobStatus` 3 (removed), and a `RemoveReason` that says why. Returns whether the job
+    /// was there.
+    pub fn purge_damaged(&mut self, job: JobId, reason: &str) -> Result<bool> {
+        let qdate: Option<Option<i64>> = self
+            .tx
+            .prepare_cached("SELECT qdate FROM procs WHERE cluster_id = ?1 AND proc_id = ?2")
+            .and_then(|mut s| {
+                s.query_row([job.cluster.0, job.proc], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(self.sql())?;
+        let Some(qdate) = qdate else {
+            return Ok(false);
+        };
+        let owner = self.cluster_owner(job.cluster)?;
+        let mut ad = ClassAd::new();
+        ad.insert(codec::CLUSTER_ID, Expr::lit(job.cluster.0 as i64));
+        ad.insert(codec::PROC_ID, Expr::lit(job.proc as i64));
+        if let Some(owner) = &owner {
+            ad.insert(codec::OWNER, Expr::lit(owner.as_str()));
+        }
+        if let Some(qdate) = qdate {
+            ad.insert(codec::QDATE, Expr::lit(qdate));
+        }
+        ad.insert(codec::JOB_STATUS, Expr::lit(JobStatus::Removed.code()));
+        ad.insert(codec::ENTERED_CURRENT_STATUS, Expr::lit(self.now));
+        ad.insert("RemoveReason", Expr::lit(reason));
+        let text = codec::encode_flat(&ad).map_err(unstorable(AdKey::Job(job)))?;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO history (cluster_id, proc_id, owner, job_status, qdate,
+                     entered_current_status, completion_date, ad)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, ?7)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    job.cluster.0,
+                    job.proc,
+                    owner,
+                    JobStatus::Removed.code(),
+                    qdate,
+                    self.now,
+                    text,
+                ])
+            })
+            .map_err(self.sql())?;
+        self.delete_proc_row(job)?;
+        Ok(true)
+    }
+
+    /// Deletes a job's row, and its cluster's once it has no job left (a job factory's
+    /// cluster stays until the factory is done: the daemon removes it).
+    fn delete_proc_row(&mut self, job: JobId) -> Result<()> {
         self.tx
             .prepare_cached("DELETE FROM procs WHERE cluster_id = ?1 AND proc_id = ?2")
             .and_then(|mut s| s.execute([job.cluster.0, job.proc]))
@@ -769,7 +840,7 @@ impl<'q> Transaction<'q> {
                 .map_err(self.sql())?;
             self.cluster_cache = None;
         }
-        Ok(LeftQueue::Moved)
+        Ok(())
     }
 
     // ---- rows ----

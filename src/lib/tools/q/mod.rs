@@ -772,11 +772,15 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         return Err(CommandError::Exit(1));
     }
     let mut query = Query::new(&session, &queue, req, err)?;
-    if let Some(slots) = slots {
+    let printed = if let Some(slots) = slots {
         let o = query.req.analyze.clone().expect("analysis was asked for");
-        return analyze::print(&query, &o, slots, out, err);
-    }
-    query.print(out, err)
+        analyze::print(&query, &o, slots, out, err)
+    } else {
+        query.print(out, err)
+    };
+    out.flush()?;
+    query.report_damaged(err);
+    printed
 }
 
 /// One query, resolved.
@@ -791,6 +795,9 @@ struct Query<'s> {
     /// unknown).
     partial: bool,
     env: RenderEnv,
+    /// The jobs whose stored ads do not read back: skipped, and reported once the output
+    /// is written (one damaged job must not hide the rest of the queue).
+    damaged: std::cell::RefCell<Vec<crate::queue::QueueError>>,
 }
 
 impl<'s> Query<'s> {
@@ -898,7 +905,27 @@ impl<'s> Query<'s> {
             me,
             partial,
             env,
+            damaged: Default::default(),
         })
+    }
+
+    /// Says which jobs were skipped because their stored ads are damaged, and how to remove
+    /// them.
+    fn report_damaged(&self, err: &mut dyn Write) {
+        for e in self.damaged.borrow().iter() {
+            let how = match e {
+                crate::queue::QueueError::DamagedAd {
+                    key: crate::queue::AdKey::Job(id),
+                    ..
+                } => format!("; skipped (condor_rm {id} removes it)"),
+                crate::queue::QueueError::DamagedAd {
+                    key: crate::queue::AdKey::Cluster(id),
+                    ..
+                } => format!("; its jobs are skipped (condor_rm {id} removes them)"),
+                _ => String::new(),
+            };
+            let _ = writeln!(err, "condor_q: {e}{how}");
+        }
     }
 
     fn print(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
@@ -967,11 +994,30 @@ impl<'s> Query<'s> {
         mut f: impl FnMut(&crate::queue::Job) -> Result<(), CommandError>,
     ) -> Result<(), CommandError> {
         let jobs = crate::client::select::jobs(self.queue, &self.jobs).map_err(queue_err)?;
-        for (n, job) in jobs.enumerate() {
-            if self.req.limit.is_some_and(|l| n as u64 >= l) {
+        let mut n: u64 = 0;
+        let mut damaged_cluster = None;
+        for job in jobs {
+            if self.req.limit.is_some_and(|l| n >= l) {
                 break;
             }
-            f(&job.map_err(queue_err)?)?;
+            // A job whose ad (or cluster's ad) does not read back is reported and skipped.
+            let readable = job.and_then(|job| job.ad().map(|_| ()).map(|()| job));
+            let job = match readable {
+                Ok(job) => job,
+                Err(e @ crate::queue::QueueError::DamagedAd { key, .. }) => {
+                    if let crate::queue::AdKey::Cluster(c) = key {
+                        if damaged_cluster == Some(c) {
+                            continue;
+                        }
+                        damaged_cluster = Some(c);
+                    }
+                    self.damaged.borrow_mut().push(e);
+                    continue;
+                }
+                Err(e) => return Err(queue_err(e)),
+            };
+            n += 1;
+            f(&job)?;
         }
         Ok(())
     }
