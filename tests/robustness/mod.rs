@@ -188,8 +188,8 @@ fn damage(env: &TestEnvironment) {
     .unwrap();
 }
 
-#[test]
-fn a_damaged_job_is_reported_and_skipped_and_condor_rm_removes_it() {
+/// Alice's two clusters of three jobs, damaged by [`damage`].
+fn damaged_pool() -> TestEnvironment {
     let mut env = TestEnvironment::new();
     env.set_env("CONDORLITE_USER", "alice");
     env.write_file("three.sub", "executable = /bin/true\nqueue 3\n");
@@ -197,6 +197,12 @@ fn a_damaged_job_is_reported_and_skipped_and_condor_rm_removes_it() {
         assert_eq!(env.run("condor_submit", ["three.sub"]).status, Some(0));
     }
     damage(&env);
+    env
+}
+
+#[test]
+fn a_damaged_job_is_reported_and_skipped_and_condor_rm_removes_it() {
+    let env = damaged_pool();
 
     // condor_q lists the rest and says which jobs it skipped, and why.
     let out = env.run("condor_q", ["-af", "ClusterId", "ProcId"]);
@@ -260,13 +266,7 @@ fn a_damaged_job_is_reported_and_skipped_and_condor_rm_removes_it() {
 
 #[test]
 fn another_users_damaged_job_is_not_theirs_to_remove() {
-    let mut env = TestEnvironment::new();
-    env.set_env("CONDORLITE_USER", "alice");
-    env.write_file("three.sub", "executable = /bin/true\nqueue 3\n");
-    for _ in 0..2 {
-        assert_eq!(env.run("condor_submit", ["three.sub"]).status, Some(0));
-    }
-    damage(&env);
+    let mut env = damaged_pool();
     env.set_env("CONDORLITE_USER", "bob");
     let out = env.run("condor_rm", ["2.1"]);
     assert_eq!(out.status, Some(1), "{out}");
