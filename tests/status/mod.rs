@@ -24,9 +24,20 @@ fn fixture(name: &str) -> String {
     )
 }
 
-/// The default table's heading and the blank line under it.
-const HEADING: &str = "Name                               OpSys      Arch     State     Activity \
-                       LoadAv Mem     ActvtyTime\n\n";
+/// The default table's heading and the blank line under it. 24.0's slot tables are code,
+/// not print formats (src/condor_status.V6/prettyPrint.cpp at v24.0.23,
+/// `ppSetStartdNormalCols`): Name -18 when piped (-34 with -wide; on a terminal wider than 80,
+/// 12 growing to fit), OpSys -10, Arch -6, State -9, Activity -8, LoadAv 6 (`format_load_avg`),
+/// Mem `%4d`, `  ActvtyTime` 12 `%T` with no separator before it (`ActivityTime` with one
+/// under -wide). Every `ppSetColumn` column also grows to fit its values
+/// (`ppWidthOpts` sets FormatOptionAutoWidth), so the 23-character slot names widen Name and
+/// the 5-digit memory widens Mem: `name` is the longest name shown.
+fn heading(name: usize) -> String {
+    format!(
+        "{:name$} OpSys      Arch   State     Activity LoadAv Mem    ActvtyTime\n\n",
+        "Name"
+    )
+}
 
 /// The slot totals of the fixtures' one platform: a blank line, then the table with these
 /// counts in its key row and in its Total row.
@@ -97,13 +108,14 @@ fn default_view_with_totals() {
         &env,
         &["-ads", &fixture("slots.ads")],
         &format!(
-            "{HEADING}slot1@ep1.example.org              LINUX      X86_64   Unclaimed Idle      0.000  12288  0+00:40:00\n\
-             slot1_1@ep1.example.org            LINUX      X86_64   Claimed   Busy      0.980   1024  0+01:00:00\n\
-             slot1_2@ep1.example.org            LINUX      X86_64   Claimed   Busy      0.550   2048  0+00:01:00\n\
-             slot1@ep2.example.org              LINUX      X86_64   Unclaimed Idle      0.000   1996  1+00:16:40\n\
-             slot2@ep2.example.org              LINUX      X86_64   Claimed   Busy      1.000   1996  0+00:15:00\n\
-             slot10@ep2.example.org             LINUX      X86_64   Owner     Idle      0.000   3992  0+00:00:00\n\
+            "{}slot1@ep1.example.org   LINUX      X86_64 Unclaimed Idle      0.000 12288  0+00:40:00\n\
+             slot1_1@ep1.example.org LINUX      X86_64 Claimed   Busy      0.980  1024  0+01:00:00\n\
+             slot1_2@ep1.example.org LINUX      X86_64 Claimed   Busy      0.550  2048  0+00:01:00\n\
+             slot1@ep2.example.org   LINUX      X86_64 Unclaimed Idle      0.000  1996  1+00:16:40\n\
+             slot2@ep2.example.org   LINUX      X86_64 Claimed   Busy      1.000  1996  0+00:15:00\n\
+             slot10@ep2.example.org  LINUX      X86_64 Owner     Idle      0.000  3992  0+00:00:00\n\
              {}",
+            heading(23),
             linux_totals("     6     1       3         2       0          0      0        0      0")
         ),
     );
@@ -117,11 +129,12 @@ fn names_select_machines_and_slots() {
         &env,
         &["-ads", &fixture("slots.ads"), "ep2.example.org", "slot1@ep1.example.org"],
         &format!(
-            "{HEADING}slot1@ep1.example.org              LINUX      X86_64   Unclaimed Idle      0.000  12288  0+00:40:00\n\
-             slot1@ep2.example.org              LINUX      X86_64   Unclaimed Idle      0.000   1996  1+00:16:40\n\
-             slot2@ep2.example.org              LINUX      X86_64   Claimed   Busy      1.000   1996  0+00:15:00\n\
-             slot10@ep2.example.org             LINUX      X86_64   Owner     Idle      0.000   3992  0+00:00:00\n\
+            "{}slot1@ep1.example.org  LINUX      X86_64 Unclaimed Idle      0.000 12288  0+00:40:00\n\
+             slot1@ep2.example.org  LINUX      X86_64 Unclaimed Idle      0.000  1996  1+00:16:40\n\
+             slot2@ep2.example.org  LINUX      X86_64 Claimed   Busy      1.000  1996  0+00:15:00\n\
+             slot10@ep2.example.org LINUX      X86_64 Owner     Idle      0.000  3992  0+00:00:00\n\
              {}",
+            heading(22),
             linux_totals("     4     1       1         2       0          0      0        0      0")
         ),
     );
@@ -157,21 +170,26 @@ x64/AlmaLinux9     3     0       2         1       0          0      0        0 
     );
 }
 
-/// -state, -server, -claimed (and its totals), -avail.
+/// -state, -server, -claimed (and its totals), -avail. 24.0's columns (prettyPrint.cpp,
+/// v24.0.23): -state (`ppSetStateCols`) Name -12, Cpu 3, ` Mem` 5, LoadAv 6, then 11-wide
+/// times, which `ppSetColumnFormat` makes 12 wide with no separator before them, State -7,
+/// Activ -5; -server (`ppSetServerCols`) Name -13, OpSys -11, Arch -6, LoadAv 6, Memory `%8d`,
+/// Disk `%9d`, Mips `%7d`, KFlops `%9d`; -claimed (`ppSetRunCols`) Name -15, OpSys -11, Arch -6,
+/// LoadAv 6, RemoteUser -20, ClientMachine -16. Each column grows to fit its values.
 #[test]
 fn state_server_and_claimed_views() {
     let env = pool();
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-state"],
-        "Name                               Cpu  Mem  LoadAv   KbdIdle    State     StateTime  Activ   ActvtyTime
+        "Name                    Cpu  Mem  LoadAv  KbdIdle    State      StateTime  Activ  ActvtyTime 
 
-slot1@ep1.example.org              5          0.000   1+00:00:00 Unclaimed   0+00:39:50 Idle    0+00:39:50
-slot1_1@ep1.example.org            1          0.980   1+00:00:00 Claimed   0+01:00:00 Busy    0+00:59:50
-slot1_2@ep1.example.org            2          0.550   1+00:00:00 Claimed   0+00:00:55 Busy    0+00:00:50
-slot1@ep2.example.org              1          0.000   0+01:02:05 Unclaimed   1+00:16:30 Idle    1+00:16:30
-slot2@ep2.example.org              1          1.000   0+01:02:05 Claimed   0+00:14:50 Busy    0+00:14:50
-slot10@ep2.example.org             2          0.000   0+00:00:12 Owner     0+00:09:50 Idle    0+00:00:-1
+slot1@ep1.example.org     5 12288  0.000  1+00:00:00 Unclaimed  0+00:39:50 Idle    0+00:39:50
+slot1_1@ep1.example.org   1  1024  0.980  1+00:00:00 Claimed    0+01:00:00 Busy    0+00:59:50
+slot1_2@ep1.example.org   2  2048  0.550  1+00:00:00 Claimed    0+00:00:55 Busy    0+00:00:50
+slot1@ep2.example.org     1  1996  0.000  0+01:02:05 Unclaimed  1+00:16:30 Idle    1+00:16:30
+slot2@ep2.example.org     1  1996  1.000  0+01:02:05 Claimed    0+00:14:50 Busy    0+00:14:50
+slot10@ep2.example.org    2  3992  0.000  0+00:00:12 Owner      0+00:09:50 Idle   0+00:00:-10
 
                Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle
 
@@ -184,14 +202,14 @@ slot10@ep2.example.org             2          0.000   0+00:00:12 Owner     0+00:
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-server"],
-        "Name                               OpSys      Arch     LoadAv Memory   Disk      Mips    KFlops   
+        "Name                    OpSys       Arch   LoadAv Memory   Disk      Mips    KFlops   
 
-slot1@ep1.example.org              LINUX      X86_64    0.000    12288  20971520   29877   1452354
-slot1_1@ep1.example.org            LINUX      X86_64    0.980     1024   1048576   29877   1452354
-slot1_2@ep1.example.org            LINUX      X86_64    0.550     2048   1048576   29877   1452354
-slot1@ep2.example.org              LINUX      X86_64    0.000     1996   4194304   18000    901234
-slot2@ep2.example.org              LINUX      X86_64    1.000     1996   4194304   18000    901234
-slot10@ep2.example.org             LINUX      X86_64    0.000     3992   8388608   18000    901234
+slot1@ep1.example.org   LINUX       X86_64  0.000    12288  20971520   29877   1452354
+slot1_1@ep1.example.org LINUX       X86_64  0.980     1024   1048576   29877   1452354
+slot1_2@ep1.example.org LINUX       X86_64  0.550     2048   1048576   29877   1452354
+slot1@ep2.example.org   LINUX       X86_64  0.000     1996   4194304   18000    901234
+slot2@ep2.example.org   LINUX       X86_64  1.000     1996   4194304   18000    901234
+slot10@ep2.example.org  LINUX       X86_64  0.000     3992   8388608   18000    901234
 
                   Slots Avail  Memory        Disk        MIPS      KFLOPS
 
@@ -203,11 +221,11 @@ slot10@ep2.example.org             LINUX      X86_64    0.000     3992   8388608
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-claimed"],
-        "Name                               OpSys      Arch     LoadAv RemoteUser           ClientMachine   
+        "Name                    OpSys       Arch   LoadAv RemoteUser           ClientMachine     
 
-slot1_1@ep1.example.org            LINUX      X86_64    0.980 alice@example.org    submit.example.org
-slot1_2@ep1.example.org            LINUX      X86_64    0.550 bob@example.org      submit.example.org
-slot2@ep2.example.org              LINUX      X86_64    1.000 carol@example.org    submit.example.org
+slot1_1@ep1.example.org LINUX       X86_64  0.980 alice@example.org    submit.example.org
+slot1_2@ep1.example.org LINUX       X86_64  0.550 bob@example.org      submit.example.org
+slot2@ep2.example.org   LINUX       X86_64  1.000 carol@example.org    submit.example.org
 
                Machines         MIPS       KFLOPS   AvgLoadAvg
 
@@ -220,9 +238,10 @@ slot2@ep2.example.org              LINUX      X86_64    1.000 carol@example.org 
         &env,
         &["-ads", &fixture("slots.ads"), "-avail"],
         &format!(
-            "{HEADING}slot1@ep1.example.org              LINUX      X86_64   Unclaimed Idle      0.000  12288  0+00:40:00\n\
-             slot1@ep2.example.org              LINUX      X86_64   Unclaimed Idle      0.000   1996  1+00:16:40\n\
+            "{}slot1@ep1.example.org LINUX      X86_64 Unclaimed Idle      0.000 12288  0+00:40:00\n\
+             slot1@ep2.example.org LINUX      X86_64 Unclaimed Idle      0.000  1996  1+00:16:40\n\
              {}",
+            heading(21),
             linux_totals("     2     0       0         2       0          0      0        0      0")
         ),
     );
@@ -528,14 +547,14 @@ fn wide_and_forced_widths() {
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-wide"],
-        "Name                               OpSys      Arch     State     Activity LoadAv Mem    ActivityTime
+        "Name                               OpSys      Arch   State     Activity LoadAv Mem   ActivityTime
 
-slot1@ep1.example.org              LINUX      X86_64   Unclaimed Idle      0.000  12288   0+00:40:00
-slot1_1@ep1.example.org            LINUX      X86_64   Claimed   Busy      0.980   1024   0+01:00:00
-slot1_2@ep1.example.org            LINUX      X86_64   Claimed   Busy      0.550   2048   0+00:01:00
-slot1@ep2.example.org              LINUX      X86_64   Unclaimed Idle      0.000   1996   1+00:16:40
-slot2@ep2.example.org              LINUX      X86_64   Claimed   Busy      1.000   1996   0+00:15:00
-slot10@ep2.example.org             LINUX      X86_64   Owner     Idle      0.000   3992   0+00:00:00
+slot1@ep1.example.org              LINUX      X86_64 Unclaimed Idle      0.000 12288   0+00:40:00
+slot1_1@ep1.example.org            LINUX      X86_64 Claimed   Busy      0.980  1024   0+01:00:00
+slot1_2@ep1.example.org            LINUX      X86_64 Claimed   Busy      0.550  2048   0+00:01:00
+slot1@ep2.example.org              LINUX      X86_64 Unclaimed Idle      0.000  1996   1+00:16:40
+slot2@ep2.example.org              LINUX      X86_64 Claimed   Busy      1.000  1996   0+00:15:00
+slot10@ep2.example.org             LINUX      X86_64 Owner     Idle      0.000  3992   0+00:00:00
 
              Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle
 
@@ -547,20 +566,91 @@ X86_64/LINUX     6     1       3         2       0          0      0        0   
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-wide:60"],
-        "Name         OpSys      Arch     State     Activity LoadAv 
+        "Name                    OpSys      Arch   State     Activit
 
-slot1@ep1.ex LINUX      X86_64   Unclaimed Idle      0.000 
-slot1_1@ep1. LINUX      X86_64   Claimed   Busy      0.980 
-slot1_2@ep1. LINUX      X86_64   Claimed   Busy      0.550 
-slot1@ep2.ex LINUX      X86_64   Unclaimed Idle      0.000 
-slot2@ep2.ex LINUX      X86_64   Claimed   Busy      1.000 
-slot10@ep2.e LINUX      X86_64   Owner     Idle      0.000 
+slot1@ep1.example.org   LINUX      X86_64 Unclaimed Idle   
+slot1_1@ep1.example.org LINUX      X86_64 Claimed   Busy   
+slot1_2@ep1.example.org LINUX      X86_64 Claimed   Busy   
+slot1@ep2.example.org   LINUX      X86_64 Unclaimed Idle   
+slot2@ep2.example.org   LINUX      X86_64 Claimed   Busy   
+slot10@ep2.example.org  LINUX      X86_64 Owner     Idle   
 
                Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle
 
   X86_64/LINUX     6     1       3         2       0          0      0        0      0
 
          Total     6     1       3         2       0          0      0        0      0
+[exit status: 0]",
+    );
+    // A display wider than 80 (prettyPrint.cpp, v24.0.23): the default table's Name starts
+    // at 12 and fits the names (`FitToName`, reset by `ppAdjustProjection`); -server's is
+    // MAX(-40, 65 - width) = -24 at 89; -state's time columns are 12 wide with a separator
+    // over 90 and its Name MAX(-40, 34 + 3*12 - width) = -29 at 99; -collector's Name and
+    // Machine share the room beyond 79 (2/3 of it, at most 20, to Name).
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-wide:90"],
+        "Name                    OpSys      Arch   State     Activity LoadAv Mem    ActvtyTime
+
+slot1@ep1.example.org   LINUX      X86_64 Unclaimed Idle      0.000 12288  0+00:40:00
+slot1_1@ep1.example.org LINUX      X86_64 Claimed   Busy      0.980  1024  0+01:00:00
+slot1_2@ep1.example.org LINUX      X86_64 Claimed   Busy      0.550  2048  0+00:01:00
+slot1@ep2.example.org   LINUX      X86_64 Unclaimed Idle      0.000  1996  1+00:16:40
+slot2@ep2.example.org   LINUX      X86_64 Claimed   Busy      1.000  1996  0+00:15:00
+slot10@ep2.example.org  LINUX      X86_64 Owner     Idle      0.000  3992  0+00:00:00
+
+               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle
+
+  X86_64/LINUX     6     1       3         2       0          0      0        0      0
+
+         Total     6     1       3         2       0          0      0        0      0
+[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-server", "-wide:90"],
+        "Name                     OpSys       Arch   LoadAv Memory   Disk      Mips    KFlops   
+
+slot1@ep1.example.org    LINUX       X86_64  0.000    12288  20971520   29877   1452354
+slot1_1@ep1.example.org  LINUX       X86_64  0.980     1024   1048576   29877   1452354
+slot1_2@ep1.example.org  LINUX       X86_64  0.550     2048   1048576   29877   1452354
+slot1@ep2.example.org    LINUX       X86_64  0.000     1996   4194304   18000    901234
+slot2@ep2.example.org    LINUX       X86_64  1.000     1996   4194304   18000    901234
+slot10@ep2.example.org   LINUX       X86_64  0.000     3992   8388608   18000    901234
+
+                  Slots Avail  Memory        Disk        MIPS      KFLOPS
+
+  X86_64/LINUX        6     5       23344    39845888      143631     7060764
+
+         Total        6     5       23344    39845888      143631     7060764
+[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-state", "-wide:100"],
+        "Name                          Cpu  Mem  LoadAv   KbdIdle    State       StateTime  Activ   ActvtyTi
+
+slot1@ep1.example.org           5 12288  0.000   1+00:00:00 Unclaimed   0+00:39:50 Idle     0+00:39
+slot1_1@ep1.example.org         1  1024  0.980   1+00:00:00 Claimed     0+01:00:00 Busy     0+00:59
+slot1_2@ep1.example.org         2  2048  0.550   1+00:00:00 Claimed     0+00:00:55 Busy     0+00:00
+slot1@ep2.example.org           1  1996  0.000   0+01:02:05 Unclaimed   1+00:16:30 Idle     1+00:16
+slot2@ep2.example.org           1  1996  1.000   0+01:02:05 Claimed     0+00:14:50 Busy     0+00:14
+slot10@ep2.example.org          2  3992  0.000   0+00:00:12 Owner       0+00:09:50 Idle    0+00:00:
+
+               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle
+
+          Busy     0     0         0       3          0       0      0        0      0
+          Idle     0     1         2       0          0       0      0        0      0
+
+         Total     0     1         2       3          0       0      0        0      0
+[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-ads", &fixture("collector.ads"), "-collector", "-wide:100"],
+        "Name                                      Machine                   RunningJobs IdleJobs HostsTotal
+
+My Pool - cm.example.org@cm.example.org   cm.example.org                      3       14          2
 [exit status: 0]",
     );
 }
@@ -644,9 +734,9 @@ x64/AlmaLinux9       1        3        8        3        0        0        0    
     check(
         &env,
         &["-ads", &fixture("collector.ads"), "-collector"],
-        "Name                                    Machine            RunningJobs   IdleJobs HostsTotal
+        "Name                                    Machine            RunningJobs IdleJobs HostsTotal
 
-My Pool - cm.example.org@cm.example.org cm.example.org               3         14          2
+My Pool - cm.example.org@cm.example.org cm.example.org               3       14          2
 [exit status: 0]",
     );
 }

@@ -46,7 +46,7 @@ use crate::version::{CONDOR_PLATFORM, CONDOR_VERSION};
 
 use compact::{Cols, Slot};
 use totals::Totals;
-use views::Sel;
+use views::{Line, Sel};
 
 pub const TOOL: Tool = Tool {
     name: "condor_status",
@@ -894,7 +894,7 @@ fn display_width(args: &StatusArgs) -> (i32, bool) {
 /// The table of a style, with the widths its Name and Machine columns start from, the
 /// width of its other columns (for fitting a terminal) and its `WHERE` constraint.
 struct View {
-    lines: Vec<Sel>,
+    lines: Vec<Line>,
     name_width: i32,
     name_auto: bool,
     machine_width: i32,
@@ -906,7 +906,8 @@ struct View {
 }
 
 fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
-    let plain = |lines: Vec<Sel>| View {
+    let lines = |sels: Vec<Sel>| sels.into_iter().map(Line::from).collect::<Vec<_>>();
+    let plain = |lines: Vec<Line>| View {
         lines,
         name_width: 0,
         name_auto: false,
@@ -933,40 +934,27 @@ fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
             machine_auto: true,
             constraint: Some(views::STARTD_COMPACT_WHERE),
             cols: compact_cols(10, 11, true),
-            ..plain(views::slots_compact())
+            ..plain(lines(views::slots_compact()))
         },
-        Pp::SlotsNormal => View {
-            name_auto: true,
-            fixed_width: 65,
-            ..plain(views::slots_normal(width < 100 && !args.wide))
-        },
+        // 24.0's slot tables are hard-coded columns whose widths depend on the display
+        // (prettyPrint.cpp); they are not fitted to a terminal (no width_of_fixed_cols).
+        Pp::SlotsNormal => plain(views::slots_normal(width, args.wide)),
         Pp::SlotsServer if args.compact => View {
             name_auto: true,
-            fixed_width: 65,
             constraint: Some(views::STARTD_COMPACT_WHERE),
             cols: compact_cols(10, 11, false),
-            ..plain(views::server_compact())
+            ..plain(lines(views::server_compact()))
         },
-        Pp::SlotsServer => View {
-            name_auto: true,
-            fixed_width: 65,
-            ..plain(views::slots_server())
-        },
+        Pp::SlotsServer => plain(views::slots_server(width, args.wide)),
         Pp::SlotsState if args.compact => View {
             name_auto: true,
-            fixed_width: 34 + 3 * 12,
             constraint: Some(views::STARTD_COMPACT_WHERE),
             cols: compact_cols(8, 9, false),
-            ..plain(views::state_compact())
+            ..plain(lines(views::state_compact()))
         },
-        Pp::SlotsState => View {
-            name_auto: true,
-            fixed_width: 34 + 3 * 12,
-            ..plain(views::slots_state())
-        },
+        Pp::SlotsState => plain(views::slots_state(width, args.wide)),
         Pp::SlotsRun if args.compact => View {
             name_auto: true,
-            fixed_width: 63,
             constraint: Some(views::CLAIMED_COMPACT_WHERE),
             cols: Cols {
                 machine_slot: Some(0),
@@ -974,21 +962,17 @@ fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
                 slots: Some(2),
                 ..Cols::default()
             },
-            ..plain(views::claimed_compact())
+            ..plain(lines(views::claimed_compact()))
         },
-        Pp::SlotsRun => View {
-            name_auto: true,
-            fixed_width: 63,
-            ..plain(views::slots_claimed())
-        },
-        Pp::StartDaemon => plain(views::start_daemon()),
+        Pp::SlotsRun => plain(views::slots_claimed(width, args.wide)),
+        Pp::StartDaemon => plain(lines(views::start_daemon())),
         Pp::ScheddNormal => View {
             name_width: 15,
             name_auto: true,
             machine_width: 12,
             machine_auto: true,
             fixed_width: 35,
-            ..plain(views::schedd_normal())
+            ..plain(lines(views::schedd_normal()))
         },
         Pp::ScheddRun => View {
             name_width: 15,
@@ -996,7 +980,7 @@ fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
             fixed_width: 35,
             summary: false,
             constraint: Some(views::SCHEDD_RUN_WHERE),
-            ..plain(views::schedd_run())
+            ..plain(lines(views::schedd_run()))
         },
         Pp::SubmitterNormal => View {
             name_width: 15,
@@ -1004,33 +988,22 @@ fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
             machine_width: 12,
             machine_auto: true,
             fixed_width: 35,
-            ..plain(views::submitters())
+            ..plain(lines(views::submitters()))
         },
         Pp::NegotiatorNormal => View {
             name_width: 12,
             name_auto: true,
-            fixed_width: 12 + 5 + 7 + 8 + 7 + 7 + 7 + 10,
+            fixed_width: 12 + 4 + 8 + 7 + 8 + 7,
             summary: false,
-            ..plain(views::negotiator())
+            ..plain(lines(views::negotiator()))
         },
         Pp::MasterNormal => View {
             name_width: 12,
             name_auto: true,
             summary: false,
-            ..plain(views::master())
+            ..plain(lines(views::master()))
         },
-        Pp::CollectorNormal => {
-            let mut mach = if args.wide { -34 } else { -18 };
-            if width > 79 && !args.wide {
-                let wid = (width - (28 + 18 + 11 + 8 + 10 + 4)).min(50);
-                let nw = (wid * 2 / 3).min(20);
-                mach -= (wid - nw).min(30);
-            }
-            View {
-                machine_width: mach,
-                ..plain(views::collector())
-            }
-        }
+        Pp::CollectorNormal => plain(views::collector(width, args.wide)),
         _ => return None,
     };
     // Without a width of their own, the columns grow on a wide display.
@@ -1392,7 +1365,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             if args.forced_width > 0 || (!args.wide && !piped) {
                 mask.overall_width = display.max(0) as usize;
             }
-            views::register_all(&mut mask, &v.lines);
+            views::register_lines(&mut mask, &v.lines);
             names = adjust_names(&mut mask, &v, args.wide);
             headfoot = if v.summary { 0 } else { HF_NOSUMMARY };
             if let Some(c) = v.constraint {
