@@ -917,3 +917,219 @@ fn limit_is_read_as_atoi_and_unknown_conversions_print_as_they_are() {
         "%Q\n%Q\n[exit status: 0]",
     );
 }
+
+/// -print-format FILE (status.cpp, `set_status_print_mask_from_stream`): the format's columns,
+/// its WHERE ANDed into the query, its headings without the blank line of the built-in tables,
+/// and no totals (24.0 keeps `PP_CUSTOM` as the totals' style, even with SUMMARY STANDARD).
+/// A file that cannot be opened, an aggregating format and a missing file name are refused
+/// with HTCondor's messages; the parser's own complaints are printed and the table shown.
+#[test]
+fn print_format_files() {
+    let env = pool();
+    let pf = env.write_file(
+        "claimed.pf",
+        "SELECT\nName AS Slot WIDTH -24\nState AS St WIDTH 9\nMemory PRINTF %6d\n\
+         WHERE State == \"Claimed\"\nSUMMARY STANDARD\n",
+    );
+    let pf = pf.to_str().unwrap();
+    let expected = "Slot                     St        Memory
+slot1_1@ep1.example.org    Claimed   1024
+slot1_2@ep1.example.org    Claimed   2048
+slot2@ep2.example.org      Claimed   1996
+[exit status: 0]";
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-print-format", pf],
+        expected,
+    );
+    // The shortest prefix, and a qualifier (ignored).
+    check(&env, &["-ads", &fixture("slots.ads"), "-pr", pf], expected);
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-print-format:x", pf],
+        expected,
+    );
+    // `-pr !` only turns off the configured default print formats: the default table.
+    let out = env.run("condor_status", ["-ads", &fixture("slots.ads"), "-pr", "!"]);
+    assert!(out.stdout.starts_with(&heading(23)), "{out}");
+    let bad = env.write_file("bad.pf", "SELECT\nName AS N WIDTH 12 PRINTAS NOSUCH\n");
+    check(
+        &env,
+        &[
+            "-ads",
+            &fixture("slots.ads"),
+            "-constraint",
+            "Machine == \"ep2.example.org\"",
+            "-pr",
+            bad.to_str().unwrap(),
+        ],
+        "N           
+slot1@ep2.ex
+slot2@ep2.ex
+slot10@ep2.e
+------- stderr -------
+Unknown argument NOSUCH for PRINTAS
+[exit status: 0]",
+    );
+    let unique = env.write_file("unique.pf", "SELECT UNIQUE\nName\n");
+    let unique = unique.to_str().unwrap();
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-pr", unique],
+        &format!(
+            "------- stderr -------\nprint-format aggregation not supported\n\
+             Error: invalid select file {unique}\n[exit status: 1]"
+        ),
+    );
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-pr", "/nonexistent.pf"],
+        "------- stderr -------\nCan't open select file: /nonexistent.pf\n\
+         Error: invalid select file /nonexistent.pf\n[exit status: 1]",
+    );
+    for args in [&["-pr"][..], &["-pr", "-long"][..]] {
+        check(
+            &env,
+            args,
+            "------- stderr -------\nError: Argument -print-format requires a filename argument\n\
+             [exit status: 1]",
+        );
+    }
+}
+
+/// -gpus (24.0's `SlotGPUs_PrintFormat`, its WHERE keeping the slots with GPUs) with the state
+/// totals status.cpp gives it; -startd -gpus (`DaemonGPUs_PrintFormat`, `TotalGPUs > 0`) with
+/// the startd totals, in either order; -gpus -compact is refused (condorlite's slots do not
+/// carry the GPU properties 24.0's compact GPU table folds).
+#[test]
+fn gpus() {
+    let env = pool();
+    check(
+        &env,
+        &["-ads", &fixture("gpus.ads"), "-gpus"],
+        "Name                     ST User              GPUs GPU-Memory GPU-Name             
+
+slot1@gpu1.example.org   Ui _                    1 39.6 GB    NVIDIA A100-SXM4-40GB
+slot1_1@gpu1.example.org Cb alice@example.org    1 39.6 GB    NVIDIA A100-SXM4-40GB
+
+               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle
+
+          Busy     0     0         0       1          0       0      0        0      0
+          Idle     0     0         1       0          0       0      0        0      0
+
+         Total     0     0         1       1          0       0      0        0      0
+[exit status: 0]",
+    );
+    let startd = "Name            Cores   Memory   GPUs GPU-Memory GPU-Name Offline-GPUs
+
+ep2.example.org 4         7.8 GB 2                                    
+
+              Machines    Slots     Cpus BusyCpus   BkCpus     GPUs BusyGPUs   BkGPUs  Memory%   BkMem%
+
+  x64/Debian12       1        3        4        1        0        2        1        0   25.00%    0.00%
+
+         Total       1        3        4        1        0        2        1        0   25.00%    0.00%
+[exit status: 0]";
+    check(
+        &env,
+        &["-ads", &fixture("startd.ads"), "-startd", "-gpus"],
+        startd,
+    );
+    check(
+        &env,
+        &["-ads", &fixture("startd.ads"), "-gpu", "-startd"],
+        startd,
+    );
+    check(
+        &env,
+        &["-ads", &fixture("gpus.ads"), "-gpus", "-compact"],
+        "------- stderr -------\nError:  -compact with -gpus is not supported by condorlite\n\
+         [exit status: 1]",
+    );
+}
+
+/// -any (`ppSetAnyNormalCols`): every ad, whatever its type: MyType and TargetType (-18,
+/// `None` when missing) and Name (`%-41.41s`), no totals.
+#[test]
+fn any_ads() {
+    let env = pool();
+    let ads = env.write_file(
+        "mixed.ads",
+        &format!(
+            "{}\nMyType = \"Negotiator\"\nName = \"a-negotiator-with-a-name-longer-than-forty-one\"\n",
+            std::fs::read_to_string(fixture("schedd.ads")).unwrap()
+        ),
+    );
+    // The column grows to the raw value's length (`calc_column_width`), the printf cuts the
+    // text: the long name is cut to 41 and padded to 46. The ad without a Machine sorts last.
+    let expected = "MyType             TargetType         Name                                          \n\n\
+                    Scheduler          None               batch@submit.example.org                      \n\
+                    Scheduler          None               submit.example.org                            \n\
+                    Negotiator         None               a-negotiator-with-a-name-longer-than-fort     \n\
+                    [exit status: 0]";
+    check(&env, &["-ads", ads.to_str().unwrap(), "-any"], expected);
+    check(&env, &["-ads", ads.to_str().unwrap(), "-an"], expected);
+}
+
+/// -direct NAME asks the named daemon: condorlite's master answers for this host's daemons,
+/// so a name that is not one of them fails as 24.0's `Daemon::locate` does; -direct needs a
+/// value; a second -direct wins, with status.cpp's warning. -broken is not a 24.0 option
+/// (it came in 24.10): an unknown option.
+#[test]
+fn direct_and_broken() {
+    let env = pool();
+    check(
+        &env,
+        &["-direct"],
+        "------- stderr -------\ncondor_status: -direct requires another argument\n\
+         Use \"condor_status -help\" for details\n[exit status: 1]",
+    );
+    let out = env.run(
+        "condor_status",
+        ["-dir", "nosuch.example.org", "-af", "Name"],
+    );
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        format!(
+            "------- stderr -------\nError: Failed to locate startd nosuch.example.org\n\
+             Can't find address for startd nosuch.example.org\n{NO_MASTER_HINT}[exit status: 1]"
+        )
+    );
+    let out = env.run("condor_status", ["-broken"]);
+    assert_eq!(out.status, Some(1));
+    assert!(
+        out.stderr
+            .starts_with("Error:  Unknown option -broken\nUsage: condor_status"),
+        "{out}"
+    );
+    assert!(
+        !out.stderr.contains("-broken\t"),
+        "24.0's usage has no -broken: {out}"
+    );
+
+    let master = crate::pool::Master::start(&env);
+    let startd = env.run("condor_status", ["-startd", "-af", "Name"]);
+    let name = startd.stdout.trim().to_owned();
+    let slots = env.run("condor_status", ["-af", "Name"]);
+    assert_eq!(slots.status, Some(0), "{slots}");
+    let direct = env.run("condor_status", ["-direct", &name, "-af", "Name"]);
+    assert_eq!(direct.to_string(), slots.to_string());
+    let twice = env.run(
+        "condor_status",
+        ["-direct", "x", "-direct", &name, "-af", "Name"],
+    );
+    assert_eq!(
+        twice.to_string(),
+        format!("{}------- stderr -------\nWarning:  Multiple -direct arguments given, using \"{name}\"\n[exit status: 0]", slots.stdout)
+    );
+    let other = env.run(
+        "condor_status",
+        ["-schedd", "-direct", "nosuch", "-af", "Name"],
+    );
+    assert_eq!(
+        other.to_string(),
+        "------- stderr -------\nError: Failed to locate schedd nosuch\n\
+         Can't find address for schedd nosuch\n[exit status: 1]"
+    );
+    drop(master);
+}

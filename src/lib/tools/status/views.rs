@@ -196,6 +196,12 @@ impl PpCol {
         self.noprefix = noprefix;
         self
     }
+    /// `CallInvalidField`: the formatter makes the text of a missing value.
+    pub const fn always(mut self) -> PpCol {
+        self.always = true;
+        self.alt = Alt::NONE;
+        self
+    }
     /// The missing value's text (`ShortInvalidField` is `?`, `BlankInvalidField` none).
     pub const fn alt(mut self, alt: Alt) -> PpCol {
         self.alt = alt;
@@ -266,6 +272,13 @@ pub fn register_lines(mask: &mut PrintMask, lines: &[Line]) {
 // condor_status's own functions (its `LocalPrintFormats[]`), and the fixed-attribute ones its
 // hard-coded slot tables use.
 
+/// `formatAdType`: the ad's type, at most 18 characters, `None` when it has none.
+pub const AD_TYPE: PrintAs = of_value("AD_TYPE", None, |v, _, _| {
+    Cell::Str(match v {
+        Value::Str(s) if !s.is_empty() => s.chars().take(18).collect(),
+        _ => "None".to_owned(),
+    })
+});
 /// condor_status's own `SLOT_COUNT_TAG`.
 pub const SLOT_COUNT_TAG: PrintAs = of_value("SLOT_COUNT_TAG", None, |v, _, _| {
     let t = match v {
@@ -389,6 +402,19 @@ pub fn slots_state(display: i32, wide: bool) -> Vec<Line> {
         pp_col("EnteredCurrentActivity", timewid)
             .label("  ActvtyTime")
             .print_as(ELAPSED_TIME)
+            .into(),
+    ]
+}
+
+/// `-any` (`ppSetAnyNormalCols`): each ad's type, target type and name.
+pub fn any_normal(wide: bool) -> Vec<Line> {
+    vec![
+        pp_col("MyType", -18).print_as(AD_TYPE).always().into(),
+        pp_col("TargetType", -18).print_as(AD_TYPE).always().into(),
+        pp_col("Name", 0)
+            .printf(if wide { "%-41s" } else { "%-41.41s" })
+            .truncate(!wide)
+            .alt(Alt::from_text("?"))
             .into(),
     ]
 }
@@ -647,8 +673,51 @@ pub fn negotiator() -> Vec<Sel> {
     ]
 }
 
+/// `-gpus` (`SlotGPUs_PrintFormat`): the slots with GPUs.
+pub fn slots_gpus() -> Vec<Sel> {
+    vec![
+        sel("Name").label("Name").auto(),
+        state_code(),
+        sel("RemoteUser").label("User").auto().printf("%s").or("_"),
+        sel("GPUs").label("GPUs").printf("%4d"),
+        sel("GPUs_GlobalMemoryMB")
+            .label("GPU-Memory")
+            .print_as(READABLE_MB)
+            .or("_"),
+        sel("GPUs_DeviceName?:join(\",\",evalineachcontext(DeviceName,AvailableGPUs))?:CUDADeviceName")
+            .label("GPU-Name")
+            .printf("%s")
+            .or("*"),
+    ]
+}
+
+/// `-startd -gpus` (`DaemonGPUs_PrintFormat`): the startds that detected GPUs.
+pub fn startd_gpus() -> Vec<Sel> {
+    vec![
+        sel("Name").label("Name").auto(),
+        sel("DetectedCPUs").label("Cores"),
+        sel("DetectedMemory")
+            .label("  Memory")
+            .width(10)
+            .truncate()
+            .print_as(READABLE_MB),
+        sel("DetectedGPUs").label("GPUs").print_as(MEMBER_COUNT),
+        sel("evalInEachContext(GlobalMemoryMB,DetectedGPUs)")
+            .label("GPU-Memory")
+            .print_as(UNIQUE)
+            .or(" "),
+        sel("evalInEachContext(DeviceName,DetectedGPUs)")
+            .label("GPU-Name")
+            .print_as(UNIQUE)
+            .or(" "),
+        sel("OfflineGPUs").label("Offline-GPUs").print_as(UNIQUE),
+    ]
+}
+
 /// The `WHERE` constraints of the formats that have one.
 pub const SCHEDD_RUN_WHERE: &str = "(ShadowsRunning+TotalSchedulerJobsRunning) > 0";
+pub const SLOTS_GPUS_WHERE: &str = "(PartitionableSlot && AssignedGPUs isnt undefined) ?: Gpus";
+pub const STARTD_GPUS_WHERE: &str = "TotalGPUs > 0";
 pub const STARTD_COMPACT_WHERE: &str = "PartitionableSlot =?= true || DynamicSlot =!= true";
 pub const CLAIMED_COMPACT_WHERE: &str =
     "(State == \"Claimed\" && DynamicSlot =!= true) || (NumDynamicSlots isnt undefined && NumDynamicSlots > 0)";
@@ -703,6 +772,16 @@ mod tests {
             (master(), None, fixture!("condor_status-master")),
             (start_daemon(), None, fixture!("condor_status-startd")),
             (negotiator(), None, fixture!("condor_status-negotiator")),
+            (
+                slots_gpus(),
+                Some(SLOTS_GPUS_WHERE),
+                fixture!("condor_status-gpus"),
+            ),
+            (
+                startd_gpus(),
+                Some(STARTD_GPUS_WHERE),
+                fixture!("condor_status-startd-gpus"),
+            ),
         ]
     }
 
