@@ -60,6 +60,8 @@ complete -c condor_q -l dag -d 'Show DAG node jobs under their DAGMan job (with 
 complete -c condor_q -o dag -d 'Show DAG node jobs under their DAGMan job (with -nobatch: one line per job, node names in the owner column); a cluster id also selects its DAG\'s nodes'
 complete -c condor_q -l totals -d 'Show only the totals'
 complete -c condor_q -o totals -d 'Show only the totals'
+complete -c condor_q -l io -d 'Show the jobs transferring files: runs, bytes in and out (24.0\'s -io view)'
+complete -c condor_q -o io -d 'Show the jobs transferring files: runs, bytes in and out (24.0\'s -io view)'
 complete -c condor_q -l factory -d 'Show the job factories (late materialization): their clusters\' counts (-factory:clusters_only,late_materialize)'
 complete -c condor_q -o factory -d 'Show the job factories (late materialization): their clusters\' counts (-factory:clusters_only,late_materialize)'
 complete -c condor_q -l expert -d 'Shorter error messages'

@@ -23,7 +23,7 @@ _condor_status() {
 
     case "${cmd}" in
         condor_status)
-            opts="-avail --avail -ads --ads -format --format -autoformat --autoformat -af --af -wide --wide -natural --natural -constraint --constraint -debug --debug -help --help -limit --limit -long --long -xml --xml -json --json -attributes --attributes -claimed --claimed -run --run -slots --slots -compact --compact -nocompact --nocompact -server --server -state --state -startd --startd -schedd --schedd -negotiator --negotiator -sort --sort -submitters --submitters -master --master -collector --collector -totals --totals -expert --expert -pool --pool -version --version"
+            opts="-avail --avail -ads --ads -format --format -autoformat --autoformat -af --af -wide --wide -natural --natural -constraint --constraint -debug --debug -help --help -limit --limit -long --long -xml --xml -json --json -attributes --attributes -claimed --claimed -run --run -slots --slots -compact --compact -nocompact --nocompact -server --server -state --state -startd --startd -schedd --schedd -negotiator --negotiator -sort --sort -submitters --submitters -master --master -collector --collector -totals --totals -expert --expert -pool --pool -version --version -print-format --print-format -direct --direct -gpus --gpus -any --any"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

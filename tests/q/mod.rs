@@ -1048,3 +1048,39 @@ fn print_format_errors_are_reported_as_htcondor_does() {
         );
     }
 }
+
+/// -io (24.0's `jobIO_PrintFormat`, prefix `-io`): only the jobs transferring files (its
+/// WHERE), the RUNS, INPUT, OUTPUT and RATE columns as 24.0 prints them (its `FORMATAS`
+/// words are no keyword of the language: the numbers are raw, RATE cut to 10), MISC the
+/// universe number, then the standard totals. ST marks the transfers (`<` in, ` >` out).
+/// Not the batch view.
+#[test]
+fn io_view_shows_the_jobs_transferring_files() {
+    let env = pool();
+    submit(
+        &env,
+        "alice",
+        "",
+        &[
+            "TransferringInput = true; NumJobStarts = 1; BytesRecvd = 123456.0; BytesSent = 0.0",
+            "",
+            "JobStatus = 2; TransferringOutput = true; NumJobStarts = 2; BytesRecvd = 10.0; \
+             BytesSent = 98765432109.0",
+        ],
+    );
+    check(
+        &env,
+        &["-io"],
+        &format!(
+            "{TITLE} ID      OWNER          RUNS ST  INPUT    OUTPUT        RATE      MISC\n\
+             \x20  1.0   alice             1 <  123456.0 0.0             123456.0 5\n\
+             \x20  1.2   alice             2  > 10.0     98765432109.0 9876543211 5\n\
+             \n\
+             Total for query: 2 jobs; 0 completed, 0 removed, 1 idle, 1 running, 0 held, 0 suspended \n\
+             Total for alice: 3 jobs; 0 completed, 0 removed, 2 idle, 1 running, 0 held, 0 suspended \n\
+             Total for all users: 3 jobs; 0 completed, 0 removed, 2 idle, 1 running, 0 held, 0 suspended\n\
+             \n\
+             [exit status: 0]"
+        ),
+    );
+}

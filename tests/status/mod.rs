@@ -24,9 +24,20 @@ fn fixture(name: &str) -> String {
     )
 }
 
-/// The default table's heading and the blank line under it.
-const HEADING: &str = "Name                               OpSys      Arch     State     Activity \
-                       LoadAv Mem     ActvtyTime\n\n";
+/// The default table's heading and the blank line under it. 24.0's slot tables are code,
+/// not print formats (src/condor_status.V6/prettyPrint.cpp at v24.0.23,
+/// `ppSetStartdNormalCols`): Name -18 when piped (-34 with -wide; on a terminal wider than 80,
+/// 12 growing to fit), OpSys -10, Arch -6, State -9, Activity -8, LoadAv 6 (`format_load_avg`),
+/// Mem `%4d`, `  ActvtyTime` 12 `%T` with no separator before it (`ActivityTime` with one
+/// under -wide). Every `ppSetColumn` column also grows to fit its values
+/// (`ppWidthOpts` sets FormatOptionAutoWidth), so the 23-character slot names widen Name and
+/// the 5-digit memory widens Mem: `name` is the longest name shown.
+fn heading(name: usize) -> String {
+    format!(
+        "{:name$} OpSys      Arch   State     Activity LoadAv Mem    ActvtyTime\n\n",
+        "Name"
+    )
+}
 
 /// The slot totals of the fixtures' one platform: a blank line, then the table with these
 /// counts in its key row and in its Total row.
@@ -97,13 +108,14 @@ fn default_view_with_totals() {
         &env,
         &["-ads", &fixture("slots.ads")],
         &format!(
-            "{HEADING}slot1@ep1.example.org              LINUX      X86_64   Unclaimed Idle      0.000  12288  0+00:40:00\n\
-             slot1_1@ep1.example.org            LINUX      X86_64   Claimed   Busy      0.980   1024  0+01:00:00\n\
-             slot1_2@ep1.example.org            LINUX      X86_64   Claimed   Busy      0.550   2048  0+00:01:00\n\
-             slot1@ep2.example.org              LINUX      X86_64   Unclaimed Idle      0.000   1996  1+00:16:40\n\
-             slot2@ep2.example.org              LINUX      X86_64   Claimed   Busy      1.000   1996  0+00:15:00\n\
-             slot10@ep2.example.org             LINUX      X86_64   Owner     Idle      0.000   3992  0+00:00:00\n\
+            "{}slot1@ep1.example.org   LINUX      X86_64 Unclaimed Idle      0.000 12288  0+00:40:00\n\
+             slot1_1@ep1.example.org LINUX      X86_64 Claimed   Busy      0.980  1024  0+01:00:00\n\
+             slot1_2@ep1.example.org LINUX      X86_64 Claimed   Busy      0.550  2048  0+00:01:00\n\
+             slot1@ep2.example.org   LINUX      X86_64 Unclaimed Idle      0.000  1996  1+00:16:40\n\
+             slot2@ep2.example.org   LINUX      X86_64 Claimed   Busy      1.000  1996  0+00:15:00\n\
+             slot10@ep2.example.org  LINUX      X86_64 Owner     Idle      0.000  3992  0+00:00:00\n\
              {}",
+            heading(23),
             linux_totals("     6     1       3         2       0          0      0        0      0")
         ),
     );
@@ -117,11 +129,12 @@ fn names_select_machines_and_slots() {
         &env,
         &["-ads", &fixture("slots.ads"), "ep2.example.org", "slot1@ep1.example.org"],
         &format!(
-            "{HEADING}slot1@ep1.example.org              LINUX      X86_64   Unclaimed Idle      0.000  12288  0+00:40:00\n\
-             slot1@ep2.example.org              LINUX      X86_64   Unclaimed Idle      0.000   1996  1+00:16:40\n\
-             slot2@ep2.example.org              LINUX      X86_64   Claimed   Busy      1.000   1996  0+00:15:00\n\
-             slot10@ep2.example.org             LINUX      X86_64   Owner     Idle      0.000   3992  0+00:00:00\n\
+            "{}slot1@ep1.example.org  LINUX      X86_64 Unclaimed Idle      0.000 12288  0+00:40:00\n\
+             slot1@ep2.example.org  LINUX      X86_64 Unclaimed Idle      0.000  1996  1+00:16:40\n\
+             slot2@ep2.example.org  LINUX      X86_64 Claimed   Busy      1.000  1996  0+00:15:00\n\
+             slot10@ep2.example.org LINUX      X86_64 Owner     Idle      0.000  3992  0+00:00:00\n\
              {}",
+            heading(22),
             linux_totals("     4     1       1         2       0          0      0        0      0")
         ),
     );
@@ -157,21 +170,26 @@ x64/AlmaLinux9     3     0       2         1       0          0      0        0 
     );
 }
 
-/// -state, -server, -claimed (and its totals), -avail.
+/// -state, -server, -claimed (and its totals), -avail. 24.0's columns (prettyPrint.cpp,
+/// v24.0.23): -state (`ppSetStateCols`) Name -12, Cpu 3, ` Mem` 5, LoadAv 6, then 11-wide
+/// times, which `ppSetColumnFormat` makes 12 wide with no separator before them, State -7,
+/// Activ -5; -server (`ppSetServerCols`) Name -13, OpSys -11, Arch -6, LoadAv 6, Memory `%8d`,
+/// Disk `%9d`, Mips `%7d`, KFlops `%9d`; -claimed (`ppSetRunCols`) Name -15, OpSys -11, Arch -6,
+/// LoadAv 6, RemoteUser -20, ClientMachine -16. Each column grows to fit its values.
 #[test]
 fn state_server_and_claimed_views() {
     let env = pool();
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-state"],
-        "Name                               Cpu  Mem  LoadAv   KbdIdle    State     StateTime  Activ   ActvtyTime
+        "Name                    Cpu  Mem  LoadAv  KbdIdle    State      StateTime  Activ  ActvtyTime 
 
-slot1@ep1.example.org              5          0.000   1+00:00:00 Unclaimed   0+00:39:50 Idle    0+00:39:50
-slot1_1@ep1.example.org            1          0.980   1+00:00:00 Claimed   0+01:00:00 Busy    0+00:59:50
-slot1_2@ep1.example.org            2          0.550   1+00:00:00 Claimed   0+00:00:55 Busy    0+00:00:50
-slot1@ep2.example.org              1          0.000   0+01:02:05 Unclaimed   1+00:16:30 Idle    1+00:16:30
-slot2@ep2.example.org              1          1.000   0+01:02:05 Claimed   0+00:14:50 Busy    0+00:14:50
-slot10@ep2.example.org             2          0.000   0+00:00:12 Owner     0+00:09:50 Idle    0+00:00:-1
+slot1@ep1.example.org     5 12288  0.000  1+00:00:00 Unclaimed  0+00:39:50 Idle    0+00:39:50
+slot1_1@ep1.example.org   1  1024  0.980  1+00:00:00 Claimed    0+01:00:00 Busy    0+00:59:50
+slot1_2@ep1.example.org   2  2048  0.550  1+00:00:00 Claimed    0+00:00:55 Busy    0+00:00:50
+slot1@ep2.example.org     1  1996  0.000  0+01:02:05 Unclaimed  1+00:16:30 Idle    1+00:16:30
+slot2@ep2.example.org     1  1996  1.000  0+01:02:05 Claimed    0+00:14:50 Busy    0+00:14:50
+slot10@ep2.example.org    2  3992  0.000  0+00:00:12 Owner      0+00:09:50 Idle   0+00:00:-10
 
                Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle
 
@@ -184,14 +202,14 @@ slot10@ep2.example.org             2          0.000   0+00:00:12 Owner     0+00:
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-server"],
-        "Name                               OpSys      Arch     LoadAv Memory   Disk      Mips    KFlops   
+        "Name                    OpSys       Arch   LoadAv Memory   Disk      Mips    KFlops   
 
-slot1@ep1.example.org              LINUX      X86_64    0.000    12288  20971520   29877   1452354
-slot1_1@ep1.example.org            LINUX      X86_64    0.980     1024   1048576   29877   1452354
-slot1_2@ep1.example.org            LINUX      X86_64    0.550     2048   1048576   29877   1452354
-slot1@ep2.example.org              LINUX      X86_64    0.000     1996   4194304   18000    901234
-slot2@ep2.example.org              LINUX      X86_64    1.000     1996   4194304   18000    901234
-slot10@ep2.example.org             LINUX      X86_64    0.000     3992   8388608   18000    901234
+slot1@ep1.example.org   LINUX       X86_64  0.000    12288  20971520   29877   1452354
+slot1_1@ep1.example.org LINUX       X86_64  0.980     1024   1048576   29877   1452354
+slot1_2@ep1.example.org LINUX       X86_64  0.550     2048   1048576   29877   1452354
+slot1@ep2.example.org   LINUX       X86_64  0.000     1996   4194304   18000    901234
+slot2@ep2.example.org   LINUX       X86_64  1.000     1996   4194304   18000    901234
+slot10@ep2.example.org  LINUX       X86_64  0.000     3992   8388608   18000    901234
 
                   Slots Avail  Memory        Disk        MIPS      KFLOPS
 
@@ -203,11 +221,11 @@ slot10@ep2.example.org             LINUX      X86_64    0.000     3992   8388608
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-claimed"],
-        "Name                               OpSys      Arch     LoadAv RemoteUser           ClientMachine   
+        "Name                    OpSys       Arch   LoadAv RemoteUser           ClientMachine     
 
-slot1_1@ep1.example.org            LINUX      X86_64    0.980 alice@example.org    submit.example.org
-slot1_2@ep1.example.org            LINUX      X86_64    0.550 bob@example.org      submit.example.org
-slot2@ep2.example.org              LINUX      X86_64    1.000 carol@example.org    submit.example.org
+slot1_1@ep1.example.org LINUX       X86_64  0.980 alice@example.org    submit.example.org
+slot1_2@ep1.example.org LINUX       X86_64  0.550 bob@example.org      submit.example.org
+slot2@ep2.example.org   LINUX       X86_64  1.000 carol@example.org    submit.example.org
 
                Machines         MIPS       KFLOPS   AvgLoadAvg
 
@@ -220,9 +238,10 @@ slot2@ep2.example.org              LINUX      X86_64    1.000 carol@example.org 
         &env,
         &["-ads", &fixture("slots.ads"), "-avail"],
         &format!(
-            "{HEADING}slot1@ep1.example.org              LINUX      X86_64   Unclaimed Idle      0.000  12288  0+00:40:00\n\
-             slot1@ep2.example.org              LINUX      X86_64   Unclaimed Idle      0.000   1996  1+00:16:40\n\
+            "{}slot1@ep1.example.org LINUX      X86_64 Unclaimed Idle      0.000 12288  0+00:40:00\n\
+             slot1@ep2.example.org LINUX      X86_64 Unclaimed Idle      0.000  1996  1+00:16:40\n\
              {}",
+            heading(21),
             linux_totals("     2     0       0         2       0          0      0        0      0")
         ),
     );
@@ -528,14 +547,14 @@ fn wide_and_forced_widths() {
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-wide"],
-        "Name                               OpSys      Arch     State     Activity LoadAv Mem    ActivityTime
+        "Name                               OpSys      Arch   State     Activity LoadAv Mem   ActivityTime
 
-slot1@ep1.example.org              LINUX      X86_64   Unclaimed Idle      0.000  12288   0+00:40:00
-slot1_1@ep1.example.org            LINUX      X86_64   Claimed   Busy      0.980   1024   0+01:00:00
-slot1_2@ep1.example.org            LINUX      X86_64   Claimed   Busy      0.550   2048   0+00:01:00
-slot1@ep2.example.org              LINUX      X86_64   Unclaimed Idle      0.000   1996   1+00:16:40
-slot2@ep2.example.org              LINUX      X86_64   Claimed   Busy      1.000   1996   0+00:15:00
-slot10@ep2.example.org             LINUX      X86_64   Owner     Idle      0.000   3992   0+00:00:00
+slot1@ep1.example.org              LINUX      X86_64 Unclaimed Idle      0.000 12288   0+00:40:00
+slot1_1@ep1.example.org            LINUX      X86_64 Claimed   Busy      0.980  1024   0+01:00:00
+slot1_2@ep1.example.org            LINUX      X86_64 Claimed   Busy      0.550  2048   0+00:01:00
+slot1@ep2.example.org              LINUX      X86_64 Unclaimed Idle      0.000  1996   1+00:16:40
+slot2@ep2.example.org              LINUX      X86_64 Claimed   Busy      1.000  1996   0+00:15:00
+slot10@ep2.example.org             LINUX      X86_64 Owner     Idle      0.000  3992   0+00:00:00
 
              Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle
 
@@ -547,20 +566,91 @@ X86_64/LINUX     6     1       3         2       0          0      0        0   
     check(
         &env,
         &["-ads", &fixture("slots.ads"), "-wide:60"],
-        "Name         OpSys      Arch     State     Activity LoadAv 
+        "Name                    OpSys      Arch   State     Activit
 
-slot1@ep1.ex LINUX      X86_64   Unclaimed Idle      0.000 
-slot1_1@ep1. LINUX      X86_64   Claimed   Busy      0.980 
-slot1_2@ep1. LINUX      X86_64   Claimed   Busy      0.550 
-slot1@ep2.ex LINUX      X86_64   Unclaimed Idle      0.000 
-slot2@ep2.ex LINUX      X86_64   Claimed   Busy      1.000 
-slot10@ep2.e LINUX      X86_64   Owner     Idle      0.000 
+slot1@ep1.example.org   LINUX      X86_64 Unclaimed Idle   
+slot1_1@ep1.example.org LINUX      X86_64 Claimed   Busy   
+slot1_2@ep1.example.org LINUX      X86_64 Claimed   Busy   
+slot1@ep2.example.org   LINUX      X86_64 Unclaimed Idle   
+slot2@ep2.example.org   LINUX      X86_64 Claimed   Busy   
+slot10@ep2.example.org  LINUX      X86_64 Owner     Idle   
 
                Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle
 
   X86_64/LINUX     6     1       3         2       0          0      0        0      0
 
          Total     6     1       3         2       0          0      0        0      0
+[exit status: 0]",
+    );
+    // A display wider than 80 (prettyPrint.cpp, v24.0.23): the default table's Name starts
+    // at 12 and fits the names (`FitToName`, reset by `ppAdjustProjection`); -server's is
+    // MAX(-40, 65 - width) = -24 at 89; -state's time columns are 12 wide with a separator
+    // over 90 and its Name MAX(-40, 34 + 3*12 - width) = -29 at 99; -collector's Name and
+    // Machine share the room beyond 79 (2/3 of it, at most 20, to Name).
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-wide:90"],
+        "Name                    OpSys      Arch   State     Activity LoadAv Mem    ActvtyTime
+
+slot1@ep1.example.org   LINUX      X86_64 Unclaimed Idle      0.000 12288  0+00:40:00
+slot1_1@ep1.example.org LINUX      X86_64 Claimed   Busy      0.980  1024  0+01:00:00
+slot1_2@ep1.example.org LINUX      X86_64 Claimed   Busy      0.550  2048  0+00:01:00
+slot1@ep2.example.org   LINUX      X86_64 Unclaimed Idle      0.000  1996  1+00:16:40
+slot2@ep2.example.org   LINUX      X86_64 Claimed   Busy      1.000  1996  0+00:15:00
+slot10@ep2.example.org  LINUX      X86_64 Owner     Idle      0.000  3992  0+00:00:00
+
+               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle
+
+  X86_64/LINUX     6     1       3         2       0          0      0        0      0
+
+         Total     6     1       3         2       0          0      0        0      0
+[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-server", "-wide:90"],
+        "Name                     OpSys       Arch   LoadAv Memory   Disk      Mips    KFlops   
+
+slot1@ep1.example.org    LINUX       X86_64  0.000    12288  20971520   29877   1452354
+slot1_1@ep1.example.org  LINUX       X86_64  0.980     1024   1048576   29877   1452354
+slot1_2@ep1.example.org  LINUX       X86_64  0.550     2048   1048576   29877   1452354
+slot1@ep2.example.org    LINUX       X86_64  0.000     1996   4194304   18000    901234
+slot2@ep2.example.org    LINUX       X86_64  1.000     1996   4194304   18000    901234
+slot10@ep2.example.org   LINUX       X86_64  0.000     3992   8388608   18000    901234
+
+                  Slots Avail  Memory        Disk        MIPS      KFLOPS
+
+  X86_64/LINUX        6     5       23344    39845888      143631     7060764
+
+         Total        6     5       23344    39845888      143631     7060764
+[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-state", "-wide:100"],
+        "Name                          Cpu  Mem  LoadAv   KbdIdle    State       StateTime  Activ   ActvtyTi
+
+slot1@ep1.example.org           5 12288  0.000   1+00:00:00 Unclaimed   0+00:39:50 Idle     0+00:39
+slot1_1@ep1.example.org         1  1024  0.980   1+00:00:00 Claimed     0+01:00:00 Busy     0+00:59
+slot1_2@ep1.example.org         2  2048  0.550   1+00:00:00 Claimed     0+00:00:55 Busy     0+00:00
+slot1@ep2.example.org           1  1996  0.000   0+01:02:05 Unclaimed   1+00:16:30 Idle     1+00:16
+slot2@ep2.example.org           1  1996  1.000   0+01:02:05 Claimed     0+00:14:50 Busy     0+00:14
+slot10@ep2.example.org          2  3992  0.000   0+00:00:12 Owner       0+00:09:50 Idle    0+00:00:
+
+               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle
+
+          Busy     0     0         0       3          0       0      0        0      0
+          Idle     0     1         2       0          0       0      0        0      0
+
+         Total     0     1         2       3          0       0      0        0      0
+[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-ads", &fixture("collector.ads"), "-collector", "-wide:100"],
+        "Name                                      Machine                   RunningJobs IdleJobs HostsTotal
+
+My Pool - cm.example.org@cm.example.org   cm.example.org                      3       14          2
 [exit status: 0]",
     );
 }
@@ -644,9 +734,9 @@ x64/AlmaLinux9       1        3        8        3        0        0        0    
     check(
         &env,
         &["-ads", &fixture("collector.ads"), "-collector"],
-        "Name                                    Machine            RunningJobs   IdleJobs HostsTotal
+        "Name                                    Machine            RunningJobs IdleJobs HostsTotal
 
-My Pool - cm.example.org@cm.example.org cm.example.org               3         14          2
+My Pool - cm.example.org@cm.example.org cm.example.org               3       14          2
 [exit status: 0]",
     );
 }
@@ -826,4 +916,220 @@ fn limit_is_read_as_atoi_and_unknown_conversions_print_as_they_are() {
         &["-ads", &slots, "-format", "%Q\\n", "Name", "-limit", "2"],
         "%Q\n%Q\n[exit status: 0]",
     );
+}
+
+/// -print-format FILE (status.cpp, `set_status_print_mask_from_stream`): the format's columns,
+/// its WHERE ANDed into the query, its headings without the blank line of the built-in tables,
+/// and no totals (24.0 keeps `PP_CUSTOM` as the totals' style, even with SUMMARY STANDARD).
+/// A file that cannot be opened, an aggregating format and a missing file name are refused
+/// with HTCondor's messages; the parser's own complaints are printed and the table shown.
+#[test]
+fn print_format_files() {
+    let env = pool();
+    let pf = env.write_file(
+        "claimed.pf",
+        "SELECT\nName AS Slot WIDTH -24\nState AS St WIDTH 9\nMemory PRINTF %6d\n\
+         WHERE State == \"Claimed\"\nSUMMARY STANDARD\n",
+    );
+    let pf = pf.to_str().unwrap();
+    let expected = "Slot                     St        Memory
+slot1_1@ep1.example.org    Claimed   1024
+slot1_2@ep1.example.org    Claimed   2048
+slot2@ep2.example.org      Claimed   1996
+[exit status: 0]";
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-print-format", pf],
+        expected,
+    );
+    // The shortest prefix, and a qualifier (ignored).
+    check(&env, &["-ads", &fixture("slots.ads"), "-pr", pf], expected);
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-print-format:x", pf],
+        expected,
+    );
+    // `-pr !` only turns off the configured default print formats: the default table.
+    let out = env.run("condor_status", ["-ads", &fixture("slots.ads"), "-pr", "!"]);
+    assert!(out.stdout.starts_with(&heading(23)), "{out}");
+    let bad = env.write_file("bad.pf", "SELECT\nName AS N WIDTH 12 PRINTAS NOSUCH\n");
+    check(
+        &env,
+        &[
+            "-ads",
+            &fixture("slots.ads"),
+            "-constraint",
+            "Machine == \"ep2.example.org\"",
+            "-pr",
+            bad.to_str().unwrap(),
+        ],
+        "N           
+slot1@ep2.ex
+slot2@ep2.ex
+slot10@ep2.e
+------- stderr -------
+Unknown argument NOSUCH for PRINTAS
+[exit status: 0]",
+    );
+    let unique = env.write_file("unique.pf", "SELECT UNIQUE\nName\n");
+    let unique = unique.to_str().unwrap();
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-pr", unique],
+        &format!(
+            "------- stderr -------\nprint-format aggregation not supported\n\
+             Error: invalid select file {unique}\n[exit status: 1]"
+        ),
+    );
+    check(
+        &env,
+        &["-ads", &fixture("slots.ads"), "-pr", "/nonexistent.pf"],
+        "------- stderr -------\nCan't open select file: /nonexistent.pf\n\
+         Error: invalid select file /nonexistent.pf\n[exit status: 1]",
+    );
+    for args in [&["-pr"][..], &["-pr", "-long"][..]] {
+        check(
+            &env,
+            args,
+            "------- stderr -------\nError: Argument -print-format requires a filename argument\n\
+             [exit status: 1]",
+        );
+    }
+}
+
+/// -gpus (24.0's `SlotGPUs_PrintFormat`, its WHERE keeping the slots with GPUs) with the state
+/// totals status.cpp gives it; -startd -gpus (`DaemonGPUs_PrintFormat`, `TotalGPUs > 0`) with
+/// the startd totals, in either order; -gpus -compact is refused (condorlite's slots do not
+/// carry the GPU properties 24.0's compact GPU table folds).
+#[test]
+fn gpus() {
+    let env = pool();
+    check(
+        &env,
+        &["-ads", &fixture("gpus.ads"), "-gpus"],
+        "Name                     ST User              GPUs GPU-Memory GPU-Name             
+
+slot1@gpu1.example.org   Ui _                    1 39.6 GB    NVIDIA A100-SXM4-40GB
+slot1_1@gpu1.example.org Cb alice@example.org    1 39.6 GB    NVIDIA A100-SXM4-40GB
+
+               Total Owner Unclaimed Claimed Preempting Matched  Drain Backfill BkIdle
+
+          Busy     0     0         0       1          0       0      0        0      0
+          Idle     0     0         1       0          0       0      0        0      0
+
+         Total     0     0         1       1          0       0      0        0      0
+[exit status: 0]",
+    );
+    let startd = "Name            Cores   Memory   GPUs GPU-Memory GPU-Name Offline-GPUs
+
+ep2.example.org 4         7.8 GB 2                                    
+
+              Machines    Slots     Cpus BusyCpus   BkCpus     GPUs BusyGPUs   BkGPUs  Memory%   BkMem%
+
+  x64/Debian12       1        3        4        1        0        2        1        0   25.00%    0.00%
+
+         Total       1        3        4        1        0        2        1        0   25.00%    0.00%
+[exit status: 0]";
+    check(
+        &env,
+        &["-ads", &fixture("startd.ads"), "-startd", "-gpus"],
+        startd,
+    );
+    check(
+        &env,
+        &["-ads", &fixture("startd.ads"), "-gpu", "-startd"],
+        startd,
+    );
+    check(
+        &env,
+        &["-ads", &fixture("gpus.ads"), "-gpus", "-compact"],
+        "------- stderr -------\nError:  -compact with -gpus is not supported by condorlite\n\
+         [exit status: 1]",
+    );
+}
+
+/// -any (`ppSetAnyNormalCols`): every ad, whatever its type: MyType and TargetType (-18,
+/// `None` when missing) and Name (`%-41.41s`), no totals.
+#[test]
+fn any_ads() {
+    let env = pool();
+    let ads = env.write_file(
+        "mixed.ads",
+        &format!(
+            "{}\nMyType = \"Negotiator\"\nName = \"a-negotiator-with-a-name-longer-than-forty-one\"\n",
+            std::fs::read_to_string(fixture("schedd.ads")).unwrap()
+        ),
+    );
+    // The column grows to the raw value's length (`calc_column_width`), the printf cuts the
+    // text: the long name is cut to 41 and padded to 46. The ad without a Machine sorts last.
+    let expected = "MyType             TargetType         Name                                          \n\n\
+                    Scheduler          None               batch@submit.example.org                      \n\
+                    Scheduler          None               submit.example.org                            \n\
+                    Negotiator         None               a-negotiator-with-a-name-longer-than-fort     \n\
+                    [exit status: 0]";
+    check(&env, &["-ads", ads.to_str().unwrap(), "-any"], expected);
+    check(&env, &["-ads", ads.to_str().unwrap(), "-an"], expected);
+}
+
+/// -direct NAME asks the named daemon: condorlite's master answers for this host's daemons,
+/// so a name that is not one of them fails as 24.0's `Daemon::locate` does; -direct needs a
+/// value; a second -direct wins, with status.cpp's warning. -broken is not a 24.0 option
+/// (it came in 24.10): an unknown option.
+#[test]
+fn direct_and_broken() {
+    let env = pool();
+    check(
+        &env,
+        &["-direct"],
+        "------- stderr -------\ncondor_status: -direct requires another argument\n\
+         Use \"condor_status -help\" for details\n[exit status: 1]",
+    );
+    let out = env.run(
+        "condor_status",
+        ["-dir", "nosuch.example.org", "-af", "Name"],
+    );
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        format!(
+            "------- stderr -------\nError: Failed to locate startd nosuch.example.org\n\
+             Can't find address for startd nosuch.example.org\n{NO_MASTER_HINT}[exit status: 1]"
+        )
+    );
+    let out = env.run("condor_status", ["-broken"]);
+    assert_eq!(out.status, Some(1));
+    assert!(
+        out.stderr
+            .starts_with("Error:  Unknown option -broken\nUsage: condor_status"),
+        "{out}"
+    );
+    assert!(
+        !out.stderr.contains("-broken\t"),
+        "24.0's usage has no -broken: {out}"
+    );
+
+    let master = crate::pool::Master::start(&env);
+    let startd = env.run("condor_status", ["-startd", "-af", "Name"]);
+    let name = startd.stdout.trim().to_owned();
+    let slots = env.run("condor_status", ["-af", "Name"]);
+    assert_eq!(slots.status, Some(0), "{slots}");
+    let direct = env.run("condor_status", ["-direct", &name, "-af", "Name"]);
+    assert_eq!(direct.to_string(), slots.to_string());
+    let twice = env.run(
+        "condor_status",
+        ["-direct", "x", "-direct", &name, "-af", "Name"],
+    );
+    assert_eq!(
+        twice.to_string(),
+        format!("{}------- stderr -------\nWarning:  Multiple -direct arguments given, using \"{name}\"\n[exit status: 0]", slots.stdout)
+    );
+    let other = env.run(
+        "condor_status",
+        ["-schedd", "-direct", "nosuch", "-af", "Name"],
+    );
+    assert_eq!(
+        other.to_string(),
+        "------- stderr -------\nError: Failed to locate schedd nosuch\n\
+         Can't find address for schedd nosuch\n[exit status: 1]"
+    );
+    drop(master);
 }

@@ -6,7 +6,7 @@
 //! after N jobs.
 //!
 //! Views: the batch view (the default, one line per batch, see [`batch`]), `-nobatch` (one
-//! line per job), `-run`, `-hold`, `-idle`, `-factory` (the job factories' cluster ads),
+//! line per job), `-run`, `-hold`, `-idle`, `-io`, `-factory` (the job factories' cluster ads),
 //! `-totals` (the per-job ones are HTCondor 24.0's print formats, see [`views`]), or a user's
 //! `-print-format FILE`; each starts with the schedd's title line and ends with the `Total for
 //! query:` summary (not `-run`, `-idle` and `-factory`). `-af`,
@@ -107,6 +107,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("currentrun", 3),
     Prefix::min("cumulative-time", 3),
     Prefix::min("debug", 3).qualified(),
+    Prefix::min("io", 2),
     Prefix::min("dag", 2),
     Prefix::min("batch", 2).qualified(),
     Prefix::min("progress", 3).qualified(),
@@ -194,6 +195,10 @@ pub fn command() -> Command {
         ))
         .arg(flag("totals", "Show only the totals"))
         .arg(flag(
+            "io",
+            "Show the jobs transferring files: runs, bytes in and out (24.0's -io view)",
+        ))
+        .arg(flag(
             "factory",
             "Show the job factories (late materialization): their clusters' counts \
              (-factory:clusters_only,late_materialize)",
@@ -260,6 +265,8 @@ enum View {
     Idle,
     /// `-factory` (`jobFactory_PrintFormat`): the cluster ads of job factories.
     Factory,
+    /// `-io` (`jobIO_PrintFormat`): the jobs transferring files.
+    Io,
 }
 
 /// condor_q's command line, read once from what clap parsed: every option `run` looks at,
@@ -302,6 +309,8 @@ struct Args {
     totals: bool,
     /// `-factory`, and the qualifiers of each occurrence (`clusters_only,late_materialize`).
     factory: Option<Vec<Option<String>>>,
+    /// `-io`.
+    io: bool,
     /// `-name`, in order.
     names: Vec<String>,
     /// `-pool HOST` (the last one given).
@@ -385,6 +394,7 @@ impl Args {
             batch,
             dag: on("dag"),
             totals: on("totals"),
+            io: on("io"),
             factory: on("factory").then(|| {
                 let qualifiers = inv.qualifiers("factory").into_iter();
                 qualifiers.map(|q| q.map(str::to_owned)).collect()
@@ -590,9 +600,18 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         }
     };
     let batch = args.batch.unwrap_or(
-        batch_is_default && !run && !idle && !hold && factory.is_none() && print_format.is_none(),
+        batch_is_default
+            && !run
+            && !idle
+            && !hold
+            && !args.io
+            && factory.is_none()
+            && print_format.is_none(),
     );
-    let view = if hold {
+    // -io names its view (`qdo_mode`), which initOutputMask's choice does not override.
+    let view = if args.io {
+        View::Io
+    } else if hold {
         View::Hold
     } else if batch {
         View::Batch
@@ -843,6 +862,14 @@ impl<'s> Query<'s> {
         };
         if let Some(s) = state {
             jobs = jobs.with_constraint(parse_old_expr(s).expect("a valid constraint"));
+            partial = true;
+        }
+        // The -io view's WHERE, as a built-in format's is (`set_print_mask_from_stream`).
+        if req.view == View::Io {
+            let w = views::parse(views::IO)
+                .where_expr
+                .expect("the -io view has a WHERE");
+            jobs = jobs.with_constraint(parse_old_expr(&w).expect("a valid constraint"));
             partial = true;
         }
         // A print format's WHERE is ANDed into the query (an invalid one is reported and
@@ -1278,7 +1305,7 @@ impl<'s> Query<'s> {
             }
             out.write_all(buf.as_bytes())?;
         }
-        if matches!(view, View::Jobs | View::Dag | View::Hold) {
+        if matches!(view, View::Jobs | View::Dag | View::Hold | View::Io) {
             let mut footer = String::from("\n");
             footer.push_str(&self.summary_text(&summary));
             out.write_all(footer.as_bytes())?;
@@ -1692,6 +1719,7 @@ fn job_mask(view: View) -> PrintMask {
         View::Idle => views::IDLE,
         View::Dag => views::DAG,
         View::Factory => views::FACTORY,
+        View::Io => views::IO,
         View::Jobs | View::Batch => views::NOBATCH,
     })
 }

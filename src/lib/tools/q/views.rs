@@ -81,6 +81,23 @@ pub const HOLD: &str = "SELECT
 SUMMARY STANDARD
 ";
 
+/// `jobIO_PrintFormat` (`-io`): the jobs transferring files. `FORMATAS` is no keyword of
+/// the language: its words are skipped, so INPUT and OUTPUT show the raw numbers, RATE its
+/// first 10 characters, MISC the universe number, as in 24.0.
+pub const IO: &str = "SELECT
+   ClusterId     AS ' ID'  NOSUFFIX WIDTH 5 PRINTF '%4d.'
+   ProcId        AS ' '    NOPREFIX WIDTH 3 PRINTF '%-3d'
+   Owner         AS  OWNER WIDTH -14 PRINTAS OWNER OR ??
+   IfThenElse(JobUniverse==1,NumCkpts_RAW,NumJobStarts) AS RUNS PRINTF '%4d' OR ?
+   JobStatus     AS ST                       PRINTAS JOB_STATUS
+   IfThenElse(JobUniverse==1,FileReadBytes,BytesRecvd) AS ' INPUT' FORMATAS READABLE_BYTES OR ??
+   IfThenElse(JobUniverse==1,FileWriteBytes,BytesSent) AS ' OUTPUT' FORMATAS READABLE_BYTES OR ??
+   IfThenElse(JobUniverse==1,FileReadBytes+FileWriteBytes,BytesRecvd+BytesSent)   AS ' RATE' WIDTH 10 FORMATAS READABLE_BYTES OR ??
+   JobUniverse AS 'MISC' FORMATAS BUFFER_IO_MISC
+WHERE JobUniverse==1 || TransferQueued=?=true || TransferringOutput=?=true || TransferringInput=?=true
+SUMMARY STANDARD
+";
+
 /// `jobFactory_PrintFormat` (`-factory`): the cluster ads of job factories (late
 /// materialization), with the counts of their procs the schedd keeps (`JobsPresent`, ...).
 pub const FACTORY: &str = "SELECT
@@ -191,7 +208,11 @@ mod tests {
     use crate::output::printformat::describe;
 
     /// 24.0's texts, extracted from its source (tests/fixtures/printformat/extract.py).
-    const FIXTURES: [(&str, &str); 7] = [
+    const FIXTURES: [(&str, &str); 8] = [
+        (
+            IO,
+            include_str!("../../../../tests/fixtures/printformat/condor_q-io.txt"),
+        ),
         (
             NOBATCH,
             include_str!("../../../../tests/fixtures/printformat/condor_q-nobatch.txt"),

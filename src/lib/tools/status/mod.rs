@@ -40,13 +40,14 @@ use crate::error::CommandError;
 use crate::output::ads::{select, write_long, Selection, XML_FOOTER, XML_HEADER};
 use crate::output::autoformat::{add_format_args, FormatArg};
 use crate::output::mask::{PrintMask, RenderEnv, AUTO_WIDTH, NO_TRUNCATE};
+use crate::output::printformat::{self, read_format_arg, Aggregate, FormatArgError, PrintFormat};
 use crate::output::render::{lookup_int, lookup_str};
 use crate::queue::constraint_holds;
 use crate::version::{CONDOR_PLATFORM, CONDOR_VERSION};
 
 use compact::{Cols, Slot};
 use totals::Totals;
-use views::Sel;
+use views::{Line, Sel};
 
 pub const TOOL: Tool = Tool {
     name: "condor_status",
@@ -68,11 +69,13 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("avail", 2),
     Prefix::min("ads", 2).qualified(),
     Prefix::min("format", 1),
+    Prefix::min("print-format", 2).qualified(),
     Prefix::min("autoformat", 5).qualified(),
     Prefix::min("af", 2).qualified(),
     Prefix::min("wide", 3).qualified(),
     Prefix::min("natural", 3).qualified(),
     Prefix::min("constraint", 3),
+    Prefix::min("direct", 3),
     Prefix::min("debug", 2).qualified(),
     Prefix::min("help", 1),
     Prefix::min("limit", 2),
@@ -82,6 +85,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("attributes", 2),
     Prefix::min("claimed", 2),
     Prefix::min("run", 1),
+    Prefix::min("gpus", 3),
     Prefix::min("slots", 2),
     Prefix::min("compact", 3),
     Prefix::min("nocompact", 5),
@@ -90,6 +94,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("startd", 4),
     Prefix::min("schedd", 2),
     Prefix::min("negotiator", 1),
+    Prefix::min("any", 2),
     Prefix::min("sort", 2),
     Prefix::min("submitters", 4),
     Prefix::min("master", 1),
@@ -193,6 +198,19 @@ pub fn command() -> Command {
             "version",
             "Print the HTCondor version and exit",
         ))
+        .arg(flag_option(
+            "print-format",
+            "-print-format FILE: the table as the print format in FILE says (- for stdin)",
+        ))
+        .arg(flag_option(
+            "direct",
+            "-direct NAME: ask the named daemon itself (this host's daemons)",
+        ))
+        .arg(flag_option(
+            "gpus",
+            "Show the slots with GPUs (-startd -gpus: the startds that detected GPUs)",
+        ))
+        .arg(flag_option("any", "Show every ad of the pool, of any type"))
         .arg(words(WORDS, "NAME", "Slots or machines to show"))
 }
 
@@ -209,19 +227,27 @@ enum Mode {
     Master,
     Collector,
     Negotiator,
+    /// `-gpus`.
+    SlotsGpus,
+    /// `-startd -gpus`.
+    StartdGpus,
+    /// `-any`: every ad.
+    Any,
 }
 
 impl Mode {
-    fn ad_kind(self) -> AdKind {
-        match self {
-            Mode::Slots | Mode::SlotsAvail | Mode::SlotsClaimed => AdKind::Slots,
-            Mode::StartDaemon => AdKind::Startd,
+    /// The kind of ad asked for (`None`: any).
+    fn ad_kind(self) -> Option<AdKind> {
+        Some(match self {
+            Mode::Slots | Mode::SlotsAvail | Mode::SlotsClaimed | Mode::SlotsGpus => AdKind::Slots,
+            Mode::StartDaemon | Mode::StartdGpus => AdKind::Startd,
             Mode::Schedd | Mode::ScheddRun => AdKind::Schedd,
             Mode::Submitters => AdKind::Submitters,
             Mode::Master => AdKind::Master,
             Mode::Collector => AdKind::Collector,
             Mode::Negotiator => AdKind::Negotiator,
-        }
+            Mode::Any => return None,
+        })
     }
 
     fn style(self) -> Pp {
@@ -235,6 +261,9 @@ impl Mode {
             Mode::Master => Pp::MasterNormal,
             Mode::Collector => Pp::CollectorNormal,
             Mode::Negotiator => Pp::NegotiatorNormal,
+            Mode::SlotsGpus => Pp::SlotsGpus,
+            Mode::StartdGpus => Pp::StartdGpus,
+            Mode::Any => Pp::Generic,
         }
     }
 }
@@ -248,13 +277,17 @@ pub enum Pp {
     SlotsServer = 2,
     SlotsState = 3,
     SlotsRun = 4,
+    SlotsGpus = 6,
     StartDaemon = 10,
+    StartdGpus = 11,
     ScheddNormal = 15,
     ScheddRun = 17,
     SubmitterNormal = 18,
     MasterNormal = 19,
     CollectorNormal = 20,
     NegotiatorNormal = 24,
+    /// `-any`'s table (`PP_GENERIC`).
+    Generic = 29,
     Custom = 30,
     Long = 31,
     Xml = 32,
@@ -398,6 +431,10 @@ struct StatusArgs {
     attributes: Vec<String>,
     /// `-long:nosort`: the attributes in the ad's own order.
     hash_order: bool,
+    /// `-print-format FILE` (the last one; `-pr !` gives none).
+    print_format: Option<String>,
+    /// `-direct NAME`: the daemon to ask (the last one given).
+    direct: Option<String>,
 }
 
 /// What set the mode and the style (`setby`), for the messages about conflicting options.
@@ -419,6 +456,8 @@ struct Reader {
     constraints: Vec<(bool, String)>,
     /// How many `-pool` options were given.
     pools_given: usize,
+    /// How many `-direct` options were given.
+    directs_given: usize,
 }
 
 impl StatusArgs {
@@ -447,11 +486,14 @@ impl StatusArgs {
                 formats: Vec::new(),
                 attributes: Vec::new(),
                 hash_order: false,
+                print_format: None,
+                direct: None,
             },
             mode: None,
             set_by: SetBy::default(),
             constraints: Vec::new(),
             pools_given: 0,
+            directs_given: 0,
         };
         let argv = Argv::from_invocation(inv, PREFIXES, WORDS);
         if let Err(stop) = reader.read(&argv).and_then(|()| reader.finish()) {
@@ -459,6 +501,15 @@ impl StatusArgs {
         }
         if let Some(pool) = reader.args.pool.as_ref().filter(|_| reader.pools_given > 1) {
             let note = format!("Warning:  Multiple -pool arguments given, using \"{pool}\"");
+            reader.args.notes.push(note);
+        }
+        if let Some(direct) = reader
+            .args
+            .direct
+            .as_ref()
+            .filter(|_| reader.directs_given > 1)
+        {
+            let note = format!("Warning:  Multiple -direct arguments given, using \"{direct}\"");
             reader.args.notes.push(note);
         }
         reader.args
@@ -588,6 +639,42 @@ impl Reader {
                             }
                         }
                     }
+                    "print-format" => {
+                        let file = argv
+                            .text(i + 1)
+                            .filter(|f| !(f.starts_with('-') && f.len() > 1));
+                        let Some(file) = file else {
+                            return Err(Action::Refuse(Refusal::Error(
+                                "Error: Argument -print-format requires a filename argument"
+                                    .to_owned(),
+                            )));
+                        };
+                        // `-pr !` only turns off the configured default print formats.
+                        if file != "!" {
+                            self.args.explicit_format = true;
+                            self.set_style(Pp::Custom, index, &text);
+                            self.args.print_format = Some(file);
+                        }
+                        i += 1;
+                    }
+                    "direct" => {
+                        if !next_exists(1) {
+                            return Err(use_help(format!(
+                                "{NAME}: -direct requires another argument"
+                            )));
+                        }
+                        self.directs_given += 1;
+                        self.args.direct = Some(value(1));
+                        i += 1;
+                    }
+                    "gpus" => {
+                        if self.mode == Some(Mode::StartDaemon) {
+                            self.reset_mode(Mode::StartdGpus, index, &text)?
+                        } else {
+                            self.set_mode(Mode::SlotsGpus, index, &text)?
+                        }
+                    }
+                    "any" => self.set_mode(Mode::Any, index, &text)?,
                     "natural" | "debug" => {}
                     "expert" => self.args.expert = true,
                     "pool" => {
@@ -668,7 +755,10 @@ impl Reader {
                     "nocompact" => self.args.compact = false,
                     "server" => self.set_style(Pp::SlotsServer, index, &text),
                     "state" => self.set_style(Pp::SlotsState, index, &text),
-                    "startd" => self.set_mode(Mode::StartDaemon, index, &text)?,
+                    "startd" => match self.mode {
+                        Some(Mode::SlotsGpus) => self.reset_mode(Mode::StartdGpus, index, &text)?,
+                        _ => self.set_mode(Mode::StartDaemon, index, &text)?,
+                    },
                     "schedd" => match self.mode {
                         Some(Mode::SlotsClaimed) => {
                             self.reset_mode(Mode::ScheddRun, index, &text)?
@@ -725,7 +815,14 @@ impl Reader {
         }
         let mode = self.mode.unwrap_or(Mode::Slots);
         self.args.mode = mode;
-        if self.args.compact && mode.ad_kind() != AdKind::Slots {
+        if self.args.compact && mode == Mode::SlotsGpus {
+            // 24.0's -gpus -compact folds GPU properties (GPUS_CAPS, GPUS_MEM, GPUS_NAMES)
+            // that condorlite's slots do not carry.
+            return Err(Action::Refuse(Refusal::Error(
+                "Error:  -compact with -gpus is not supported by condorlite".to_owned(),
+            )));
+        }
+        if self.args.compact && mode.ad_kind() != Some(AdKind::Slots) {
             let more = if mode == Mode::StartDaemon {
                 "remove -startd from command or use -slot instead"
             } else {
@@ -811,8 +908,6 @@ fn usage(w: &mut dyn Write, opts: Option<&str>) {
 \t-server\t\t\tDisplay important attributes of resources
 \t-slot\t\t\tDisplay slot resource attributes
 \t-startd\t\t\tDisplay STARTD daemon attributes
-\t-broken\t\t\tDisplay broken machine resources
-\t-healthy[:verbose]\tDisplay machine or slot health factor
 \t-generic\t\tDisplay attributes of 'generic' ads
 \t-subsystem <type>\tDisplay classads of the given type
 \t-negotiator\t\tDisplay negotiator attributes
@@ -820,6 +915,7 @@ fn usage(w: &mut dyn Write, opts: Option<&str>) {
 \t-any\t\t\tDisplay any resources
 \t-state\t\t\tDisplay state of resources
 \t-submitters\t\tDisplay information about request submitters
+\t-world\t\t\tDisplay all pools reporting to UW collector
 
     and [custom-opts ...] are one or more of
 \t-constraint <const>\tAdd constraint on classads
@@ -834,7 +930,7 @@ fn usage(w: &mut dyn Write, opts: Option<&str>) {
 \t-limit <n>\t\tDisplay no more than <n> classads.
 \t-sort <expr>\t\tSort ClassAds by expressions. 'no' disables sorting
 \t-natural[:off]\t\tUse natural sort order in default output (default=on)
-\t-totals\t\t\tDisplay totals only
+\t-total\t\t\tDisplay totals only
 \t-expert\t\t\tDisplay shorter error messages
 \t-wide[:<width>]\t\tDon't truncate data to fit in 80 columns.
 \t\t\t\tTruncates to console width or <width> argument if specified.
@@ -843,24 +939,20 @@ fn usage(w: &mut dyn Write, opts: Option<&str>) {
 \t-attributes X,Y,...\tAttributes to show in -xml or -long 
 \t-format <fmt> <attr>\tDisplay <attr> values with formatting
 \t-autoformat[:lhVr,tng] <attr> [<attr2> [...]]
-\t-af[:jlhVrTY,tng] <attr> [attr2 [...]]
+\t-af[:lhVr,tng] <attr> [attr2 [...]]
 \t    Print attr(s) with automatic formatting
-\t    the [jlhVrTY,tng] options modify the formatting
+\t    the [lhVr,tng] options modify the formatting
 \t        j   display Job id
 \t        l   attribute labels
 \t        h   attribute column headings
 \t        V   %V formatting (string values are quoted)
 \t        r   %r formatting (raw/unparsed values)
-\t        T   %T formatting (elapsed time values)
-\t        Y   %Y formatting (time and date values)
 \t        ,   comma after each value
 \t        t   tab before each value (default is space)
 \t        n   newline after each value
 \t        g   newline between ClassAds, no space before values
 \t    use -af:h to get tabular values with headings
 \t    use -af:lrng to get -long equivalent format
-\t-aaf[:VrTY] <attr> [attr2 [...]]
-\t    Like -af, but appends attr(s) after the standard columns
 \t-merge <file>\t\tCompare ads in file and query by sort key
 \t-print-format <file>\tUse <file> to set display attributes and formatting
 \t\t\t\t(experimental, see htcondor-wiki for more information)
@@ -894,7 +986,7 @@ fn display_width(args: &StatusArgs) -> (i32, bool) {
 /// The table of a style, with the widths its Name and Machine columns start from, the
 /// width of its other columns (for fitting a terminal) and its `WHERE` constraint.
 struct View {
-    lines: Vec<Sel>,
+    lines: Vec<Line>,
     name_width: i32,
     name_auto: bool,
     machine_width: i32,
@@ -906,7 +998,8 @@ struct View {
 }
 
 fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
-    let plain = |lines: Vec<Sel>| View {
+    let lines = |sels: Vec<Sel>| sels.into_iter().map(Line::from).collect::<Vec<_>>();
+    let plain = |lines: Vec<Line>| View {
         lines,
         name_width: 0,
         name_auto: false,
@@ -933,40 +1026,27 @@ fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
             machine_auto: true,
             constraint: Some(views::STARTD_COMPACT_WHERE),
             cols: compact_cols(10, 11, true),
-            ..plain(views::slots_compact())
+            ..plain(lines(views::slots_compact()))
         },
-        Pp::SlotsNormal => View {
-            name_auto: true,
-            fixed_width: 65,
-            ..plain(views::slots_normal(width < 100 && !args.wide))
-        },
+        // 24.0's slot tables are hard-coded columns whose widths depend on the display
+        // (prettyPrint.cpp); they are not fitted to a terminal (no width_of_fixed_cols).
+        Pp::SlotsNormal => plain(views::slots_normal(width, args.wide)),
         Pp::SlotsServer if args.compact => View {
             name_auto: true,
-            fixed_width: 65,
             constraint: Some(views::STARTD_COMPACT_WHERE),
             cols: compact_cols(10, 11, false),
-            ..plain(views::server_compact())
+            ..plain(lines(views::server_compact()))
         },
-        Pp::SlotsServer => View {
-            name_auto: true,
-            fixed_width: 65,
-            ..plain(views::slots_server())
-        },
+        Pp::SlotsServer => plain(views::slots_server(width, args.wide)),
         Pp::SlotsState if args.compact => View {
             name_auto: true,
-            fixed_width: 34 + 3 * 12,
             constraint: Some(views::STARTD_COMPACT_WHERE),
             cols: compact_cols(8, 9, false),
-            ..plain(views::state_compact())
+            ..plain(lines(views::state_compact()))
         },
-        Pp::SlotsState => View {
-            name_auto: true,
-            fixed_width: 34 + 3 * 12,
-            ..plain(views::slots_state())
-        },
+        Pp::SlotsState => plain(views::slots_state(width, args.wide)),
         Pp::SlotsRun if args.compact => View {
             name_auto: true,
-            fixed_width: 63,
             constraint: Some(views::CLAIMED_COMPACT_WHERE),
             cols: Cols {
                 machine_slot: Some(0),
@@ -974,21 +1054,29 @@ fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
                 slots: Some(2),
                 ..Cols::default()
             },
-            ..plain(views::claimed_compact())
+            ..plain(lines(views::claimed_compact()))
         },
-        Pp::SlotsRun => View {
-            name_auto: true,
-            fixed_width: 63,
-            ..plain(views::slots_claimed())
+        Pp::SlotsRun => plain(views::slots_claimed(width, args.wide)),
+        Pp::StartDaemon => plain(lines(views::start_daemon())),
+        Pp::SlotsGpus => View {
+            constraint: Some(views::SLOTS_GPUS_WHERE),
+            ..plain(lines(views::slots_gpus()))
         },
-        Pp::StartDaemon => plain(views::start_daemon()),
+        Pp::StartdGpus => View {
+            constraint: Some(views::STARTD_GPUS_WHERE),
+            ..plain(lines(views::startd_gpus()))
+        },
+        Pp::Generic => View {
+            summary: false,
+            ..plain(views::any_normal(args.wide))
+        },
         Pp::ScheddNormal => View {
             name_width: 15,
             name_auto: true,
             machine_width: 12,
             machine_auto: true,
             fixed_width: 35,
-            ..plain(views::schedd_normal())
+            ..plain(lines(views::schedd_normal()))
         },
         Pp::ScheddRun => View {
             name_width: 15,
@@ -996,7 +1084,7 @@ fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
             fixed_width: 35,
             summary: false,
             constraint: Some(views::SCHEDD_RUN_WHERE),
-            ..plain(views::schedd_run())
+            ..plain(lines(views::schedd_run()))
         },
         Pp::SubmitterNormal => View {
             name_width: 15,
@@ -1004,33 +1092,22 @@ fn view_of(args: &StatusArgs, width: i32) -> Option<View> {
             machine_width: 12,
             machine_auto: true,
             fixed_width: 35,
-            ..plain(views::submitters())
+            ..plain(lines(views::submitters()))
         },
         Pp::NegotiatorNormal => View {
             name_width: 12,
             name_auto: true,
-            fixed_width: 12 + 5 + 7 + 8 + 7 + 7 + 7 + 10,
+            fixed_width: 12 + 4 + 8 + 7 + 8 + 7,
             summary: false,
-            ..plain(views::negotiator())
+            ..plain(lines(views::negotiator()))
         },
         Pp::MasterNormal => View {
             name_width: 12,
             name_auto: true,
             summary: false,
-            ..plain(views::master())
+            ..plain(lines(views::master()))
         },
-        Pp::CollectorNormal => {
-            let mut mach = if args.wide { -34 } else { -18 };
-            if width > 79 && !args.wide {
-                let wid = (width - (28 + 18 + 11 + 8 + 10 + 4)).min(50);
-                let nw = (wid * 2 / 3).min(20);
-                mach -= (wid - nw).min(30);
-            }
-            View {
-                machine_width: mach,
-                ..plain(views::collector())
-            }
-        }
+        Pp::CollectorNormal => plain(views::collector(width, args.wide)),
         _ => return None,
     };
     // Without a width of their own, the columns grow on a wide display.
@@ -1227,7 +1304,7 @@ fn parse_new_ads(text: &str) -> Result<Vec<ClassAd>, String> {
 /// `limit`; `Err` once the failure is reported.
 fn query_master(
     config: &Config,
-    kind: AdKind,
+    kind: Option<AdKind>,
     constraint: &str,
     limit: Option<usize>,
     err: &mut dyn Write,
@@ -1243,7 +1320,11 @@ fn query_master(
             }
         }
     };
-    let ads = match master::query(config, kind) {
+    // -any: every kind of ad the pool has.
+    let kinds = kind.map_or(AdKind::ALL.to_vec(), |k| vec![k]);
+    let answers: Result<Vec<Vec<ClassAd>>, MasterError> =
+        kinds.iter().map(|k| master::query(config, *k)).collect();
+    let ads = match answers.map(|a| a.concat()) {
         Ok(ads) => ads,
         Err(MasterError::NotRunning(_)) => {
             let port = config
@@ -1269,6 +1350,95 @@ fn query_master(
         .filter(|ad| filter.as_ref().is_none_or(|f| constraint_holds(f, ad)))
         .take(limit)
         .collect())
+}
+
+/// `-print-format FILE` (`set_status_print_mask_from_stream`): the format's messages go to
+/// stderr and the reading goes on; a file that cannot be read, or a format that aggregates
+/// (`SELECT UNIQUE`, `FROM AUTOCLUSTER`), is refused.
+fn load_print_format(file: &str, err: &mut dyn Write) -> Result<PrintFormat, CommandError> {
+    let invalid = |err: &mut dyn Write| {
+        let _ = writeln!(err, "Error: invalid select file {file}");
+        CommandError::Exit(1)
+    };
+    let text = match read_format_arg(file) {
+        Ok(Some(text)) => text,
+        Ok(None) | Err(FormatArgError::NoFileName) => unreachable!("refused by the reading"),
+        Err(FormatArgError::CantOpen) => {
+            let _ = writeln!(err, "Can't open select file: {file}");
+            return Err(invalid(err));
+        }
+        Err(FormatArgError::TooLarge) => {
+            let _ = writeln!(err, "{}", FormatArgError::too_large(file));
+            return Err(invalid(err));
+        }
+    };
+    let pf = printformat::parse(&text, &[views::SLOT_COUNT_TAG]);
+    if pf.aggregate != Aggregate::None {
+        let _ = writeln!(err, "print-format aggregation not supported");
+        return Err(invalid(err));
+    }
+    let _ = err.write_all(pf.messages.as_bytes());
+    Ok(pf)
+}
+
+/// `-direct NAME` (status.cpp): the daemon of the mode's kind that NAME names is located
+/// first, and asked; condorlite's master answers for every daemon of this host, so NAME must
+/// name one of them (its Name, its host, or the host's short name). The modes whose ads only
+/// a collector has (-collector, -any) ignore it, as HTCondor does.
+fn check_direct(
+    config: &Config,
+    mode: Mode,
+    name: &str,
+    err: &mut dyn Write,
+) -> Result<(), CommandError> {
+    let (kind, daemon) = match mode {
+        Mode::Master => (AdKind::Master, "master"),
+        Mode::Slots
+        | Mode::SlotsAvail
+        | Mode::SlotsClaimed
+        | Mode::SlotsGpus
+        | Mode::StartDaemon
+        | Mode::StartdGpus => (AdKind::Startd, "startd"),
+        Mode::Schedd | Mode::ScheddRun | Mode::Submitters => (AdKind::Schedd, "schedd"),
+        Mode::Negotiator => (AdKind::Negotiator, "negotiator"),
+        Mode::Collector | Mode::Any => return Ok(()),
+    };
+    let full = crate::client::daemon_name(name, config);
+    let fail = |err: &mut dyn Write, extra: Option<String>| {
+        let _ = writeln!(err, "Error: Failed to locate {daemon} {name}");
+        let _ = writeln!(err, "Can't find address for {daemon} {name}");
+        if let Some(extra) = extra {
+            let _ = writeln!(err, "{extra}");
+        }
+        CommandError::Exit(1)
+    };
+    let ads = match master::query(config, kind) {
+        Ok(ads) => ads,
+        Err(MasterError::NotRunning(_)) => {
+            return Err(fail(err, Some(master::start_hint(config))));
+        }
+        Err(e) => return Err(fail(err, Some(e.to_string()))),
+    };
+    let found = ads.iter().any(|ad| {
+        let ad_name = lookup_str(ad, "Name")
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        let host = lookup_str(ad, "Machine")
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| ad_name.clone());
+        let short = host.split('.').next().unwrap_or(&host).to_owned();
+        [ad_name.as_str(), host.as_str(), short.as_str()]
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+            || full
+                .as_deref()
+                .is_some_and(|f| f.eq_ignore_ascii_case(&ad_name))
+    });
+    if found {
+        Ok(())
+    } else {
+        Err(fail(err, None))
+    }
 }
 
 /// `-pool HOST`: this host's pool is asked as without it. A host that does not resolve stops
@@ -1322,7 +1492,10 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         check_pool(&config, pool, args.expert, out, err)?;
     }
     let mode = args.mode;
-    let slots = mode.ad_kind() == AdKind::Slots;
+    if let Some(name) = &args.direct {
+        check_direct(&config, mode, name, err)?;
+    }
+    let slots = mode.ad_kind() == Some(AdKind::Slots);
     let mut and_constraints: Vec<String> = Vec::new();
     let mut or_constraints: Vec<String> = Vec::new();
     if !args.compact {
@@ -1383,8 +1556,28 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let mut names = NameCols::default();
     let mut fixed = -1;
     let mut headfoot = args.headfoot;
-    let total_style = args.style;
-    if args.style.longish() {
+    // The totals: none with a print format (24.0 keeps `PP_CUSTOM` as the totals' style),
+    // the state table's (the startd daemons') with -gpus.
+    let total_style = match args.style {
+        Pp::SlotsGpus => Pp::SlotsState,
+        Pp::StartdGpus => Pp::StartDaemon,
+        style => style,
+    };
+    if let Some(file) = args
+        .print_format
+        .as_deref()
+        .filter(|_| args.style == Pp::Custom)
+    {
+        let pf = load_print_format(file, err)?;
+        mask = pf.mask;
+        if args.forced_width > 0 || (!args.wide && !piped) {
+            mask.overall_width = display.max(0) as usize;
+        }
+        headfoot = pf.head_foot;
+        if let Some(w) = pf.where_expr {
+            and_constraints.push(w);
+        }
+    } else if args.style.longish() {
         headfoot = HF_BARE;
     } else if args.style != Pp::Custom && !args.explicit_format && !args.only_totals {
         if let Some(v) = view_of(&args, display) {
@@ -1392,7 +1585,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             if args.forced_width > 0 || (!args.wide && !piped) {
                 mask.overall_width = display.max(0) as usize;
             }
-            views::register_all(&mut mask, &v.lines);
+            views::register_lines(&mut mask, &v.lines);
             names = adjust_names(&mut mask, &v, args.wide);
             headfoot = if v.summary { 0 } else { HF_NOSUMMARY };
             if let Some(c) = v.constraint {

@@ -1,18 +1,19 @@
-//! The tables `condor_status` prints, one per display mode, as the print formats of HTCondor's
-//! src/condor_status.V6/prettyPrint.cpp declare them, and the custom renderers they use
-//! (src/condor_utils/print_format_tables.cpp and status.cpp's local ones).
+//! The tables `condor_status` prints, one per display mode, as HTCondor 24.0's
+//! src/condor_status.V6/prettyPrint.cpp declares them, and the custom renderers they use
+//! (src/condor_utils/print_format_tables.cpp and status.cpp's local ones). In 24.0 the slot
+//! tables (default, -server, -state, -claimed), -collector and -any are code (`ppSetColumn`,
+//! [`PpCol`]); the others are print formats ([`Sel`]).
 //!
 //! A column is declared as a print format's `SELECT` line is ([`Sel`]: an expression, `AS`
 //! heading, `WIDTH`, `PRINTF` or `PRINTAS`, `TRUNCATE`, `FIT`, `NOPREFIX`, `OR`), and
 //! registered in the mask as HTCondor's `AddAttrListRow` does with condor_status's settings
 //! (a fixed width does not make a printf format, nor truncate by itself).
 
-use crate::classad::{ClassAd, Value};
+use crate::classad::Value;
 use crate::output::mask::{
-    Alt, Cell, Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, NO_PREFIX, NO_TRUNCATE,
+    Alt, Cell, Column, PrintMask, Render, ALWAYS, AUTO_WIDTH, NO_PREFIX, NO_TRUNCATE,
 };
 pub use crate::output::printas::*;
-use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 
 /// `WIDTH`.
 #[derive(Clone, Copy, Debug)]
@@ -32,7 +33,6 @@ pub struct Sel {
     printf: Option<&'static str>,
     print_as: Option<PrintAs>,
     truncate: bool,
-    fit: bool,
     noprefix: bool,
     alt: &'static str,
 }
@@ -46,7 +46,6 @@ pub const fn sel(expr: &'static str) -> Sel {
         printf: None,
         print_as: None,
         truncate: false,
-        fit: false,
         noprefix: false,
         alt: "",
     }
@@ -83,11 +82,6 @@ impl Sel {
         self.truncate = true;
         self
     }
-    /// `FIT`.
-    pub const fn fit(mut self) -> Sel {
-        self.fit = true;
-        self
-    }
     /// `NOPREFIX`.
     pub const fn noprefix(mut self) -> Sel {
         self.noprefix = true;
@@ -103,9 +97,6 @@ impl Sel {
     pub fn register(&self, mask: &mut PrintMask) {
         let mut opts = 0;
         let mut defaults = AUTO_WIDTH | NO_TRUNCATE;
-        if self.fit {
-            opts |= NO_TRUNCATE;
-        }
         match self.width {
             Width::Auto => opts |= AUTO_WIDTH,
             Width::Fixed(_) => defaults &= !AUTO_WIDTH,
@@ -137,9 +128,143 @@ impl Sel {
 }
 
 /// Registers every line of a format.
+#[cfg(test)]
 pub fn register_all(mask: &mut PrintMask, lines: &[Sel]) {
     for line in lines {
         line.register(mask);
+    }
+}
+
+/// One column as status.cpp's `ppSetColumn` registers it: 24.0's slot tables are code, not
+/// print formats (prettyPrint.cpp). Every such column grows to fit its values; one that is
+/// not to be truncated (or has no width) may also overflow it.
+#[derive(Clone, Copy, Debug)]
+pub struct PpCol {
+    attr: &'static str,
+    label: Option<&'static str>,
+    width: i32,
+    printf: Option<&'static str>,
+    print_as: Option<PrintAs>,
+    truncate: bool,
+    noprefix: bool,
+    always: bool,
+    alt: Alt,
+}
+
+/// A column showing `attr` at `width` (0: the printf format's), truncated, a missing value
+/// shown as `[???...]` (`WideInvalidField`, the default).
+pub const fn pp_col(attr: &'static str, width: i32) -> PpCol {
+    PpCol {
+        attr,
+        label: None,
+        width,
+        printf: None,
+        print_as: None,
+        truncate: true,
+        noprefix: false,
+        always: false,
+        alt: Alt {
+            index: 1,
+            wide: true,
+        },
+    }
+}
+
+impl PpCol {
+    /// `Lbl(label)`.
+    pub const fn label(mut self, label: &'static str) -> PpCol {
+        self.label = Some(label);
+        self
+    }
+    /// A printf format.
+    pub const fn printf(mut self, fmt: &'static str) -> PpCol {
+        self.printf = Some(fmt);
+        self
+    }
+    /// A custom formatter.
+    pub const fn print_as(mut self, f: PrintAs) -> PpCol {
+        self.print_as = Some(f);
+        self
+    }
+    /// The `truncate` argument.
+    pub const fn truncate(mut self, truncate: bool) -> PpCol {
+        self.truncate = truncate;
+        self
+    }
+    /// `FormatOptionNoPrefix`.
+    pub const fn noprefix(mut self, noprefix: bool) -> PpCol {
+        self.noprefix = noprefix;
+        self
+    }
+    /// `CallInvalidField`: the formatter makes the text of a missing value.
+    pub const fn always(mut self) -> PpCol {
+        self.always = true;
+        self.alt = Alt::NONE;
+        self
+    }
+    /// The missing value's text (`ShortInvalidField` is `?`, `BlankInvalidField` none).
+    pub const fn alt(mut self, alt: Alt) -> PpCol {
+        self.alt = alt;
+        self
+    }
+
+    /// Adds the column and its heading to `mask` (`ppSetColumnFormat`).
+    pub fn register(&self, mask: &mut PrintMask) {
+        let mut opts = AUTO_WIDTH;
+        if self.width == 0 || !self.truncate {
+            opts |= NO_TRUNCATE;
+        }
+        if self.noprefix {
+            opts |= NO_PREFIX;
+        }
+        if self.always {
+            opts |= ALWAYS;
+        }
+        let mut width = self.width;
+        // An 11-wide elapsed or real time takes the separator's place.
+        if width == 11
+            && self
+                .print_as
+                .is_some_and(|f| f.name == "ELAPSED_TIME" || f.name == "TIME")
+        {
+            opts |= NO_PREFIX;
+            width = 12;
+        }
+        let (printf, render) = match self.print_as {
+            Some(f) => (f.printf, f.render),
+            None => (Some(self.printf.unwrap_or("%v")), Render::Printf),
+        };
+        let col = Column::new(self.attr, printf, width, opts, render).with_alt(self.alt);
+        mask.push_headed(self.label.unwrap_or(self.attr), col);
+    }
+}
+
+/// A line of a table: a print format's `SELECT` line or a hard-coded column.
+#[derive(Clone, Copy, Debug)]
+pub enum Line {
+    Sel(Sel),
+    Pp(PpCol),
+}
+
+impl From<Sel> for Line {
+    fn from(s: Sel) -> Line {
+        Line::Sel(s)
+    }
+}
+
+impl From<PpCol> for Line {
+    fn from(c: PpCol) -> Line {
+        Line::Pp(c)
+    }
+}
+
+/// Registers every line of a table.
+pub fn register_lines(mask: &mut PrintMask, lines: &[Line]) {
+    for line in lines {
+        match line {
+            Line::Sel(s) => s.register(mask),
+            Line::Pp(c) => c.register(mask),
+        }
     }
 }
 
@@ -147,13 +272,12 @@ pub fn register_all(mask: &mut PrintMask, lines: &[Sel]) {
 // condor_status's own functions (its `LocalPrintFormats[]`), and the fixed-attribute ones its
 // hard-coded slot tables use.
 
-pub const ACTIVITY_OR_OCU: PrintAs = text("ACTIVITY_OR_OCU", render_activity_or_ocu);
-/// `render_elapsed_time` of `EnteredCurrentState` (`ppSetColumn`).
-pub const ELAPSED_STATE: PrintAs =
-    duration("ELAPSED_TIME", |ad, _| elapsed(ad, "EnteredCurrentState"));
-/// `render_elapsed_time` of `EnteredCurrentActivity`.
-pub const ELAPSED_ACTIVITY: PrintAs = duration("ELAPSED_TIME", |ad, _| {
-    elapsed(ad, "EnteredCurrentActivity")
+/// `formatAdType`: the ad's type, at most 18 characters, `None` when it has none.
+pub const AD_TYPE: PrintAs = of_value("AD_TYPE", None, |v, _, _| {
+    Cell::Str(match v {
+        Value::Str(s) if !s.is_empty() => s.chars().take(18).collect(),
+        _ => "None".to_owned(),
+    })
 });
 /// condor_status's own `SLOT_COUNT_TAG`.
 pub const SLOT_COUNT_TAG: PrintAs = of_value("SLOT_COUNT_TAG", None, |v, _, _| {
@@ -168,128 +292,130 @@ pub const SLOT_COUNT_TAG: PrintAs = of_value("SLOT_COUNT_TAG", None, |v, _, _| {
     })
 });
 
-fn render_activity_or_ocu(ad: &ClassAd, _: &RenderEnv) -> Option<String> {
-    let activity = lookup_str(ad, "Activity")
-        .map(|s| s.to_string())
-        .unwrap_or_default();
-    if activity.is_empty() {
-        return Some("??".to_owned());
-    }
-    if lookup_bool(ad, "OCU") == Some(true) && activity == "Idle" {
-        return Some("OCU".to_owned());
-    }
-    Some(activity)
-}
-
-/// `ELAPSED_TIME`: `LastHeardFrom` minus the attribute.
-fn elapsed(ad: &ClassAd, name: &str) -> Option<f64> {
-    let since = lookup_int(ad, name).unwrap_or(0);
-    let now = lookup_int(ad, "LastHeardFrom")?;
-    Some((now - since) as f64)
-}
-
 // ---------------------------------------------------------------------------------------------
 // The formats.
 
-/// The slots' default table (`startdPFV_Normal`); `narrow` for the `  ActvtyTime` column of
-/// displays under 100 columns.
-pub fn slots_normal(narrow: bool) -> Vec<Sel> {
-    let mut v = vec![
-        sel("Name").width(-34).fit().printf("%s").or("??"),
-        sel("OpSys").width(-10).or("??"),
-        sel("Arch").width(-8).or("??"),
-        sel("State").auto().or("??"),
-        sel("Activity").width(-8).print_as(ACTIVITY_OR_OCU).or("??"),
-        sel("CondorLoadAvg")
-            .label("LoadAv")
-            .width(6)
-            .truncate()
-            .print_as(LOAD_AVG)
-            .or("??"),
-        sel("Memory").label("Mem").width(6).printf("%6d").or("??"),
-    ];
-    v.push(if narrow {
-        sel("EnteredCurrentActivity")
-            .label("  ActvtyTime")
-            .width(12)
-            .noprefix()
-            .truncate()
-            .print_as(ACTIVITY_TIME)
-            .or("-")
+/// The slots' default table (`ppSetStartdNormalCols`). `display` is the display's width
+/// less one; on a terminal wider than 80 the Name column starts at 12 and fits the names
+/// (24.0's `FitToName`).
+pub fn slots_normal(display: i32, wide: bool) -> Vec<Line> {
+    let fit = display > 79 && !wide;
+    let name = if fit {
+        // `ppAdjustProjection` resets a FitToName column to 12, left-aligned, growing.
+        pp_col("Name", -12).alt(Alt::NONE)
     } else {
-        sel("EnteredCurrentActivity")
-            .label("ActivityTime")
-            .auto()
-            .truncate()
-            .print_as(ACTIVITY_TIME)
-            .or("-")
-    });
-    v
-}
-
-/// `-claimed`: the default table without state and activity, with the claim's user and host.
-pub fn slots_claimed() -> Vec<Sel> {
-    let mut v = slots_normal(true);
-    v.truncate(8);
-    v.remove(4);
-    v.remove(3);
-    v[4] = sel("RemoteUser").width(-20).or("??");
-    v[5] = sel("ClientMachine").width(-16).or("??");
-    v.truncate(6);
-    v
-}
-
-/// `-server`.
-pub fn slots_server() -> Vec<Sel> {
+        pp_col("Name", if wide { -34 } else { -18 })
+    };
     vec![
-        sel("Name").width(-34).fit().printf("%s").or("??"),
-        sel("OpSys").width(-10).or("??"),
-        sel("Arch").width(-8).or("??"),
-        sel("CondorLoadAvg")
-            .label("LoadAv")
-            .width(6)
-            .truncate()
-            .print_as(LOAD_AVG)
-            .or("??"),
-        sel("Memory").width(8).printf("%8d").or("??"),
-        sel("Disk").width(9).printf("%9d").or("??"),
-        sel("Mips").width(7).printf("%7d").or("??"),
-        sel("KFlops").width(9).printf("%9d").or("??"),
+        name.truncate(!wide).into(),
+        pp_col("OpSys", -10).into(),
+        pp_col("Arch", -6).into(),
+        pp_col("State", -9).into(),
+        pp_col("Activity", -8).into(),
+        load_avg().into(),
+        pp_col("Memory", 0)
+            .label("Mem")
+            .printf("%4d")
+            .truncate(false)
+            .into(),
+        // Registered directly (not through ppSetColumn): `%T`, 12, AltDash, and NOPREFIX
+        // unless -wide.
+        pp_col("EnteredCurrentActivity", 12)
+            .label(if wide { "ActivityTime" } else { "  ActvtyTime" })
+            .print_as(ACTIVITY_TIME)
+            .noprefix(!wide)
+            .alt(Alt::from_text("-"))
+            .into(),
     ]
 }
 
-/// `-state`.
-pub fn slots_state() -> Vec<Sel> {
+/// `LoadAv`: `format_load_avg` of CondorLoadAvg, 6 wide.
+fn load_avg() -> PpCol {
+    pp_col("CondorLoadAvg", 6)
+        .label("LoadAv")
+        .print_as(LOAD_AVG)
+}
+
+/// The width of the Name column of the tables that fit it to a terminal wider than 80:
+/// `narrow` when piped, -34 with -wide, else `MAX(-40, room - display)`.
+fn name_width(display: i32, wide: bool, narrow: i32, room: i32) -> i32 {
+    if wide {
+        -34
+    } else if display > 79 {
+        (room - display).max(-40)
+    } else {
+        narrow
+    }
+}
+
+/// `-claimed` and `-run` after a slot mode (`ppSetRunCols`).
+pub fn slots_claimed(display: i32, wide: bool) -> Vec<Line> {
     vec![
-        sel("Name").width(-34).fit().printf("%s").or("??"),
-        sel("Cpus").label("Cpu").or("??"),
-        sel("Memory").label(" Mem").width(5).or("??"),
-        sel("CondorLoadAvg")
-            .label("LoadAv")
-            .width(6)
-            .truncate()
-            .print_as(LOAD_AVG)
-            .or("??"),
-        sel("KeyboardIdle")
+        pp_col("Name", name_width(display, wide, -15, 63))
+            .truncate(!wide)
+            .into(),
+        pp_col("OpSys", -11).into(),
+        pp_col("Arch", -6).into(),
+        load_avg().into(),
+        pp_col("RemoteUser", -20).truncate(!wide).into(),
+        pp_col("ClientMachine", -16).truncate(!wide).into(),
+    ]
+}
+
+/// `-server` (`ppSetServerCols`).
+pub fn slots_server(display: i32, wide: bool) -> Vec<Line> {
+    vec![
+        pp_col("Name", name_width(display, wide, -13, 65))
+            .truncate(!wide)
+            .into(),
+        pp_col("OpSys", -11).into(),
+        pp_col("Arch", -6).into(),
+        load_avg().into(),
+        pp_col("Memory", 0).printf("%8d").into(),
+        pp_col("Disk", 0).printf("%9d").into(),
+        pp_col("Mips", 0).printf("%7d").into(),
+        pp_col("KFlops", 0).printf("%9d").into(),
+    ]
+}
+
+/// `-state` (`ppSetStateCols`): the time columns are 12 wide on a display over 90 columns
+/// or with -wide, else 11, which `ppSetColumnFormat` turns into 12 without a separator.
+pub fn slots_state(display: i32, wide: bool) -> Vec<Line> {
+    let timewid = if wide || display > 90 { 12 } else { 11 };
+    vec![
+        pp_col("Name", name_width(display, wide, -12, 34 + 3 * timewid))
+            .truncate(!wide)
+            .into(),
+        pp_col("Cpus", 3).label("Cpu").into(),
+        pp_col("Memory", 5).label(" Mem").into(),
+        load_avg().into(),
+        pp_col("KeyboardIdle", timewid)
             .label("  KbdIdle")
-            .width(12)
-            .truncate()
             .print_as(TIME)
-            .or("??"),
-        sel("State").width(-7).or("??"),
-        sel("EnteredCurrentState")
+            .into(),
+        pp_col("State", -7).into(),
+        pp_col("EnteredCurrentState", timewid)
             .label("  StateTime")
-            .width(12)
-            .truncate()
-            .print_as(ELAPSED_STATE)
-            .or("??"),
-        sel("Activity").label("Activ").or("??"),
-        sel("EnteredCurrentActivity")
+            .print_as(ELAPSED_TIME)
+            .into(),
+        pp_col("Activity", -5).label("Activ").into(),
+        pp_col("EnteredCurrentActivity", timewid)
             .label("  ActvtyTime")
-            .width(12)
-            .truncate()
-            .print_as(ELAPSED_ACTIVITY)
-            .or("-"),
+            .print_as(ELAPSED_TIME)
+            .into(),
+    ]
+}
+
+/// `-any` (`ppSetAnyNormalCols`): each ad's type, target type and name.
+pub fn any_normal(wide: bool) -> Vec<Line> {
+    vec![
+        pp_col("MyType", -18).print_as(AD_TYPE).always().into(),
+        pp_col("TargetType", -18).print_as(AD_TYPE).always().into(),
+        pp_col("Name", 0)
+            .printf(if wide { "%-41s" } else { "%-41.41s" })
+            .truncate(!wide)
+            .alt(Alt::from_text("?"))
+            .into(),
     ]
 }
 
@@ -429,14 +555,23 @@ pub fn submitters() -> Vec<Sel> {
     ]
 }
 
-/// `-collector`.
-pub fn collector() -> Vec<Sel> {
+/// `-collector` (`ppSetCollectorNormalCols`): on a display wider than 80 the Name and
+/// Machine columns share the room beyond the other columns.
+pub fn collector(display: i32, wide: bool) -> Vec<Line> {
+    let (mut name, mut machine) = if wide { (-34, -34) } else { (-28, -18) };
+    if display > 79 && !wide {
+        let wid = (display - (28 + 18 + 11 + 8 + 10 + 4)).min(50);
+        let nw = (wid * 2 / 3).min(20);
+        let nm = (wid - nw).min(30);
+        name -= nw;
+        machine -= nm;
+    }
     vec![
-        sel("Name").auto(),
-        sel("Machine").auto(),
-        sel("RunningJobs").printf("%11d"),
-        sel("IdleJobs").label("  IdleJobs").printf("%10d"),
-        sel("HostsTotal").printf("%10d"),
+        pp_col("Name", name).truncate(!wide).into(),
+        pp_col("Machine", machine).truncate(!wide).into(),
+        pp_col("RunningJobs", 0).printf("%11d").into(),
+        pp_col("IdleJobs", 0).printf("%8d").into(),
+        pp_col("HostsTotal", 0).printf("%10d").into(),
     ]
 }
 
@@ -538,8 +673,51 @@ pub fn negotiator() -> Vec<Sel> {
     ]
 }
 
+/// `-gpus` (`SlotGPUs_PrintFormat`): the slots with GPUs.
+pub fn slots_gpus() -> Vec<Sel> {
+    vec![
+        sel("Name").label("Name").auto(),
+        state_code(),
+        sel("RemoteUser").label("User").auto().printf("%s").or("_"),
+        sel("GPUs").label("GPUs").printf("%4d"),
+        sel("GPUs_GlobalMemoryMB")
+            .label("GPU-Memory")
+            .print_as(READABLE_MB)
+            .or("_"),
+        sel("GPUs_DeviceName?:join(\",\",evalineachcontext(DeviceName,AvailableGPUs))?:CUDADeviceName")
+            .label("GPU-Name")
+            .printf("%s")
+            .or("*"),
+    ]
+}
+
+/// `-startd -gpus` (`DaemonGPUs_PrintFormat`): the startds that detected GPUs.
+pub fn startd_gpus() -> Vec<Sel> {
+    vec![
+        sel("Name").label("Name").auto(),
+        sel("DetectedCPUs").label("Cores"),
+        sel("DetectedMemory")
+            .label("  Memory")
+            .width(10)
+            .truncate()
+            .print_as(READABLE_MB),
+        sel("DetectedGPUs").label("GPUs").print_as(MEMBER_COUNT),
+        sel("evalInEachContext(GlobalMemoryMB,DetectedGPUs)")
+            .label("GPU-Memory")
+            .print_as(UNIQUE)
+            .or(" "),
+        sel("evalInEachContext(DeviceName,DetectedGPUs)")
+            .label("GPU-Name")
+            .print_as(UNIQUE)
+            .or(" "),
+        sel("OfflineGPUs").label("Offline-GPUs").print_as(UNIQUE),
+    ]
+}
+
 /// The `WHERE` constraints of the formats that have one.
 pub const SCHEDD_RUN_WHERE: &str = "(ShadowsRunning+TotalSchedulerJobsRunning) > 0";
+pub const SLOTS_GPUS_WHERE: &str = "(PartitionableSlot && AssignedGPUs isnt undefined) ?: Gpus";
+pub const STARTD_GPUS_WHERE: &str = "TotalGPUs > 0";
 pub const STARTD_COMPACT_WHERE: &str = "PartitionableSlot =?= true || DynamicSlot =!= true";
 pub const CLAIMED_COMPACT_WHERE: &str =
     "(State == \"Claimed\" && DynamicSlot =!= true) || (NumDynamicSlots isnt undefined && NumDynamicSlots > 0)";
@@ -547,7 +725,8 @@ pub const CLAIMED_COMPACT_WHERE: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classad::parse_ad;
+    use crate::classad::{parse_ad, ClassAd};
+    use crate::output::mask::RenderEnv;
     use crate::output::printformat::{self, describe_mask};
 
     /// condor_status's print-format views and 24.0's texts of them, extracted from its source
@@ -593,6 +772,16 @@ mod tests {
             (master(), None, fixture!("condor_status-master")),
             (start_daemon(), None, fixture!("condor_status-startd")),
             (negotiator(), None, fixture!("condor_status-negotiator")),
+            (
+                slots_gpus(),
+                Some(SLOTS_GPUS_WHERE),
+                fixture!("condor_status-gpus"),
+            ),
+            (
+                startd_gpus(),
+                Some(STARTD_GPUS_WHERE),
+                fixture!("condor_status-startd-gpus"),
+            ),
         ]
     }
 
