@@ -2,6 +2,7 @@
 //! binaries in its own [`common::TestEnvironment`] (a fresh pool directory and a cleared
 //! environment).
 
+mod checkpoint;
 mod classad_eval;
 mod cli;
 mod common;
