@@ -29,6 +29,7 @@ mod sim;
 mod status;
 mod submit;
 mod submit_dag;
+mod transfer_data;
 mod userprio;
 mod version;
 mod wait;

@@ -415,6 +415,14 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     // The shadow's `cdToIwd`.
     let iwd_text = lookup_str(job, "Iwd").unwrap_or_default();
     let iwd = absolute(Path::new(&*iwd_text));
+    if job.lookup("SUBMIT_Iwd").is_some() && !iwd.exists() {
+        // A spooled job runs in its spool directory, which the schedd makes
+        // (`SpooledJobFiles::createJobSpoolDirectory`, mode 0700).
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&iwd);
+    }
     let iwd_error = match std::fs::metadata(&iwd) {
         Ok(m) if m.is_dir() => None,
         Ok(_) => Some(libc::ENOTDIR),

@@ -253,6 +253,16 @@ pub(super) fn checkpoint_input_failure(ends: &Endpoints, e: &ConfineError) -> St
 /// is refused. A file already at the destination is replaced, never written through (a
 /// symbolic link there is replaced, not followed). The bytes copied.
 pub fn copy_confined(root: &Path, name: &str, dst_dir: &Path) -> Result<u64, ConfineError> {
+    let dst = dst_dir.join(plain_relative(root, name)?);
+    if let Some(parent) = dst.parent() {
+        fs::create_dir_all(parent).map_err(|e| ConfineError::io(parent, &e))?;
+    }
+    copy_confined_to(root, name, &dst)
+}
+
+/// `name` as a path below `root` (no trailing `/`): refused when it is absolute, empty or
+/// has a `..` (or `.`) component.
+fn plain_relative<'n>(root: &Path, name: &'n str) -> Result<&'n Path, ConfineError> {
     let rel = Path::new(name.trim_end_matches('/'));
     let plain = rel
         .components()
@@ -260,12 +270,15 @@ pub fn copy_confined(root: &Path, name: &str, dst_dir: &Path) -> Result<u64, Con
     if !plain || rel.as_os_str().is_empty() {
         return Err(ConfineError::outside(&root.join(name)));
     }
+    Ok(rel)
+}
+
+/// [`copy_confined`] to the path `dst` (whose directory exists) rather than under the same
+/// relative name.
+pub fn copy_confined_to(root: &Path, name: &str, dst: &Path) -> Result<u64, ConfineError> {
+    let rel = plain_relative(root, name)?;
     let root_real = fs::canonicalize(root).map_err(|e| ConfineError::io(root, &e))?;
-    let dst = dst_dir.join(rel);
-    if let Some(parent) = dst.parent() {
-        fs::create_dir_all(parent).map_err(|e| ConfineError::io(parent, &e))?;
-    }
-    copy_confined_at(&root_real, &root.join(rel), &dst, 0)
+    copy_confined_at(&root_real, &root.join(rel), dst, 0)
 }
 
 fn copy_confined_at(root: &Path, src: &Path, dst: &Path, depth: u32) -> Result<u64, ConfineError> {
@@ -323,7 +336,7 @@ fn copy_confined_at(root: &Path, src: &Path, dst: &Path, depth: u32) -> Result<u
 }
 
 /// Whether a name is a URL (`IsUrl`): a scheme, then `://`.
-fn is_url(name: &str) -> bool {
+pub fn is_url(name: &str) -> bool {
     match name.find("://") {
         Some(i) if i > 0 => name[..i]
             .chars()

@@ -24,6 +24,7 @@ pub mod sim;
 pub mod status;
 pub mod submit;
 pub mod submit_dag;
+pub mod transfer_data;
 pub mod userprio;
 pub mod version;
 pub mod wait;
@@ -53,6 +54,7 @@ pub static TOOLS: &[Tool] = &[
     prio::TOOL,
     history::TOOL,
     submit::TOOL,
+    transfer_data::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
     submit_dag::TOOL,
