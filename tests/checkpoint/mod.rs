@@ -155,3 +155,55 @@ fn the_slots_offer_self_checkpoint_transfers() {
     assert!(out.stdout.lines().all(|l| l == "true"), "{out}");
     drop(master);
 }
+
+#[test]
+fn a_checkpoint_file_that_is_not_there_holds_the_job() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    script(&env, "once.sh", "#!/bin/sh\nexit 85\n");
+    let cluster = submit(
+        &env,
+        "executable = once.sh\nshould_transfer_files = YES\ncheckpoint_exit_code = 85\n\
+         transfer_checkpoint_files = nothing-here\nlog = hold.log\nqueue\n",
+    );
+    let job = format!("{cluster}.0");
+    wait_for("the job to be held", || {
+        count(&env, &format!("ClusterId == {cluster} && JobStatus == 5")) == 1
+    });
+    assert_eq!(
+        q_attr(&env, &job, "HoldReason"),
+        "Starter failed to upload checkpoint"
+    );
+    assert_eq!(q_attr(&env, &job, "HoldReasonCode"), "36");
+    assert_eq!(q_attr(&env, &job, "HoldReasonSubCode"), "-1");
+    assert_eq!(q_attr(&env, &job, "CheckpointNumber"), "0");
+    assert!(!spool_dir(&env, &cluster).exists());
+    assert_events(&env, "hold.log", &[0, 1, 6, 12]);
+    drop(master);
+}
+
+#[test]
+fn a_job_can_checkpoint_by_a_signal() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    script(
+        &env,
+        "sig.sh",
+        "#!/bin/sh\nn=0\n[ -f count ] && n=$(cat count)\nn=$((n+1))\necho $n > count\n\
+         [ $n -lt 3 ] && kill -USR1 $$\nexit 0\n",
+    );
+    let cluster = submit(
+        &env,
+        "executable = sig.sh\nshould_transfer_files = YES\ntransfer_output_files = count\n\
+         +SuccessCheckpointExitBySignal = true\n+SuccessCheckpointExitSignal = 10\n\
+         +WantFTOnCheckpoint = true\nqueue\n",
+    );
+    wait_for("the job to leave the queue", || {
+        count(&env, &format!("ClusterId == {cluster}")) == 0
+    });
+    let job = format!("{cluster}.0");
+    assert_eq!(read(&env, "count"), "3\n");
+    assert_eq!(history_attr(&env, &job, "CheckpointNumber"), "1");
+    assert_eq!(history_attr(&env, &job, "ExitCode"), "0");
+    drop(master);
+}
