@@ -2,6 +2,7 @@
 //! binaries in its own [`common::TestEnvironment`] (a fresh pool directory and a cleared
 //! environment).
 
+mod checkpoint;
 mod classad_eval;
 mod cli;
 mod common;
@@ -30,6 +31,7 @@ mod status;
 mod submit;
 mod submit_dag;
 mod token;
+mod transfer_data;
 mod userprio;
 mod version;
 mod wait;

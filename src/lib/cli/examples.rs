@@ -144,6 +144,20 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_rm -constraint 'JobStatus == 5'",
             ),
         ],
+        "condor_transfer_data" => &[
+            (
+                "Fetch the output of spooled job 12.0 into its submit directory",
+                "condor_transfer_data 12.0",
+            ),
+            (
+                "Fetch the output of all of your spooled jobs",
+                "condor_transfer_data $USER",
+            ),
+            (
+                "Fetch the output of the completed jobs",
+                "condor_transfer_data -constraint 'JobStatus == 4'",
+            ),
+        ],
         "condor_run" => &[
             (
                 "Run a command as a job and wait for its output",

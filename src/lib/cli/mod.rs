@@ -75,6 +75,14 @@ impl Invocation {
         &self.raw
     }
 
+    /// [`Invocation::raw`] as text (what is not UTF-8 replaced, as C's `argv` is read).
+    pub fn raw_strings(&self) -> Vec<String> {
+        self.raw
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
     /// The qualifier of the last occurrence of option `id` (`Some("jh")` for `-af:jh`,
     /// `Some("")` for `-af:`), `None` when that occurrence has none or the option is absent.
     /// Only options declared qualified in the tool's prefix table have qualifiers.

@@ -10,7 +10,8 @@ use super::userlog::JobLogs;
 use super::Session;
 use crate::classad::{ClassAd, Expr, Value};
 use crate::eventlog::{self, Event, EventBody, EventLogWriter};
-use crate::queue::{ClusterId, Queue, QueueError};
+use crate::queue::spool::job_spool_dir;
+use crate::queue::{ClusterId, JobId, Queue, QueueError};
 use crate::submit::{Job, SubmitError, SubmitFile};
 
 fn literal(ad: &ClassAd, name: &str) -> Option<Value> {
@@ -118,6 +119,11 @@ pub fn queue_jobs_in(
                     if job.new_cluster {
                         spooled(&mut cluster_ad, session.now);
                     }
+                    let id = JobId {
+                        cluster: ClusterId(job.cluster_id as i32),
+                        proc: job.proc_id as i32,
+                    };
+                    rewrite_spooled(&mut own, &cluster_ad, &job_spool_dir(session.spool(), id));
                 }
                 if job.new_cluster {
                     let id = match next_id.take() {
@@ -257,6 +263,109 @@ pub fn spooled(ad: &mut ClassAd, now: i64) {
         ad.insert("JobStatus", Expr::lit(status));
         ad.insert("EnteredCurrentStatus", Expr::lit(now));
         ad.insert("LastSuspensionTime", Expr::lit(0i64));
+    }
+}
+
+/// The schedd's `rewriteSpooledJobAd` (qmgmt.cpp) for a job whose files are spooled: its
+/// `Iwd` becomes its spool directory (`SUBMIT_Iwd` keeps the submitter's), its non-URL
+/// output remaps move to `SUBMIT_TransferOutputRemaps` (applied by `condor_transfer_data`,
+/// not when the output comes back into the spool), and the paths of `Cmd`, `In`,
+/// `TransferInput`, `UserLog` and `X509UserProxy` that change are kept as `SUBMIT_<attr>`.
+/// The schedd makes them base names, for the copies it holds in the spool; condorlite reads
+/// a spooled job's input where it is, so a relative path becomes absolute in the
+/// submitter's `Iwd` instead. Written into the proc ad `own`; `cluster` is its cluster ad.
+pub fn rewrite_spooled(own: &mut ClassAd, cluster: &ClassAd, spool_dir: &std::path::Path) {
+    let look = |ad: &ClassAd, name: &str| ad.lookup(name).or_else(|| cluster.lookup(name)).cloned();
+    let string = |ad: &ClassAd, name: &str| match look(ad, name) {
+        Some(Expr::Lit(Value::Str(s))) => Some(s.to_string()),
+        _ => None,
+    };
+    if look(own, "SUBMIT_Iwd").is_some() {
+        return;
+    }
+    let iwd = string(own, "Iwd");
+    match &iwd {
+        Some(i) => own.insert("SUBMIT_Iwd", Expr::lit(i.as_str())),
+        None => own.insert("SUBMIT_Iwd", Expr::Lit(Value::Undefined)),
+    }
+    own.insert("Iwd", Expr::lit(spool_dir.to_string_lossy().as_ref()));
+
+    let mut url_remaps = String::new();
+    if look(own, "TransferOutputRemaps").is_some() {
+        let mut kept = String::new();
+        for command in string(own, "TransferOutputRemaps")
+            .unwrap_or_default()
+            .split(';')
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+        {
+            let parts: Vec<&str> = command
+                .split([' ', '='])
+                .filter(|p| !p.is_empty())
+                .collect();
+            if parts.len() != 2 {
+                continue;
+            }
+            let to = if crate::starter::transfer::is_url(parts[1]) {
+                &mut url_remaps
+            } else {
+                &mut kept
+            };
+            if !to.is_empty() {
+                to.push(';');
+            }
+            to.push_str(command);
+        }
+        own.insert("SUBMIT_TransferOutputRemaps", Expr::lit(kept.as_str()));
+    } else if look(own, "SUBMIT_TransferOutputRemaps").is_some() {
+        own.insert("SUBMIT_TransferOutputRemaps", Expr::Lit(Value::Undefined));
+    }
+    if url_remaps.is_empty() {
+        own.insert("TransferOutputRemaps", Expr::Lit(Value::Undefined));
+    } else {
+        own.insert("TransferOutputRemaps", Expr::lit(url_remaps.as_str()));
+    }
+
+    let base = iwd.map(PathBuf::from);
+    for (attr, list, xfer) in [
+        ("Cmd", false, Some("TransferExecutable")),
+        ("In", false, Some("TransferIn")),
+        ("TransferInput", true, None),
+        ("UserLog", false, None),
+        ("X509UserProxy", false, None),
+    ] {
+        let Some(old) = string(own, attr) else {
+            continue;
+        };
+        if old.is_empty() || old == "/dev/null" {
+            continue;
+        }
+        if let Some(x) = xfer {
+            if matches!(look(own, x), Some(Expr::Lit(Value::Bool(false)))) {
+                continue;
+            }
+        }
+        let absolute = |p: &str| -> String {
+            match &base {
+                Some(b) if !p.starts_with('/') && !crate::starter::transfer::is_url(p) => {
+                    b.join(p).to_string_lossy().into_owned()
+                }
+                _ => p.to_owned(),
+            }
+        };
+        let new = if list {
+            crate::config::expand::tokens(&old, ",")
+                .iter()
+                .map(|p| absolute(p))
+                .collect::<Vec<_>>()
+                .join(",")
+        } else {
+            absolute(&old)
+        };
+        if new != old {
+            own.insert(&format!("SUBMIT_{attr}"), Expr::lit(old.as_str()));
+            own.insert(attr, Expr::lit(new.as_str()));
+        }
     }
 }
 

@@ -47,6 +47,7 @@ mod id;
 mod pushdown;
 mod query;
 mod schema;
+pub mod spool;
 mod status;
 mod txn;
 pub mod universe;
@@ -270,8 +271,13 @@ impl Queue {
             .map_err(|e| E::from(QueueError::store(&self.path, e)))?;
         let mut tx = Transaction::new(tx, &self.path, now);
         let out = f(&mut tx)?;
-        tx.commit()?;
+        let left = tx.commit()?;
         self.wrote = true;
+        if let Some(spool) = self.path.parent() {
+            for job in left {
+                spool::remove_job_spool(spool, job);
+            }
+        }
         Ok(out)
     }
 

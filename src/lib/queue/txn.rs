@@ -76,6 +76,9 @@ pub struct Transaction<'q> {
     cluster_cache: Option<(ClusterId, Arc<ClassAd>)>,
     /// The change stamp of this transaction's row updates, taken at the first one.
     stamp: Option<i64>,
+    /// The jobs this transaction moved to the history: their spool directories go once it
+    /// commits.
+    pub(crate) left: Vec<JobId>,
 }
 
 impl<'q> Transaction<'q> {
@@ -88,6 +91,7 @@ impl<'q> Transaction<'q> {
             new_clusters: BTreeMap::new(),
             cluster_cache: None,
             stamp: None,
+            left: Vec::new(),
         }
     }
 
@@ -395,9 +399,12 @@ impl<'q> Transaction<'q> {
         Ok(())
     }
 
-    pub(crate) fn commit(mut self) -> Result<()> {
+    /// Commits; the jobs that left the queue, whose spool directories are to go.
+    pub(crate) fn commit(mut self) -> Result<Vec<JobId>> {
         self.finish_submits()?;
-        self.tx.commit().map_err(sql_err(self.path))
+        let left = std::mem::take(&mut self.left);
+        self.tx.commit().map_err(sql_err(self.path))?;
+        Ok(left)
     }
 
     // ---- reading (sees this transaction's own changes) ----
@@ -825,6 +832,7 @@ impl<'q> Transaction<'q> {
             .prepare_cached("DELETE FROM procs WHERE cluster_id = ?1 AND proc_id = ?2")
             .and_then(|mut s| s.execute([job.cluster.0, job.proc]))
             .map_err(self.sql())?;
+        self.left.push(job);
         let left: Option<i64> = self
             .tx
             .prepare_cached("SELECT 1 FROM procs WHERE cluster_id = ?1 LIMIT 1")

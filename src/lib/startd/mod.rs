@@ -84,6 +84,7 @@ pub const STARTER_ABILITIES: &[&str] = &[
     "HasJICLocalConfig",
     "HasJICLocalStdin",
     "HasTransferInputRemaps",
+    "HasSelfCheckpointTransfers",
 ];
 
 /// `CondorPlatform` as HTCondor formats it (`$CondorPlatform: X86_64-Ubuntu_22.04 $`), from

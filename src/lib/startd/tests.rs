@@ -237,6 +237,8 @@ fn machine_attributes() {
     assert_eq!(text(a, "Start"), "true");
     assert_eq!(text(a, "SlotWeight"), "Cpus");
     assert!(a.eval_bool("HasFileTransfer", None));
+    // What a job with `checkpoint_exit_code` requires (the starter restarts it in place).
+    assert!(a.eval_bool("HasSelfCheckpointTransfers", None));
 }
 
 #[test]

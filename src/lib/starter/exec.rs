@@ -20,6 +20,7 @@ use crate::classad::{ClassAd, Expr};
 use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use crate::submit::argenv::{append_arg, split_args};
 
+use super::checkpoint::{self, CheckpointPlan};
 use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::*;
@@ -152,6 +153,7 @@ fn make_scratch_dir(execute_dir: &Path, cluster: i64, proc: i64) -> io::Result<P
 }
 
 /// What a standard file of the job is opened from.
+#[derive(Debug)]
 enum StdFile {
     Null,
     /// A file opened as HTCondor's starter opens it (hold codes 7/8).
@@ -177,10 +179,12 @@ impl Which {
     }
 }
 
-/// `UserProc::openStdFile`.
+/// `UserProc::openStdFile`. `append_only` is `VanillaProc::outputOpenFlags` without
+/// `O_TRUNC`: a job that checkpoints keeps what it wrote before its restart.
 fn open_std(
     which: Which,
     file: &StdFile,
+    append_only: bool,
     err_from: &dyn Fn(&str) -> String,
 ) -> Result<Stdio, StartFailure> {
     let (path, stream) = match file {
@@ -201,7 +205,11 @@ fn open_std(
                 .mode(0o666)
                 .open(path)
         };
-        open(true).or_else(|_| open(false))
+        if append_only {
+            open(false)
+        } else {
+            open(true).or_else(|_| open(false))
+        }
     };
     match opened {
         Ok(f) => Ok(Stdio::from(f)),
@@ -323,6 +331,77 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
+/// Opens the job's standard input, output and error.
+fn open_std_files(
+    files: &[StdFile; 3],
+    append_only: bool,
+    err_from: &dyn Fn(&str) -> String,
+) -> Result<(Stdio, Stdio, Stdio), StartFailure> {
+    Ok((
+        open_std(Which::In, &files[0], append_only, err_from)?,
+        open_std(Which::Out, &files[1], append_only, err_from)?,
+        open_std(Which::Err, &files[2], append_only, err_from)?,
+    ))
+}
+
+/// How the job's process is started: kept for the restarts of a self-checkpointing job,
+/// which run the same command in the same sandbox.
+#[derive(Debug)]
+pub(super) struct Launch {
+    cmd: PathBuf,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    cwd: PathBuf,
+    std_files: [StdFile; 3],
+    append_only: bool,
+    slot_name: String,
+}
+
+impl Launch {
+    fn err_from(&self, msg: &str) -> String {
+        format!("Error from {}: {msg}", self.slot_name)
+    }
+
+    /// Spawns the job with its standard files already open; its pid.
+    fn spawn(&self, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Result<i32, StartFailure> {
+        let mut command = Command::new(&self.cmd);
+        command
+            .args(&self.args)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&self.cwd)
+            .stdin(stdin)
+            .stdout(stdout)
+            .stderr(stderr)
+            .process_group(0);
+        let child = command.spawn().map_err(|e| {
+            let mut msg = format!("Failed to execute '{}'", self.cmd.display());
+            if !self.args.is_empty() {
+                let mut shown = String::new();
+                for a in &self.args {
+                    append_arg(a, &mut shown);
+                }
+                msg.push_str(&format!(" with arguments {shown}"));
+            }
+            msg.push_str(&format!(": {}", exec_error_text(&self.cmd, &e)));
+            StartFailure::new(
+                self.err_from(&msg),
+                FAILED_TO_CREATE_PROCESS,
+                errno_of(&e) as i64,
+            )
+        })?;
+        Ok(child.id() as i32)
+    }
+
+    /// Starts the job again (`VanillaProc::restartCheckpointedJob`'s `StartJob`): its
+    /// standard files opened anew, appended to.
+    pub(super) fn respawn(&self) -> Result<i32, StartFailure> {
+        let err_from = |msg: &str| self.err_from(msg);
+        let (stdin, stdout, stderr) = open_std_files(&self.std_files, self.append_only, &err_from)?;
+        self.spawn(stdin, stdout, stderr)
+    }
+}
+
 /// [`super::start`].
 pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> {
     let job = req.job;
@@ -336,6 +415,14 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     // The shadow's `cdToIwd`.
     let iwd_text = lookup_str(job, "Iwd").unwrap_or_default();
     let iwd = absolute(Path::new(&*iwd_text));
+    if job.lookup("SUBMIT_Iwd").is_some() && !iwd.exists() {
+        // A spooled job runs in its spool directory, which the schedd makes
+        // (`SpooledJobFiles::createJobSpoolDirectory`, mode 0700).
+        let _ = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&iwd);
+    }
     let iwd_error = match std::fs::metadata(&iwd) {
         Ok(m) if m.is_dir() => None,
         Ok(_) => Some(libc::ENOTDIR),
@@ -453,6 +540,12 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         job_iwd.join(&*cmd_text)
     };
 
+    let spool = req.config.string("SPOOL").ok().flatten();
+    let checkpoint = CheckpointPlan::of(
+        job,
+        spool.as_deref().filter(|_| transferring).map(Path::new),
+    );
+
     // Input transfer, then the catalog output transfer compares against.
     let ends = Endpoints {
         slot_name: slot_name.clone(),
@@ -473,6 +566,12 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
             transfer_exe.then_some(&*cmd_text),
             &ends,
         )?;
+        // The job's last checkpoint, after (so over) the input files, as the shadow adds
+        // the spool's entries at the end of the input list.
+        if let Some(dir) = checkpoint.as_ref().and_then(|c| c.spool_dir.as_deref()) {
+            bytes_in += checkpoint::restore(dir, &scratch)
+                .map_err(|e| transfer::checkpoint_input_failure(&ends, &e))?;
+        }
         output = Some(OutputPlan::new(
             job,
             req.config,
@@ -485,9 +584,11 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         ));
     }
 
-    let stdin = open_std(Which::In, &stdin_file, &err_from)?;
-    let stdout = open_std(Which::Out, &stdout_file, &err_from)?;
-    let stderr = open_std(Which::Err, &stderr_file, &err_from)?;
+    let append_only = flag("WantCheckpointSignal")
+        || flag("WantFTOnCheckpoint")
+        || lookup_bool(job, "DontAppend") == Some(false);
+    let std_files = [stdin_file, stdout_file, stderr_file];
+    let (stdin, stdout, stderr) = open_std_files(&std_files, append_only, &err_from)?;
 
     let args = job_arguments(job).map_err(|e| {
         StartFailure::new(
@@ -510,36 +611,17 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         )
     })?;
 
-    let mut command = Command::new(&cmd);
-    command
-        .args(&args)
-        .env_clear()
-        .envs(job_env.into_pairs())
-        .current_dir(&job_iwd)
-        .stdin(stdin)
-        .stdout(stdout)
-        .stderr(stderr)
-        .process_group(0);
+    let launch = Launch {
+        cmd,
+        args,
+        env: job_env.into_pairs().collect(),
+        cwd: job_iwd.clone(),
+        std_files,
+        append_only,
+        slot_name: slot_name.clone(),
+    };
     let started = Instant::now();
-    let child = command.spawn().map_err(|e| {
-        let mut msg = format!("Failed to execute '{}'", cmd.display());
-        if !args.is_empty() {
-            let mut shown = String::new();
-            for a in &args {
-                append_arg(a, &mut shown);
-            }
-            msg.push_str(&format!(" with arguments {shown}"));
-        }
-        msg.push_str(&format!(": {}", exec_error_text(&cmd, &e)));
-        StartFailure::new(
-            err_from(&msg),
-            FAILED_TO_CREATE_PROCESS,
-            errno_of(&e) as i64,
-        )
-    })?;
-    drop(command);
-    let pid = child.id() as i32;
-
+    let pid = launch.spawn(stdin, stdout, stderr)?;
     guard.dir = None;
     let sig = |attr| find_signal(job, attr).unwrap_or(libc::SIGTERM);
     Ok(RunningJob {
@@ -551,6 +633,10 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         hold_kill_sig: sig("HoldKillSig"),
         killed: AtomicBool::new(false),
         started,
+        run_started: started,
+        launch: Some(launch),
+        checkpoint,
+        checkpoint_usage: super::RawExit::default(),
         finish: FinishPlan {
             output,
             keep_scratch: req

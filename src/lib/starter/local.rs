@@ -305,6 +305,10 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
         hold_kill_sig: sig("HoldKillSig").unwrap_or(kill_sig),
         killed: AtomicBool::new(false),
         started,
+        run_started: started,
+        launch: None,
+        checkpoint: None,
+        checkpoint_usage: super::RawExit::default(),
         finish: FinishPlan {
             output: None,
             keep_scratch: false,

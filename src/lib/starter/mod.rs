@@ -31,6 +31,7 @@
 //!
 //! This module is the only one that forks or signals processes.
 
+pub mod checkpoint;
 pub mod env;
 mod exec;
 mod finish;
@@ -73,6 +74,8 @@ pub mod hold_codes {
     pub const TRANSFER_INPUT_ERROR: i64 = 13;
     /// The job's `Iwd` cannot be accessed; the subcode is the errno.
     pub const IWD_ERROR: i64 = 14;
+    /// The starter could not store a self-checkpointing job's checkpoint.
+    pub const FAILED_TO_CHECKPOINT: i64 = 36;
     /// The job could not be started for a reason that is not its own (vacate).
     pub const JOB_NOT_STARTED: i64 = 1003;
     /// The scratch directory could not be made (vacate).
@@ -210,7 +213,27 @@ pub struct RunningJob {
     hold_kill_sig: i32,
     killed: AtomicBool,
     started: Instant,
+    /// When the current process started (a checkpointing job's restarts start new ones).
+    run_started: Instant,
+    /// How the job was started (none for the schedd's own jobs, which never checkpoint).
+    launch: Option<exec::Launch>,
+    checkpoint: Option<checkpoint::CheckpointPlan>,
+    /// The usage of the processes that ended in a checkpoint (`m_checkpoint_usage`).
+    checkpoint_usage: RawExit,
     finish: finish::FinishPlan,
+}
+
+/// What a checkpoint exit came to (the starter's update and generic event to the shadow).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpointed {
+    /// `CheckpointNumber`: the checkpoint's number (0 for the first).
+    pub number: i64,
+    /// Whether the checkpoint was stored (`SuccessfulCheckpoint`), else `FailedCheckpoint`.
+    pub stored: bool,
+    /// `NewlyCommittedTime`: the whole seconds the ended process ran.
+    pub newly_committed_secs: i64,
+    /// The job's new process, when it started again; otherwise why not (a hold).
+    pub restarted: Result<i32, StartFailure>,
 }
 
 impl RunningJob {
@@ -250,6 +273,12 @@ impl RunningJob {
         exec::signal_group(self.pid, sig)
     }
 
+    /// Marks the job as one whose output is not to be sent back (as a killed job's is not),
+    /// without signalling anything.
+    pub fn forgo_output(&self) {
+        self.killed.store(true, Ordering::Relaxed);
+    }
+
     /// Stops the job's process group (`condor_suspend`).
     pub fn suspend(&self) -> std::io::Result<()> {
         self.send_signal(libc::SIGSTOP)
@@ -273,12 +302,89 @@ impl RunningJob {
     /// [`RunningJob::finish`] without the removal of the scratch directory: the directory
     /// to remove (with [`remove_scratch`]) comes back with the result, unless
     /// `STARTER_KEEP_SCRATCH_DIR` keeps it. The caller may remove it later, elsewhere.
-    pub fn finish_deferred(self, exit: RawExit) -> (JobResult, Option<PathBuf>) {
+    pub fn finish_deferred(self, mut exit: RawExit) -> (JobResult, Option<PathBuf>) {
         let killed = self.killed.load(Ordering::Relaxed);
+        exit.user_cpu += self.checkpoint_usage.user_cpu;
+        exit.sys_cpu += self.checkpoint_usage.sys_cpu;
+        exit.max_rss_kib = exit.max_rss_kib.max(self.checkpoint_usage.max_rss_kib);
         let wall = self.started.elapsed().as_secs_f64();
         let result = self.finish.run(&self.scratch_dir, exit, killed, wall);
         let scratch = (!self.finish.keep_scratch).then_some(self.scratch_dir);
         (result, scratch)
+    }
+}
+
+impl RunningJob {
+    /// Whether this exit is the job's checkpoint ([`checkpoint`]): it wants them, exited
+    /// with exactly its checkpoint status, and was not being killed (a checkpoint exit
+    /// during a soft kill ends the run).
+    pub fn is_checkpoint(&self, exit: &RawExit) -> bool {
+        !self.killed.load(Ordering::Relaxed)
+            && self
+                .checkpoint
+                .as_ref()
+                .is_some_and(|c| c.status == exit.status)
+    }
+
+    /// After a checkpoint exit ([`RunningJob::is_checkpoint`], the process reaped): stores
+    /// the checkpoint in the job's spool directory and starts the job again in the same
+    /// sandbox. The job's `pid` is then the new process's.
+    pub fn checkpoint_and_restart(&mut self, exit: RawExit) -> Checkpointed {
+        self.checkpoint_usage.user_cpu += exit.user_cpu;
+        self.checkpoint_usage.sys_cpu += exit.sys_cpu;
+        self.checkpoint_usage.max_rss_kib = self.checkpoint_usage.max_rss_kib.max(exit.max_rss_kib);
+        let newly_committed_secs = self.run_started.elapsed().as_secs() as i64;
+        let plan = self
+            .checkpoint
+            .as_mut()
+            .expect("checkpoint_and_restart after is_checkpoint");
+        plan.number += 1;
+        let number = plan.number;
+        let mut hold = None;
+        let stored = match (&plan.spool_dir, &self.finish.output) {
+            (Some(dir), Some(output)) => {
+                let names = output.checkpoint_files(&self.scratch_dir, plan.files.as_deref());
+                match checkpoint::save(&self.scratch_dir, &names, dir) {
+                    Ok(_) => true,
+                    Err(e @ checkpoint::SaveError::Source(_)) => {
+                        tracing::warn!("checkpoint {number} of {}: {e}", self.pid);
+                        hold = Some(StartFailure::new(
+                            "Starter failed to upload checkpoint",
+                            hold_codes::FAILED_TO_CHECKPOINT,
+                            -1,
+                        ));
+                        false
+                    }
+                    Err(e) => {
+                        tracing::warn!("checkpoint {number} of {}: {e}", self.pid);
+                        false
+                    }
+                }
+            }
+            // No file transfer: nothing to send the checkpoint with.
+            _ => false,
+        };
+        let restarted = match hold {
+            Some(h) => Err(h),
+            None => match &self.launch {
+                Some(l) => l.respawn(),
+                None => Err(StartFailure::new(
+                    "Starter failed to restart the job",
+                    hold_codes::JOB_NOT_STARTED,
+                    0,
+                )),
+            },
+        };
+        if let Ok(pid) = restarted {
+            self.pid = pid;
+            self.run_started = Instant::now();
+        }
+        Checkpointed {
+            number,
+            stored,
+            newly_committed_secs,
+            restarted,
+        }
     }
 }
 

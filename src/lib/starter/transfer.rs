@@ -188,8 +188,155 @@ fn copy_any(src: &Path, dst: &Path, depth: u32) -> Result<u64, CopyError> {
     }
 }
 
+/// Why [`copy_confined`] copied nothing (or not everything).
+#[derive(Debug)]
+pub struct ConfineError {
+    pub path: PathBuf,
+    /// The errno of the failure; `EPERM` for a name that leads out of its directory.
+    pub errno: i32,
+    /// The name (or a symbolic link under it) leads out of the directory it is relative to.
+    pub outside: bool,
+}
+
+impl ConfineError {
+    pub fn io(path: &Path, e: &io::Error) -> ConfineError {
+        ConfineError {
+            path: path.to_path_buf(),
+            errno: errno_of(e),
+            outside: false,
+        }
+    }
+
+    fn outside(path: &Path) -> ConfineError {
+        ConfineError {
+            path: path.to_path_buf(),
+            errno: libc::EPERM,
+            outside: true,
+        }
+    }
+}
+
+impl std::fmt::Display for ConfineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.outside {
+            write!(
+                f,
+                "{} is not inside the directory it is transferred from",
+                self.path.display()
+            )
+        } else {
+            write!(
+                f,
+                "{}: (errno {}) {}",
+                self.path.display(),
+                self.errno,
+                strerror(self.errno)
+            )
+        }
+    }
+}
+
+/// The hold of a job whose checkpoint could not be brought into its new sandbox: an input
+/// transfer failure (the checkpoint is part of the input).
+pub(super) fn checkpoint_input_failure(ends: &Endpoints, e: &ConfineError) -> StartFailure {
+    ends.failure(
+        Direction::Input,
+        Side::Sender,
+        &format!("reading from file {e}"),
+        e.errno,
+    )
+}
+
+/// Copies `root/name` (a file, or a directory with its contents) to `dst_dir/name`,
+/// keeping the relative path, and never reads outside `root`: an absolute name, a `..`
+/// component, or a symbolic link (anywhere under `root/name`) that resolves outside `root`
+/// is refused. A file already at the destination is replaced, never written through (a
+/// symbolic link there is replaced, not followed). The bytes copied.
+pub fn copy_confined(root: &Path, name: &str, dst_dir: &Path) -> Result<u64, ConfineError> {
+    let dst = dst_dir.join(plain_relative(root, name)?);
+    if let Some(parent) = dst.parent() {
+        fs::create_dir_all(parent).map_err(|e| ConfineError::io(parent, &e))?;
+    }
+    copy_confined_to(root, name, &dst)
+}
+
+/// `name` as a path below `root` (no trailing `/`): refused when it is absolute, empty or
+/// has a `..` (or `.`) component.
+fn plain_relative<'n>(root: &Path, name: &'n str) -> Result<&'n Path, ConfineError> {
+    let rel = Path::new(name.trim_end_matches('/'));
+    let plain = rel
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !plain || rel.as_os_str().is_empty() {
+        return Err(ConfineError::outside(&root.join(name)));
+    }
+    Ok(rel)
+}
+
+/// [`copy_confined`] to the path `dst` (whose directory exists) rather than under the same
+/// relative name.
+pub fn copy_confined_to(root: &Path, name: &str, dst: &Path) -> Result<u64, ConfineError> {
+    let rel = plain_relative(root, name)?;
+    let root_real = fs::canonicalize(root).map_err(|e| ConfineError::io(root, &e))?;
+    copy_confined_at(&root_real, &root.join(rel), dst, 0)
+}
+
+fn copy_confined_at(root: &Path, src: &Path, dst: &Path, depth: u32) -> Result<u64, ConfineError> {
+    if depth > 64 {
+        return Err(ConfineError {
+            path: src.to_path_buf(),
+            errno: libc::ELOOP,
+            outside: false,
+        });
+    }
+    let real = fs::canonicalize(src).map_err(|e| ConfineError::io(src, &e))?;
+    if !real.starts_with(root) {
+        return Err(ConfineError::outside(src));
+    }
+    let meta = fs::metadata(&real).map_err(|e| ConfineError::io(src, &e))?;
+    if let Ok(m) = fs::symlink_metadata(dst) {
+        if !(m.is_dir() && meta.is_dir()) {
+            let gone = if m.is_dir() {
+                fs::remove_dir_all(dst)
+            } else {
+                fs::remove_file(dst)
+            };
+            gone.map_err(|e| ConfineError::io(dst, &e))?;
+        }
+    }
+    if meta.is_dir() {
+        match fs::create_dir(dst) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
+                return Err(ConfineError::io(dst, &e))
+            }
+            _ => {}
+        }
+        let mut total = 0;
+        let entries = fs::read_dir(&real).map_err(|e| ConfineError::io(src, &e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| ConfineError::io(src, &e))?;
+            let name = entry.file_name();
+            total += copy_confined_at(root, &real.join(&name), &dst.join(&name), depth + 1)?;
+        }
+        return Ok(total);
+    }
+    let mut from = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&real)
+        .map_err(|e| ConfineError::io(src, &e))?;
+    let mut to = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(meta.mode() & 0o7777)
+        .open(dst)
+        .map_err(|e| ConfineError::io(dst, &e))?;
+    io::copy(&mut from, &mut to).map_err(|e| ConfineError::io(dst, &e))
+}
+
 /// Whether a name is a URL (`IsUrl`): a scheme, then `://`.
-fn is_url(name: &str) -> bool {
+pub fn is_url(name: &str) -> bool {
     match name.find("://") {
         Some(i) if i > 0 => name[..i]
             .chars()
@@ -482,6 +629,26 @@ impl OutputPlan {
         }
         changed.sort();
         changed
+    }
+
+    /// A checkpoint's files (`FileTransfer::UploadCheckpointFiles`): `TransferCheckpoint`
+    /// when the job has it, else the files the output transfer would send; then the standard
+    /// output and error, by their sandbox names, when they come back with the output.
+    pub(super) fn checkpoint_files(
+        &self,
+        scratch: &Path,
+        listed: Option<&[String]>,
+    ) -> Vec<String> {
+        let mut names = match listed {
+            Some(l) => l.to_vec(),
+            None => self.files_to_send(scratch),
+        };
+        for (file, target) in [(STDOUT_NAME, &self.stdout), (STDERR_NAME, &self.stderr)] {
+            if target.is_some() && !names.iter().any(|n| n == file) && scratch.join(file).exists() {
+                names.push(file.to_owned());
+            }
+        }
+        names
     }
 
     /// Where a file sent as `name` lands: `Iwd/name`, or its remap.

@@ -190,11 +190,7 @@ fn request(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> Result<
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let args: Vec<String> = inv
-        .raw()
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args = inv.raw_strings();
     let r = match request(&args, out, err) {
         Ok(r) => r,
         Err(0) => return Ok(()),

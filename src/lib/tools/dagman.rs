@@ -87,11 +87,7 @@ pub fn command() -> Command {
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let args: Vec<String> = inv
-        .raw()
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args = inv.raw_strings();
     writeln!(out, "Executing condor dagman ... ")?;
     out.flush()?;
     let config = Config::load().map_err(|e| CommandError::failed(1, e.to_string()))?;

@@ -26,6 +26,7 @@ pub mod store_cred;
 pub mod submit;
 pub mod submit_dag;
 pub mod token;
+pub mod transfer_data;
 pub mod userprio;
 pub mod version;
 pub mod wait;
@@ -55,6 +56,7 @@ pub static TOOLS: &[Tool] = &[
     prio::TOOL,
     history::TOOL,
     submit::TOOL,
+    transfer_data::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
     submit_dag::TOOL,

@@ -38,7 +38,9 @@
 //! schedd here is on this host and reads the files where they are, so there is nothing to
 //! send: the jobs are queued already released, as the schedd leaves them after the transfer,
 //! in the same transaction (they are never seen held). Their input is read when they run,
-//! not copied at submit time.
+//! not copied at submit time. The schedd's rewrite of a spooled job's ad follows
+//! ([`crate::client::submit::rewrite_spooled`]): it runs in its spool directory, where its
+//! output stays until `condor_transfer_data` fetches it.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;

@@ -140,11 +140,7 @@ fn fail(err: &mut dyn Write, text: &str) -> CommandError {
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let args: Vec<String> = inv
-        .raw()
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args = inv.raw_strings();
     out.write_all(b"\n")?;
     let config_failure = |e: crate::config::ConfigError| CommandError::failed(1, e.to_string());
     let mut config = Config::load().map_err(config_failure)?;

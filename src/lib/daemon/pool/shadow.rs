@@ -427,7 +427,7 @@ impl Pool {
     /// A job's process ended: what comes next depends on why it ended (a stop the pool
     /// asked for) or, when it ended by itself, on its exit policy.
     pub(super) fn job_exited(&mut self, id: JobId, now: Now) -> Vec<Action> {
-        let Some(r) = self.shadow.running.remove(&id) else {
+        let Some(mut r) = self.shadow.running.remove(&id) else {
             return Vec::new();
         };
         // Forgotten first, reaped second: nothing signals the pid once it can be reused.
@@ -443,6 +443,19 @@ impl Pool {
         });
         let t = now.t;
         self.session.now = t;
+        if r.stop.is_none() && r.job.is_checkpoint(&exit) {
+            match self.checkpointed(id, &mut r, exit, t) {
+                Ok(()) => {
+                    self.shadow.running.insert(id, r);
+                    return Vec::new();
+                }
+                Err(failure) => {
+                    // Not started again: the job is held as a start failure is.
+                    let r_ad = r.ad.clone();
+                    return self.checkpoint_hold(id, r, r_ad, exit, failure, now);
+                }
+            }
+        }
         let expect = match r.stop {
             Some(Stop::Remove) => JobStatus::Removed,
             Some(Stop::Hold) => JobStatus::Held,
@@ -524,6 +537,96 @@ impl Pool {
             }
             None => actions.extend(self.job_completed(id, ad, &result, logs, now)),
         }
+        actions
+    }
+
+    /// A self-checkpointing job's checkpoint exit (see [`starter::checkpoint`]): the
+    /// shadow's `updateFromStarter` (`CheckpointNumber`; on success `JobLastCheckpointTime`
+    /// and `CommittedTime` + the run's seconds), and the job watched again in its new
+    /// process, on the same claim. No event: HTCondor's shadow logs none for a checkpoint
+    /// to SPOOL. The claim, the slot and the job's status do not change.
+    fn checkpointed(
+        &mut self,
+        id: JobId,
+        r: &mut Running,
+        exit: RawExit,
+        t: i64,
+    ) -> Result<(), starter::StartFailure> {
+        let c = r.job.checkpoint_and_restart(exit);
+        tracing::info!(
+            "job {id} checkpointed (number {}, {})",
+            c.number,
+            if c.stored { "stored" } else { "failed" }
+        );
+        let mut update = AdUpdate::default();
+        update.set("CheckpointNumber", Expr::lit(c.number));
+        if c.stored {
+            update.set("JobLastCheckpointTime", Expr::lit(t));
+            let committed = lookup_int(&r.ad, "CommittedTime").unwrap_or(0);
+            update.set(
+                "CommittedTime",
+                Expr::lit(committed + c.newly_committed_secs),
+            );
+        }
+        update.apply(&mut r.ad);
+        let change = self.journal.changes.expecting(id, r.status());
+        change.update.extend(update);
+        let pid = c.restarted?;
+        if let Err(e) = self.shadow.reaper.watch(id, pid) {
+            tracing::error!("job {id}: nothing can wait for it ({e}); killing it");
+            let _ = r.job.hard_kill();
+            let _ = starter::wait_exited(pid);
+            let _ = self.to_main.send(Msg::Exited { job: id });
+        }
+        Ok(())
+    }
+
+    /// A checkpointed job that could not be started again: held (the starter's `holdJob`),
+    /// its run ended as for any hold at exit.
+    fn checkpoint_hold(
+        &mut self,
+        id: JobId,
+        r: Running,
+        ad: ClassAd,
+        exit: RawExit,
+        failure: starter::StartFailure,
+        now: Now,
+    ) -> Vec<Action> {
+        let t = now.t;
+        self.journal.changes.expecting(id, r.status());
+        let Running {
+            job, slot, logs, ..
+        } = r;
+        // The ended process's usage is the checkpoints' already; a held job sends no output.
+        job.forgo_output();
+        let (mut result, scratch) = job.finish_deferred(RawExit {
+            status: exit.status,
+            ..RawExit::default()
+        });
+        if let Some(dir) = scratch {
+            self.shadow.cleaner.remove(dir);
+        }
+        result.hold = Some(failure);
+        let kept = self.startd.job_ended(&slot, t);
+        if let Some(c) = self.matchmaker.claims.get_mut(&slot) {
+            c.job = None;
+        }
+        let mut actions = vec![if kept {
+            Action::ReleaseClaim {
+                slot,
+                renegotiate: true,
+            }
+        } else {
+            Action::ForgetClaim { slot }
+        }];
+        let mut ad = ad;
+        let starter_updates = AdUpdate {
+            set: result.updates.clone(),
+            delete: Vec::new(),
+        };
+        starter_updates.apply(&mut ad);
+        self.journal.changes.of(id).update.extend(starter_updates);
+        actions.extend(self.job_completed(id, ad, &result, logs, now));
         actions
     }
 
