@@ -89,7 +89,8 @@ pub fn queue_jobs_in(
     let mut made: Vec<Clusters> = Vec::new();
     let result = queue.transaction(|tx| {
         made.clear();
-        let (existing, owned) = tx.job_counts(&owner)?;
+        let existing = tx.job_count()?;
+        let mut owned: Option<i64> = None;
         let mut added: i64 = 0;
         for (i, file) in files.iter().enumerate() {
             at = i;
@@ -99,7 +100,13 @@ pub fn queue_jobs_in(
             let mut current: Option<ClusterId> = None;
             for job in file.jobs(first) {
                 let job = job?;
-                limits.check(existing, owned, added)?;
+                limits.check(existing, added, || {
+                    // Counted only when it could matter: the owner's jobs are among all.
+                    Ok(*match &mut owned {
+                        Some(n) => n,
+                        slot => slot.insert(tx.owner_job_count(&owner)?),
+                    })
+                })?;
                 added += 1;
                 on_job(i, &job)?;
                 events.add(session, &job);
@@ -180,12 +187,17 @@ impl JobLimits {
     }
 
     /// Whether one more job may be added, with `added` already added by this submit to a
-    /// queue that held `existing` jobs, `owned` of them the submitter's; condor_submit's
-    /// words when not.
-    fn check(&self, existing: i64, owned: i64, added: i64) -> Result<(), SubmitFailure> {
+    /// queue that held `existing` jobs, `owned()` of them the submitter's (asked only when
+    /// `existing` does not settle it); condor_submit's words when not.
+    fn check(
+        &self,
+        existing: i64,
+        added: i64,
+        owned: impl FnOnce() -> Result<i64, QueueError>,
+    ) -> Result<(), SubmitFailure> {
         let exceeded = if existing + added >= self.submitted {
             "MAX_JOBS_SUBMITTED"
-        } else if owned + added >= self.per_owner {
+        } else if existing + added >= self.per_owner && owned()? + added >= self.per_owner {
             "MAX_JOBS_PER_OWNER"
         } else if added >= self.per_submission {
             "MAX_JOBS_PER_SUBMISSION"

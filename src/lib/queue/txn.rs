@@ -410,23 +410,23 @@ impl<'q> Transaction<'q> {
     // ---- reading (sees this transaction's own changes) ----
 
     /// One job, if it is in the queue.
-    /// How many jobs the queue holds: all of them, and `owner`'s (the schedd's counts behind
-    /// `MAX_JOBS_SUBMITTED` and `MAX_JOBS_PER_OWNER`).
-    pub fn job_counts(&self, owner: &str) -> Result<(i64, i64)> {
-        let total: i64 = self
-            .tx
+    /// How many jobs the queue holds (the schedd's count behind `MAX_JOBS_SUBMITTED`).
+    pub fn job_count(&self) -> Result<i64> {
+        self.tx
             .prepare_cached("SELECT COUNT(*) FROM procs")
             .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(self.sql())?;
-        let owned: i64 = self
-            .tx
+            .map_err(self.sql())
+    }
+
+    /// How many jobs of `owner` the queue holds (behind `MAX_JOBS_PER_OWNER`).
+    pub fn owner_job_count(&self, owner: &str) -> Result<i64> {
+        self.tx
             .prepare_cached(
-                "SELECT COUNT(*) FROM procs WHERE cluster_id IN
-                     (SELECT cluster_id FROM clusters WHERE owner = ?1)",
+                "SELECT COUNT(*) FROM clusters c JOIN procs p ON p.cluster_id = c.cluster_id
+                 WHERE c.owner = ?1",
             )
             .and_then(|mut s| s.query_row([owner], |r| r.get(0)))
-            .map_err(self.sql())?;
-        Ok((total, owned))
+            .map_err(self.sql())
     }
 
     pub fn job(&self, id: JobId) -> Result<Option<Job>> {
