@@ -7,6 +7,7 @@ mod cli;
 mod common;
 mod condor_submit;
 mod config;
+mod container;
 mod dag_checker;
 mod dagman;
 mod eventlog;
