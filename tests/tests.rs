@@ -13,6 +13,7 @@ mod dagman;
 mod eventlog;
 mod generated;
 mod history;
+mod interactive;
 mod locate;
 mod materialize;
 mod negotiator;

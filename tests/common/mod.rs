@@ -146,6 +146,33 @@ impl TestEnvironment {
         }
     }
 
+    /// Runs `tool` with `args` to completion, `input` on its standard input.
+    #[allow(dead_code)]
+    pub fn run_with_input(&self, tool: &str, args: &[&str], input: &[u8]) -> CommandOutput {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = self
+            .command(tool)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("running {tool}: {e}"));
+        child
+            .stdin
+            .take()
+            .expect("a pipe")
+            .write_all(input)
+            .expect("writing standard input");
+        let output = child.wait_with_output().expect("waiting for the tool");
+        CommandOutput {
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            status: output.status.code(),
+        }
+    }
+
     /// Replaces this environment's temporary directory in `text` with `$TEST_ENV`.
     #[allow(dead_code)]
     pub fn normalize(&self, text: &str) -> String {
