@@ -23,7 +23,7 @@ _condor_submit() {
 
     case "${cmd}" in
         condor_submit)
-            opts="-verbose --verbose -terse --terse -disable --disable -debug --debug -factory --factory -generator --generator -dry-run --dry-run -spool --spool -file --file -remote --remote -name --name -address --address -pool --pool -single-cluster --single-cluster -append --append -batch-name --batch-name -batch-id --batch-id -queue --queue -maxjobs --maxjobs -unused --unused -dump --dump -allow-crlf-script --allow-crlf-script -help --help"
+            opts="-verbose --verbose -terse --terse -disable --disable -debug --debug -factory --factory -generator --generator -dry-run --dry-run -spool --spool -file --file -remote --remote -name --name -address --address -pool --pool -single-cluster --single-cluster -append --append -batch-name --batch-name -batch-id --batch-id -queue --queue -maxjobs --maxjobs -unused --unused -dump --dump -allow-crlf-script --allow-crlf-script -interactive --interactive -help --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

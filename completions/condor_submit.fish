@@ -42,5 +42,7 @@ complete -c condor_submit -l unused -d 'Turn the warnings about unused definitio
 complete -c condor_submit -o unused -d 'Turn the warnings about unused definitions off (or back on)'
 complete -c condor_submit -l allow-crlf-script -d 'Only warn about a #! executable script with CRLF line endings'
 complete -c condor_submit -o allow-crlf-script -d 'Only warn about a #! executable script with CRLF line endings'
+complete -c condor_submit -l interactive -d 'Submit an interactive session job: once it runs, a shell in its directory with its environment, on this terminal; the job is removed when the shell exits'
+complete -c condor_submit -o interactive -d 'Submit an interactive session job: once it runs, a shell in its directory with its environment, on this terminal; the job is removed when the shell exits'
 complete -c condor_submit -l help -d 'Print help and exit'
 complete -c condor_submit -o help -d 'Print help and exit'

@@ -61,6 +61,10 @@ impl TestEnvironment {
                 "_CONDOR_CONDORLITE_WARN_NO_MASTER".to_owned(),
                 "false".to_owned(),
             ),
+            // Container runtimes are the machine's: none, unless a test asks for one
+            // (`tests/container`), so that no master runs the machine's docker or apptainer.
+            ("_CONDOR_DOCKER".to_owned(), String::new()),
+            ("_CONDOR_SINGULARITY".to_owned(), String::new()),
         ];
         TestEnvironment {
             _temp: temp,
@@ -91,6 +95,12 @@ impl TestEnvironment {
     pub fn set_env(&mut self, name: &str, value: &str) {
         self.env.retain(|(n, _)| n != name);
         self.env.push((name.to_owned(), value.to_owned()));
+    }
+
+    /// Removes an environment variable from the commands this environment runs.
+    #[allow(dead_code)]
+    pub fn remove_env(&mut self, name: &str) {
+        self.env.retain(|(n, _)| n != name);
     }
 
     /// Lets condor_submit and condor_q say that no master runs, as they do by default
@@ -129,6 +139,33 @@ impl TestEnvironment {
             .args(args)
             .output()
             .unwrap_or_else(|e| panic!("running {tool}: {e}"));
+        CommandOutput {
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            status: output.status.code(),
+        }
+    }
+
+    /// Runs `tool` with `args` to completion, `input` on its standard input.
+    #[allow(dead_code)]
+    pub fn run_with_input(&self, tool: &str, args: &[&str], input: &[u8]) -> CommandOutput {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = self
+            .command(tool)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("running {tool}: {e}"));
+        child
+            .stdin
+            .take()
+            .expect("a pipe")
+            .write_all(input)
+            .expect("writing standard input");
+        let output = child.wait_with_output().expect("waiting for the tool");
         CommandOutput {
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),

@@ -7,7 +7,6 @@
 //! get distinct ids; a submit killed in the middle leaves all of its jobs or none.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -324,22 +323,9 @@ fn terse_prints_ranges() {
 #[test]
 fn stdin_dash_is_verbose() {
     let env = env();
-    let mut child = env
-        .command("condor_submit")
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"executable = prog.sh\nqueue 2\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success());
+    let out = env.run_with_input("condor_submit", &["-"], b"executable = prog.sh\nqueue 2\n");
+    let stdout = out.stdout;
+    assert_eq!(out.status, Some(0));
     assert!(stdout.starts_with("\n** Proc 1.0:\n"), "{stdout}");
     assert!(stdout.contains("\n** Proc 1.1:\n"), "{stdout}");
     assert!(stdout.contains("\nCmd = \""), "{stdout}");

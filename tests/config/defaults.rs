@@ -57,7 +57,10 @@ fn every_reference_default_prints_as_htcondor_prints_it() {
         fixture.knobs.len()
     );
     assert!(fixture.excluded.len() < 150 && fixture.excluded.values().all(|r| !r.is_empty()));
-    let env = TestEnvironment::new();
+    let mut env = TestEnvironment::new();
+    // The test environment turns the machine's container runtimes off: here the defaults.
+    env.remove_env("_CONDOR_DOCKER");
+    env.remove_env("_CONDOR_SINGULARITY");
     // One run for every knob whose value is one line (a line per knob), and a run for each
     // knob whose value has several.
     let (one_line, several): (Vec<_>, Vec<_>) = fixture

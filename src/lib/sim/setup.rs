@@ -39,6 +39,7 @@ pub fn probe() -> Probe {
         last_input: |_| None,
         nvidia_smi: || None,
         cpuinfo: || None,
+        containers: |_| Vec::new(),
     }
 }
 

@@ -33,6 +33,9 @@ pub struct Probe {
     pub nvidia_smi: fn() -> Option<String>,
     /// `/proc/cpuinfo`.
     pub cpuinfo: fn() -> Option<String>,
+    /// The container runtimes that work here, as machine attributes (`HasDocker`,
+    /// `HasContainer`, `HasSingularity`, ...): [`crate::starter::container::detect`].
+    pub containers: fn(&crate::config::Config) -> Vec<(String, Expr)>,
 }
 
 impl Default for Probe {
@@ -46,6 +49,7 @@ impl Default for Probe {
             last_input,
             nvidia_smi,
             cpuinfo,
+            containers: crate::starter::container::detect,
         }
     }
 }

@@ -601,7 +601,8 @@ struct Built {
 impl Built {
     fn new(config: &Config, probe: &Probe) -> Result<Built, StartdError> {
         let cfg = config.subsystem("STARTD");
-        let machine = Machine::from_config(cfg, probe)?;
+        let mut machine = Machine::from_config(cfg, probe)?;
+        machine.static_attrs.extend((probe.containers)(config));
         let resources = MachineResources::from_config(config, cfg, probe)?;
         let types = SlotTypes::from_config(config, cfg)?;
         let settings = Settings::from_config(cfg, &resources)?;

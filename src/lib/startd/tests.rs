@@ -51,6 +51,7 @@ fn probe() -> Probe {
         last_input: |_| None,
         nvidia_smi: || None,
         cpuinfo: || None,
+        containers: |_| Vec::new(),
     }
 }
 

@@ -41,6 +41,10 @@ impl JobEnv {
         }
     }
 
+    pub fn remove(&mut self, name: &str) {
+        self.vars.remove(name);
+    }
+
     pub fn contains(&self, name: &str) -> bool {
         self.vars.contains_key(name)
     }

@@ -21,6 +21,7 @@ use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use crate::submit::argenv::{append_arg, split_args};
 
 use super::checkpoint::{self, CheckpointPlan};
+use super::container;
 use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::*;
@@ -526,7 +527,8 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
 
     // The executable (`OsProc::canonicalizeJobPath`).
     let cmd_text = lookup_str(job, "Cmd").unwrap_or_default();
-    if cmd_text.is_empty() {
+    let kind = container::kind(job, req.slot, req.config);
+    if cmd_text.is_empty() && kind == container::Kind::Plain {
         return Err(StartFailure::new(
             err_from("Cmd not found in JobAd.  Aborting StartJob."),
             JOB_NOT_STARTED,
@@ -611,10 +613,36 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         )
     })?;
 
+    let prepared = {
+        let l = container::JobLaunch {
+            job,
+            slot: req.slot,
+            config: req.config,
+            cmd_text: &cmd_text,
+            exe: &cmd,
+            transferred_exe: transfer_exe,
+            args: &args,
+            scratch: &scratch,
+            job_iwd: &job_iwd,
+            slot_name: &env::slot_short_name(req.slot),
+        };
+        match kind {
+            container::Kind::Plain => Ok(container::Launch {
+                program: cmd.clone(),
+                args: args.clone(),
+                env: job_env.into_pairs().collect(),
+                docker: None,
+            }),
+            container::Kind::Docker => container::docker_launch(&l, job_env),
+            container::Kind::Singularity => container::singularity_launch(&l, job_env),
+        }
+    }
+    .map_err(|e| StartFailure::new(err_from(&e), JOB_NOT_STARTED, 0))?;
+    let docker = prepared.docker;
     let launch = Launch {
-        cmd,
-        args,
-        env: job_env.into_pairs().collect(),
+        cmd: prepared.program,
+        args: prepared.args,
+        env: prepared.env,
         cwd: job_iwd.clone(),
         std_files,
         append_only,
@@ -628,6 +656,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         pid,
         scratch_dir: scratch.clone(),
         job_iwd,
+        docker: docker.clone(),
         kill_sig: sig("KillSig"),
         remove_kill_sig: sig("RemoveKillSig"),
         hold_kill_sig: sig("HoldKillSig"),
@@ -655,6 +684,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
                 .filter(|m| !m.trim().is_empty())
                 .and_then(|m| crate::classad::parser::parse_old_expr(&m).ok()),
             slot_usage: true,
+            docker,
         },
     })
 }

@@ -54,6 +54,9 @@ pub(super) struct FinishPlan {
     /// The job ran on a slot, whose `CpusUsage` the starter forwards to the job ad
     /// (`JICShadow::publishStartdUpdates`).
     pub slot_usage: bool,
+    /// A docker job's container: its exit comes from `docker start -a`, and it is removed
+    /// once the output is transferred (`DockerProc::JobReaper`, `JobExit`).
+    pub docker: Option<super::container::DockerContainer>,
 }
 
 /// glibc's `strsignal` text, for `ExitReason`.
@@ -98,6 +101,12 @@ pub fn signal_description(sig: i32) -> String {
 
 impl FinishPlan {
     pub fn run(&self, scratch: &Path, raw: RawExit, killed: bool, wall_secs: f64) -> JobResult {
+        let mut raw = raw;
+        let mut create_failed = None;
+        if self.docker.is_some() {
+            raw.status = super::container::docker_status(raw.status);
+            create_failed = super::container::docker_create_error(scratch);
+        }
         let exit = JobExit::from_status(raw.status);
         let prev = &self.previous;
         let mut updates: Vec<(String, Expr)> = Vec::new();
@@ -170,9 +179,13 @@ impl FinishPlan {
         }
 
         let (bytes_out, hold) = match &self.output {
+            Some(_) if create_failed.is_some() => (0, create_failed),
             Some(plan) if !killed => plan.run(scratch),
-            _ => (0, None),
+            _ => (0, create_failed),
         };
+        if let Some(c) = &self.docker {
+            c.remove();
+        }
         // From the job's point of view: what it sent is its output.
         put("BytesSent", Expr::lit(prev.bytes_sent + bytes_out as f64));
         put(

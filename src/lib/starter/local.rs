@@ -299,6 +299,7 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
         pid: child.id() as i32,
         scratch_dir: dir,
         job_iwd: iwd,
+        docker: None,
         kill_sig,
         // `findRmKillSig`/`findHoldKillSig`, else the soft kill signal (`abort_job_myself`).
         remove_kill_sig: sig("RemoveKillSig").unwrap_or(kill_sig),
@@ -316,6 +317,7 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
             previous: Previous::default(),
             memory_usage_metric: None,
             slot_usage: false,
+            docker: None,
         },
     })
 }

@@ -32,6 +32,7 @@
 //! This module is the only one that forks or signals processes.
 
 pub mod checkpoint;
+pub mod container;
 pub mod env;
 mod exec;
 mod finish;
@@ -208,6 +209,8 @@ pub struct RunningJob {
     pub scratch_dir: PathBuf,
     /// Where the job runs: the scratch directory with file transfer, else its `Iwd`.
     pub job_iwd: PathBuf,
+    /// A docker job's container, which signals reach through the runtime.
+    docker: Option<container::DockerContainer>,
     kill_sig: i32,
     remove_kill_sig: i32,
     hold_kill_sig: i32,
@@ -269,6 +272,16 @@ impl RunningJob {
     pub fn send_signal(&self, sig: i32) -> std::io::Result<()> {
         if sig != libc::SIGSTOP && sig != libc::SIGCONT {
             self.killed.store(true, Ordering::Relaxed);
+        }
+        if let Some(c) = &self.docker {
+            // The container is not in the job's process group: the runtime signals it
+            // (`DockerProc::Remove`, `ShutdownFast`, `Suspend`, `Continue`). Only SIGKILL
+            // also reaches the CLI attached to it, so that a hung runtime cannot keep the
+            // job; the container then goes with `docker rm -f` when the job is finished.
+            c.signal(sig);
+            if sig != libc::SIGKILL {
+                return Ok(());
+            }
         }
         exec::signal_group(self.pid, sig)
     }

@@ -25,11 +25,29 @@ pub mod status;
 pub mod store_cred;
 pub mod submit;
 pub mod submit_dag;
+pub mod submit_interactive;
 pub mod token;
 pub mod transfer_data;
 pub mod userprio;
 pub mod version;
 pub mod wait;
+
+/// Sets `handler` for the signals a tool waiting on its job handles (SIGHUP, SIGINT,
+/// SIGQUIT, SIGTERM), as condor_run's script and condor_ssh_to_job do. A handler must only
+/// do what is async-signal-safe (store to an atomic).
+pub(crate) fn set_wait_signals(handler: nix::sys::signal::SigHandler) {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigSet, Signal};
+    let action = SigAction::new(handler, SaFlags::SA_RESTART, SigSet::empty());
+    for s in [
+        Signal::SIGHUP,
+        Signal::SIGINT,
+        Signal::SIGQUIT,
+        Signal::SIGTERM,
+    ] {
+        // SAFETY: the handlers given store to an atomic, or are SIG_IGN/SIG_DFL.
+        let _ = unsafe { sigaction(s, &action) };
+    }
+}
 
 use std::ffi::OsString;
 use std::io::{self, BufWriter, IsTerminal, Write};

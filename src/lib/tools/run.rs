@@ -364,21 +364,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 
 /// Catches the signals the script's handler catches.
 fn catch_signals() {
-    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    let action = SigAction::new(
-        SigHandler::Handler(on_signal),
-        SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
-    for s in [
-        Signal::SIGHUP,
-        Signal::SIGINT,
-        Signal::SIGQUIT,
-        Signal::SIGTERM,
-    ] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        let _ = unsafe { sigaction(s, &action) };
-    }
+    super::set_wait_signals(nix::sys::signal::SigHandler::Handler(on_signal));
 }
 
 /// Follows the job's log until it terminates or is aborted; fails if the log cannot be read,

@@ -102,6 +102,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("generator", 1),
     Prefix::min("allow-crlf-script", 8),
     Prefix::min("help", 1),
+    Prefix::min("interactive", 1),
 ];
 
 fn flag(id: &'static str, help: &'static str) -> Arg {
@@ -243,6 +244,11 @@ pub fn command() -> Command {
             "allow-crlf-script",
             "Only warn about a #! executable script with CRLF line endings",
         ))
+        .arg(flag(
+            "interactive",
+            "Submit an interactive session job: once it runs, a shell in its directory with \
+             its environment, on this terminal; the job is removed when the shell exits",
+        ))
         .arg(
             Arg::new("help")
                 .long("help")
@@ -267,6 +273,9 @@ pub enum Source {
     Stdin { dash: bool },
     /// No file needed: `-queue` with `key=value` or `-append` (HTCondor reads /dev/null).
     None,
+    /// `-interactive` without a file: `INTERACTIVE_SUBMIT_FILE`, or HTCondor's
+    /// `interactive.sub` when that names no file.
+    Interactive,
 }
 
 /// What `-dry-run` asks for.
@@ -314,6 +323,8 @@ pub struct SubmitArgs {
     /// How many times `-unused` was given (each one turns the unused-definition warnings
     /// around).
     pub unused_toggles: u8,
+    /// `-interactive`: a shell in the job once it runs ([`super::submit_interactive`]).
+    pub interactive: bool,
 }
 
 /// A command-line problem, worded as submit.cpp words it (printed as is, exit status 1).
@@ -392,9 +403,20 @@ impl SubmitArgs {
             command_line.append.push(format!("MY.JobBatchId = {id}"));
         }
 
+        let interactive = m.get_flag("interactive");
+        if interactive {
+            let factory = m.get_flag("factory") || m.get_flag("generator");
+            if factory {
+                return Err(CommandError::Exit(print_exit(
+                    "\nERROR: Interactive jobs cannot be materialized late\n".into(),
+                )));
+            }
+            command_line.append.push("MY.InteractiveJob=True".into());
+        }
         let source = match file.as_deref() {
             Some("-") => Source::Stdin { dash: true },
             Some(f) => Source::File(f.to_owned()),
+            None if interactive => Source::Interactive,
             None if got_keys && command_line.queue.is_some() => Source::None,
             None => Source::Stdin { dash: false },
         };
@@ -499,6 +521,7 @@ impl SubmitArgs {
             dump,
             unused_toggles: m.get_count("unused"),
             factory: m.get_flag("factory") || m.get_flag("generator"),
+            interactive,
         })
     }
 }
@@ -703,9 +726,42 @@ fn is_crlf_shebang(path: &Path) -> bool {
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
-    let request = SubmitArgs::from_invocation(inv)?;
+    let mut request = SubmitArgs::from_invocation(inv)?;
     let session = session()?;
-    submit(&request, &session, out, err)
+    if !request.interactive {
+        return submit(&request, &session, out, err);
+    }
+    // submit.cpp: a user's own file has its command replaced by one that waits for the
+    // session; HTCondor's interactive.sub already is one.
+    if matches!(request.source, Source::Interactive) {
+        request
+            .command_line
+            .append
+            .push("MY.JobDescription = \"interactive job\"".into());
+    } else {
+        let knob = |name: &str| session.config.string(name).ok().flatten();
+        if let Some(cmd) = knob("INTERACTIVE_SUBMIT_CMD_OVERRIDE") {
+            request
+                .command_line
+                .append
+                .push(format!("executable = {cmd}"));
+            request
+                .command_line
+                .append
+                .push("transfer_executable = false".into());
+        }
+        if let Some(args) = knob("INTERACTIVE_SUBMIT_ARGS_OVERRIDE") {
+            request
+                .command_line
+                .append
+                .push(format!("arguments = {args}"));
+        }
+    }
+    let clusters = submit_clusters(&request, &session, out, err)?;
+    match clusters.first() {
+        Some(&cluster) => super::submit_interactive::session(&session, cluster, err),
+        None => Ok(()),
+    }
 }
 
 /// Runs one resolved submit. Errors are written to `err` as condor_submit writes them, and
@@ -716,6 +772,16 @@ pub fn submit(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CommandError> {
+    submit_clusters(request, session, out, err).map(|_| ())
+}
+
+/// [`submit`], giving the clusters queued.
+fn submit_clusters(
+    request: &SubmitArgs,
+    session: &Session,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Vec<i64>, CommandError> {
     let fail = |err: &mut dyn Write, text: &str| {
         let _ = err.write_all(text.as_bytes());
         let _ = err.flush();
@@ -807,6 +873,22 @@ pub fn submit(
             (text, "-".to_owned(), *dash)
         }
         Source::None => (String::new(), "null".to_owned(), false),
+        Source::Interactive => {
+            let name = session
+                .config
+                .string("INTERACTIVE_SUBMIT_FILE")
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            match std::fs::read(&name) {
+                Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), name, false),
+                Err(_) => (
+                    super::submit_interactive::INTERACTIVE_SUB.to_owned(),
+                    name,
+                    false,
+                ),
+            }
+        }
     };
 
     let mut ctx = SubmitContext::from_process(&session.config, &session.user)?;
@@ -984,7 +1066,7 @@ pub fn submit(
     if let Some(note) = waiting {
         let _ = writeln!(err, "{note}");
     }
-    Ok(())
+    Ok(summarize(&submitted).iter().map(|s| s.cluster).collect())
 }
 
 /// Per cluster: its first and last proc (and the count, last - first + 1, as submit.cpp
