@@ -126,6 +126,13 @@ fn tokens_go_to_the_tokens_directory_and_are_listed() {
     assert_eq!(out.to_string(), format!("{}[exit status: 0]", line("bob")));
     let out = env.run("condor_token_list", ["-dir", env.root().to_str().unwrap()]);
     assert_eq!(out.to_string(), "[exit status: 0]");
+    // An endless file is not read without end.
+    let out = env.run("condor_token_list", ["-file", "/dev/zero"]);
+    assert_eq!(
+        out.to_string(),
+        "------- stderr -------\nToken file '/dev/zero' is larger than 1048576 bytes; not \
+         read.\n[exit status: 0]"
+    );
 }
 
 #[test]
