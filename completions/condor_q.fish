@@ -20,6 +20,8 @@ complete -c condor_q -l machine -d 'With -analyze: only the slots of this machin
 complete -c condor_q -o machine -d 'With -analyze: only the slots of this machine (or this slot)' -r
 complete -c condor_q -l mconstraint -l slotconstraint -d 'With -analyze: only the slots for which the expression is true' -r
 complete -c condor_q -o mconstraint -l slotconstraint -d 'With -analyze: only the slots for which the expression is true' -r
+complete -c condor_q -l jobads -d 'Read the jobs from this file of job ads (long form, as -long writes them; - is standard input) instead of the queue' -r
+complete -c condor_q -o jobads -d 'Read the jobs from this file of job ads (long form, as -long writes them; - is standard input) instead of the queue' -r
 complete -c condor_q -l slotads -d 'With -analyze: the slot ads of this file (long form) instead of the pool\'s' -r
 complete -c condor_q -o slotads -d 'With -analyze: the slot ads of this file (long form) instead of the pool\'s' -r
 complete -c condor_q -l long -d 'Print whole ads as `Name = value` lines (-long:json, ...)'

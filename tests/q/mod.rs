@@ -1084,3 +1084,100 @@ fn io_view_shows_the_jobs_transferring_files() {
         ),
     );
 }
+
+/// The jobs of [`three_clusters`], as `condor_q -allusers -long` writes them, in a file of
+/// a pool whose own queue is empty.
+fn jobads_file() -> (TestEnvironment, String) {
+    let saved = three_clusters().run("condor_q", ["-allusers", "-long"]);
+    assert_eq!(saved.status, Some(0), "{saved}");
+    let env = pool();
+    let path = env.write_file("jobs.ads", &saved.stdout);
+    (env, path.to_string_lossy().into_owned())
+}
+
+/// queue.cpp's `show_file_queue`: every job of the file (no "my jobs"), the title naming the
+/// file, the query's totals only (standard_summary2's all-users columns undefined), no note
+/// about the master.
+#[test]
+fn jobads_shows_every_job_of_the_file_instead_of_the_queue() {
+    let (mut env, path) = jobads_file();
+    env.warn_no_master();
+    let title = "\n\n-- Jobads: $TEST_ENV/work/jobs.ads @ 01/31/24 12:00:00\n";
+    let run = |args: &[&str]| env.normalize(&env.run("condor_q", args).to_string());
+    assert_eq!(
+        run(&["-jobads", &path]),
+        format!(
+            "{title}OWNER BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS\n\
+             alice ID: 1        1/31 11:58      1      _      3      _      4 1.0-2\n\
+             bob   sweep        1/31 11:58      _      1      1      _      2 2.0-1\n\
+             alice sweep        1/31 11:58      _      _      _      1      1 3.0\n\
+             \n\
+             Total for query: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended       \n\
+             \n\
+             [exit status: 0]"
+        )
+    );
+    assert_eq!(
+        run(&["-jobads", &path, "-nobatch", "bob"]),
+        format!(
+            "{title} ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD\n   \
+             2.0   bob             1/31 11:58   0+00:00:00 I  0    0.0 sleep 300\n   \
+             2.1   bob             1/31 11:58   0+00:01:40 R  0    0.0 sleep 300\n\
+             \n\
+             Total for query: 2 jobs; 0 completed, 0 removed, 1 idle, 1 running, 0 held, 0 suspended       \n\
+             \n\
+             [exit status: 0]"
+        )
+    );
+}
+
+#[test]
+fn jobads_feeds_constraints_autoformat_and_long() {
+    let (env, path) = jobads_file();
+    check(
+        &env,
+        &[
+            "-j",
+            &path,
+            "-af",
+            "ClusterId",
+            "ProcId",
+            "Owner",
+            "-const",
+            "JobStatus == 1",
+        ],
+        "1 0 alice\n1 1 alice\n1 2 alice\n2 0 bob\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-jobads", &path, "-af", "ProcId", "-limit", "2", "1"],
+        "0\n1\n[exit status: 0]",
+    );
+    let long = env.run("condor_q", ["-jobads", &path, "-long", "3"]);
+    assert_eq!(long.status, Some(0), "{long}");
+    assert!(
+        long.stdout
+            .starts_with("Arguments = \"300\"\nClusterId = 3\n"),
+        "{long}"
+    );
+    assert!(long.stdout.contains("\nHoldReasonCode = 21\n"), "{long}");
+    assert_eq!(long.stdout.matches("\n\n").count(), 1, "one ad: {long}");
+}
+
+/// A file that cannot be read says so as queue.cpp does; one that is not ads names the line.
+#[test]
+fn jobads_refuses_missing_and_malformed_files() {
+    let env = pool();
+    check(
+        &env,
+        &["-jobads", "missing.ads"],
+        "------- stderr -------\nCan't open file of ClassAds: missing.ads\n[exit status: 1]",
+    );
+    let bad = env.write_file("bad.ads", "ClusterId = 1\nProcId = 0\n\nClusterId 2\n");
+    let out = env.run("condor_q", ["-jobads", &bad.to_string_lossy()]);
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        "------- stderr -------\nError reading file of ClassAds: $TEST_ENV/work/bad.ads: line 4: \
+         expected 'Name = value'\n[exit status: 1]"
+    );
+}

@@ -71,6 +71,26 @@ impl JobQuery {
         self.constraint.as_ref()
     }
 
+    /// Whether the query selects a job read from elsewhere than the store (a file of job
+    /// ads, an event log): the ids as the store's SQL reads them, then the constraint.
+    pub fn selects(&self, job: &Job) -> bool {
+        let id = job.id();
+        let ad = job.ad().ok();
+        let named = self.ids.is_empty()
+            || self.ids.iter().any(|s| match s {
+                JobIdSpec::Cluster(c) => id.cluster == *c,
+                JobIdSpec::Job(j) => id == *j,
+                JobIdSpec::Owner(o) => ad
+                    .and_then(|ad| crate::output::render::lookup_str(ad, "Owner"))
+                    .is_some_and(|owner| *owner == **o),
+            });
+        named
+            && self
+                .constraint
+                .as_ref()
+                .is_none_or(|c| ad.is_some_and(|ad| constraint_holds(c, ad)))
+    }
+
     /// The SQL condition: the ids, exactly, and what of the constraint translates.
     fn filter(&self, table: Table) -> SqlCond {
         let ids = ids_condition(&self.ids, table);
@@ -244,6 +264,23 @@ impl Job {
             .map_err(|e| damaged(AdKey::Job(self.id), e))?;
         ad.chain_to(self.cluster.ad()?.clone());
         Ok(self.ad.get_or_init(|| ad))
+    }
+
+    /// A job whose whole ad was read from elsewhere than the store (a file of job ads, an
+    /// event log): its id and status are the ad's (`ClusterId`, `ProcId`, `JobStatus`; 0
+    /// when absent, as HTCondor reads them), and its cluster ad is the job ad itself.
+    pub fn from_ad(ad: ClassAd) -> Job {
+        let int = |name: &str| crate::output::render::lookup_int(&ad, name).unwrap_or(0);
+        let id = JobId {
+            cluster: ClusterId(int("ClusterId") as i32),
+            proc: int("ProcId") as i32,
+        };
+        let status = int("JobStatus");
+        let cluster = ClusterEntry::new(id.cluster, String::new());
+        let _ = cluster.ad.set(ad.clone());
+        let job = Job::new(id, status, Arc::new(cluster), String::new());
+        let _ = job.ad.set(ad);
+        job
     }
 
     /// The job ad, owned.

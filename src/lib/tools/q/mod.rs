@@ -3,7 +3,7 @@
 //! Selection: job ids and owners (ORed), `-constraint` (ANDed), `-allusers`; by default only
 //! the user's own jobs (`CONDOR_Q_ONLY_MY_JOBS`), unless an id or owner is given or the
 //! user is a queue superuser. `-run`, `-hold` and `-idle` select by state. `-limit N` stops
-//! after N jobs.
+//! after N jobs. `-jobads FILE` reads the jobs from a file instead (see [`source`]).
 //!
 //! Views: the batch view (the default, one line per batch, see [`batch`]), `-nobatch` (one
 //! line per job), `-run`, `-hold`, `-idle`, `-io`, `-factory` (the job factories' cluster ads),
@@ -27,6 +27,7 @@
 
 mod analyze;
 mod batch;
+mod source;
 mod views;
 
 use std::collections::HashMap;
@@ -55,6 +56,7 @@ use crate::output::render::lookup_str;
 use crate::output::time::title_time;
 use crate::output::wrapped_text;
 use crate::queue::{constraint_holds, ClusterId, JobIdSpec, JobQuery, Queue};
+use source::Source;
 
 pub const TOOL: Tool = Tool {
     name: "condor_q",
@@ -115,6 +117,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("totals", 3),
     Prefix::min("factory", 4).qualified(),
     Prefix::min("expert", 1),
+    Prefix::min("jobads", 1),
     Prefix::min("slotads", 2).qualified(),
     Prefix::min("version", 1),
 ];
@@ -238,6 +241,13 @@ pub fn command() -> Command {
                 .help("With -analyze: only the slots for which the expression is true"),
         )
         .arg(
+            Arg::new("jobads")
+                .long("jobads")
+                .value_name("FILE")
+                .action(ArgAction::Append)
+                .help("Read the jobs from this file of job ads (long form, as -long writes them; - is standard input) instead of the queue"),
+        )
+        .arg(
             Arg::new("slotads")
                 .long("slotads")
                 .value_name("FILE")
@@ -323,6 +333,8 @@ struct Args {
     global: bool,
     /// `-print-format FILE`.
     print_format: Option<String>,
+    /// `-jobads FILE`.
+    jobads: Option<String>,
     /// `-analyze`, `-better-analyze`, `-reverse-analyze` and the options of the analysis.
     analyze: Option<analyze::Options>,
 }
@@ -405,6 +417,7 @@ impl Args {
             submitters: all("submitter"),
             global: on("global"),
             print_format: last("print-format"),
+            jobads: last("jobads"),
             analyze,
         }
     }
@@ -445,6 +458,8 @@ struct Request {
     print_format: Option<PrintFormat>,
     /// `-factory`: [`FACTORY_CLUSTERS_ONLY`] and/or [`FACTORY_LATE_MATERIALIZE`].
     factory: Option<u8>,
+    /// `-jobads FILE`: the jobs of this file instead of the queue's.
+    jobads: Option<String>,
 }
 
 /// `-factory:clusters_only`: cluster ads only (`ProcId is undefined`).
@@ -655,6 +670,7 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         global: args.global,
         print_format,
         factory,
+        jobads: args.jobads,
     })
 }
 
@@ -777,7 +793,9 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             .map_err(queue_err)?;
         Ok(counts.iter().any(|(_, n)| *n > 0))
     };
-    if !req.submitters.is_empty() {
+    // A file of jobs is read without asking the pool about schedds or submitters.
+    let from_pool = req.jobads.is_none();
+    if from_pool && !req.submitters.is_empty() {
         let owners = req
             .submitters
             .iter()
@@ -786,11 +804,15 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
             let _ = writeln!(err, "Error: Collector has no record of schedd/submitter");
             return Err(CommandError::Exit(1));
         }
-    } else if req.global && !has_jobs(Vec::new())? {
+    } else if from_pool && req.global && !has_jobs(Vec::new())? {
         writeln!(out, "All queues are empty")?;
         return Err(CommandError::Exit(1));
     }
-    let mut query = Query::new(&session, &queue, req, err)?;
+    let source = match &req.jobads {
+        Some(path) => source::read_jobads(path, err)?,
+        None => Source::Spool(&queue),
+    };
+    let mut query = Query::new(&session, &queue, source, req, err)?;
     let printed = if let Some(slots) = slots {
         let o = query.req.analyze.clone().expect("analysis was asked for");
         analyze::print(&query, &o, slots, out, err)
@@ -806,6 +828,8 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
 struct Query<'s> {
     session: &'s Session,
     queue: &'s Queue,
+    /// Where the jobs are read from: `queue`, or a file.
+    source: Source<'s>,
     req: Request,
     jobs: JobQuery,
     /// The user whose jobs "my jobs" are, when the query is limited to them.
@@ -823,6 +847,7 @@ impl<'s> Query<'s> {
     fn new(
         session: &'s Session,
         queue: &'s Queue,
+        source: Source<'s>,
         req: Request,
         err: &mut dyn Write,
     ) -> Result<Query<'s>, CommandError> {
@@ -833,8 +858,13 @@ impl<'s> Query<'s> {
             .ok()
             .flatten()
             .unwrap_or(true);
-        let me = (only_mine && specs.is_empty() && !req.allusers && !session.user_is_superuser())
-            .then(|| session.user.clone());
+        // The schedd keeps to the user's jobs; a file has no schedd to do so.
+        let me = (only_mine
+            && specs.is_empty()
+            && !req.allusers
+            && !session.user_is_superuser()
+            && source.label().is_none())
+        .then(|| session.user.clone());
         let mut jobs = match &me {
             Some(me) => JobQuery::ids([JobIdSpec::Owner(me.clone())]),
             None => JobQuery::ids(specs.iter().cloned()),
@@ -927,6 +957,7 @@ impl<'s> Query<'s> {
         Ok(Query {
             session,
             queue,
+            source,
             req,
             jobs,
             me,
@@ -1002,6 +1033,10 @@ impl<'s> Query<'s> {
         out: &mut dyn Write,
         ends_in_totals: bool,
     ) -> Result<(), CommandError> {
+        // Jobs read from a file wait for no one.
+        if self.source.label().is_some() {
+            return Ok(());
+        }
         let config = &self.session.config;
         let Some(note) = crate::client::master::waiting_note(config, || {
             crate::client::master::is_running(config)
@@ -1020,7 +1055,7 @@ impl<'s> Query<'s> {
         &self,
         mut f: impl FnMut(&crate::queue::Job) -> Result<(), CommandError>,
     ) -> Result<(), CommandError> {
-        let jobs = crate::client::select::jobs(self.queue, &self.jobs).map_err(queue_err)?;
+        let jobs = self.source.jobs(&self.jobs).map_err(queue_err)?;
         let mut n: u64 = 0;
         let mut damaged_cluster = None;
         for job in jobs {
@@ -1050,6 +1085,9 @@ impl<'s> Query<'s> {
     }
 
     fn title(&self) -> String {
+        if let Some(label) = self.source.label() {
+            return format!("\n\n-- {label} @ {}\n", title_time(self.session.now));
+        }
         match self.req.submitters.first() {
             // Submitter ads name the submitter; the queue shown is its schedd's.
             Some(submitter) => format!(
@@ -1083,7 +1121,7 @@ impl<'s> Query<'s> {
             Some(c) => c,
             None => {
                 let mut census = Census::default();
-                let counts = if self.req.limit.is_some() {
+                let counts = if self.req.limit.is_some() || self.source.label().is_some() {
                     let mut c = JobCounters::default();
                     self.each_job(|job| {
                         let ad = job.cluster_ad().map_err(queue_err)?;
@@ -1097,7 +1135,11 @@ impl<'s> Query<'s> {
                 (counts, census)
             }
         };
-        let all = census.count(self.queue, &[]).map_err(queue_err)?;
+        // A file's summary has the query's counts only.
+        let all = match self.source {
+            Source::Spool(queue) => Some(census.count(queue, &[]).map_err(queue_err)?),
+            Source::Ads { .. } => None,
+        };
         let mine = match &self.me {
             Some(me) => {
                 let spec = [JobIdSpec::Owner(me.clone())];
@@ -1142,10 +1184,14 @@ impl<'s> Query<'s> {
         if let Some((me, mine)) = &s.mine {
             text.push_str(&format!("\nTotal for {me}: {} ", mine.summary_words()));
         }
-        text.push_str(&format!(
-            "\nTotal for all users: {}\n\n",
-            s.all.summary_words()
-        ));
+        match &s.all {
+            Some(all) => text.push_str(&format!(
+                "\nTotal for all users: {}\n\n",
+                all.summary_words()
+            )),
+            // standard_summary2's all-users columns, undefined: their separators only.
+            None => text.push_str("      \n\n"),
+        }
         text
     }
 
@@ -1673,7 +1719,8 @@ fn trim_before_newline(buf: &mut String) {
 struct Summary {
     query: JobCounters,
     mine: Option<(String, JobCounters)>,
-    all: JobCounters,
+    /// All users' counts (none for jobs read from a file).
+    all: Option<JobCounters>,
     server_time: i64,
 }
 
@@ -1684,7 +1731,9 @@ impl Summary {
         ad.insert("ErrorCode", Expr::lit(0));
         ad.insert("ServerTime", Expr::lit(self.server_time));
         ad.insert("MyType", Expr::lit("Summary"));
-        self.all.publish(&mut ad, "Allusers");
+        if let Some(all) = &self.all {
+            all.publish(&mut ad, "Allusers");
+        }
         self.query.publish(&mut ad, "");
         if let Some((me, mine)) = &self.mine {
             mine.publish(&mut ad, "My");
