@@ -279,3 +279,33 @@ fn another_users_damaged_job_is_not_theirs_to_remove() {
     );
     assert_eq!(env.run("condor_rm", ["2.1"]).status, Some(0));
 }
+
+#[test]
+fn a_truncated_queue_is_refused_not_taken_for_an_empty_one() {
+    let env = TestEnvironment::new();
+    env.write_file("one.sub", "executable = /bin/true\nqueue\n");
+    assert_eq!(env.run("condor_submit", ["one.sub"]).status, Some(0));
+    let spool = env.local_dir().join("spool");
+    std::fs::File::create(spool.join("job_queue.db")).unwrap();
+    for log in ["job_queue.db-wal", "job_queue.db-shm"] {
+        let _ = std::fs::remove_file(spool.join(log));
+    }
+    let expected = "the job queue $TEST_ENV/local/spool/job_queue.db is missing or empty, but \
+                    this pool had one ($TEST_ENV/local/spool/job_queue.created records it)";
+    for (tool, args) in [("condor_q", vec![]), ("condor_submit", vec!["one.sub"])] {
+        let out = env.run(tool, &args);
+        assert_eq!(out.status, Some(1), "{tool}: {out}");
+        assert!(
+            env.normalize(&out.stderr).contains(expected),
+            "{tool}: {out}"
+        );
+    }
+    assert_eq!(
+        std::fs::metadata(spool.join("job_queue.db")).unwrap().len(),
+        0,
+        "nothing was written"
+    );
+    let out = env.run("condor_master", ["-f"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(env.normalize(&out.stderr).contains(expected), "{out}");
+}

@@ -33,6 +33,16 @@ pub enum QueueError {
         supported: i64,
     },
 
+    /// The store is missing or empty, but the pool had one (its marker file says so): it
+    /// was lost or truncated, and is not silently replaced by an empty queue.
+    #[error(
+        "the job queue {path} is missing or empty, but this pool had one ({marker} records \
+         it): the queue was lost or damaged, and nothing will be written to it. The history \
+         and the job event logs are kept elsewhere; restore the file from a backup, or remove \
+         {marker} to start a new, empty queue"
+    )]
+    Lost { path: PathBuf, marker: PathBuf },
+
     /// Another process held the store locked for longer than the busy timeout.
     #[error("the job queue {path} stayed locked by another process for too long")]
     Busy { path: PathBuf },

@@ -80,6 +80,10 @@ pub const QUEUE_FILE: &str = "job_queue.db";
 /// The file `open` locks while it sets the store up.
 pub const LOCK_FILE: &str = "job_queue.lock";
 
+/// The file that records that this spool has had a queue: a store that is then missing or
+/// empty was lost, not never made ([`QueueError::Lost`]).
+pub const MARKER_FILE: &str = "job_queue.created";
+
 /// How long a writer waits for another process's transaction before giving up. Long enough
 /// for a 100,000-job submit by someone else to finish.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -166,6 +170,14 @@ impl Queue {
                 path: lock_path,
                 source,
             })?;
+        // A store that is missing or empty where the pool had one was lost: opening it would
+        // make a new, empty queue of it without a word.
+        let marker = dir.join(MARKER_FILE);
+        let has_store = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.len() > 0);
+        let wal = dir.join(format!("{QUEUE_FILE}-wal"));
+        if !has_store(&path) && !has_store(&wal) && marker.exists() {
+            return Err(QueueError::Lost { path, marker });
+        }
         let mut conn = Connection::open_with_flags(
             &path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -183,6 +195,12 @@ impl Queue {
                 })
             }
             schema::Migration::UpToDate | schema::Migration::Migrated { .. } => {}
+        }
+        if !marker.exists() {
+            std::fs::write(&marker, b"").map_err(|source| QueueError::Spool {
+                path: marker.clone(),
+                source,
+            })?;
         }
         drop(lock);
         Ok(Queue {

@@ -862,6 +862,38 @@ fn a_writer_waits_for_another_and_gives_up_after_the_timeout() {
 }
 
 #[test]
+fn a_lost_store_is_not_replaced_by_an_empty_queue() {
+    let (dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(2)).unwrap();
+    drop(q);
+    // Truncated (and its log gone): the pool had a queue, so opening refuses.
+    let db = dir.path().join(QUEUE_FILE);
+    std::fs::File::create(&db).unwrap();
+    let _ = std::fs::remove_file(dir.path().join(format!("{QUEUE_FILE}-wal")));
+    let _ = std::fs::remove_file(dir.path().join(format!("{QUEUE_FILE}-shm")));
+    let err = Queue::open(dir.path()).unwrap_err();
+    assert!(matches!(err, QueueError::Lost { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .contains("is missing or empty, but this pool had one"),
+        "{err}"
+    );
+    // Nothing was written: still empty.
+    assert_eq!(std::fs::metadata(&db).unwrap().len(), 0);
+    // Missing altogether: the same.
+    std::fs::remove_file(&db).unwrap();
+    assert!(matches!(
+        Queue::open(dir.path()).unwrap_err(),
+        QueueError::Lost { .. }
+    ));
+    // Removing the marker starts a new queue, as the message says.
+    std::fs::remove_file(dir.path().join(MARKER_FILE)).unwrap();
+    let q = Queue::open(dir.path()).unwrap();
+    assert!(q.job_ids(&JobQuery::all()).unwrap().is_empty());
+    assert!(dir.path().join(MARKER_FILE).exists());
+}
+
+#[test]
 fn damaged_ads_are_reported_with_their_job() {
     let (_dir, mut q) = queue();
     q.submit(cluster_ad("alice"), procs(2)).unwrap();
