@@ -71,6 +71,13 @@ pub fn key_path(config: &Config, key_id: &str) -> Result<PathBuf, KeyError> {
             )),
         }
     } else {
+        // A key id names a file in the directory, never a path out of it (`-key ../x`).
+        let plain = std::path::Path::new(key_id).file_name() == Some(std::ffi::OsStr::new(key_id));
+        if !plain || key_id.starts_with('.') {
+            return Err(KeyError::token(format!(
+                "Invalid key id {key_id:?}: not a plain name"
+            )));
+        }
         match config.string("SEC_PASSWORD_DIRECTORY")? {
             Some(dir) if !dir.is_empty() => Ok(Path::new(&dir).join(key_id)),
             _ => Err(KeyError::token("SEC_PASSWORD_DIRECTORY is undefined")),
@@ -243,6 +250,19 @@ mod tests {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
         let refused = read_secure_file(&path).unwrap_err();
         assert!(refused.contains("perms 644"), "{refused}");
+    }
+
+    #[test]
+    fn a_key_id_cannot_name_a_file_outside_the_key_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::for_test("", "TOOL", None, dir.path());
+        for bad in ["../POOL", "/etc/shadow", "a/b", "..", ".hidden"] {
+            let err = key_path(&config, bad).unwrap_err();
+            assert!(err.message.contains("not a plain name"), "{bad}: {err}");
+        }
+        assert!(key_path(&config, "OTHER")
+            .unwrap()
+            .ends_with("passwords.d/OTHER"));
     }
 
     #[test]
