@@ -96,7 +96,18 @@ fn help_into_a_closed_pipe_is_quiet() {
             .read_to_string(&mut stderr)
             .unwrap();
         let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(0), "{}: {stderr}", tool.name);
+        // condor_dagman's help exits 1 (as HTCondor's); it may write its usage into the
+        // pipe's buffer before the read end closes, and then ends with that status.
+        let allowed: &[i32] = if tool.name == "condor_dagman" {
+            &[0, 1]
+        } else {
+            &[0]
+        };
+        assert!(
+            status.code().is_some_and(|c| allowed.contains(&c)),
+            "{}: {status:?} {stderr}",
+            tool.name
+        );
         assert_eq!(stderr, "", "{}", tool.name);
     }
 }
