@@ -309,3 +309,79 @@ fn a_truncated_queue_is_refused_not_taken_for_an_empty_one() {
     assert_eq!(out.status, Some(1), "{out}");
     assert!(env.normalize(&out.stderr).contains(expected), "{out}");
 }
+
+/// A pool of 400 jobs whose queue file has garbage written over its second half, as a broken
+/// disk would leave it.
+fn pool_with_a_garbage_page() -> TestEnvironment {
+    let env = TestEnvironment::new();
+    let pad = "x".repeat(200);
+    env.write_file(
+        "many.sub",
+        &format!("executable = /bin/true\n+Pad = \"{pad}\"\narguments = $(Process)\nqueue 400\n"),
+    );
+    assert_eq!(env.run("condor_submit", ["many.sub"]).status, Some(0));
+    let db = env.local_dir().join("spool").join("job_queue.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(&db).unwrap();
+    assert!(bytes.len() > 16 * 4096, "{} bytes", bytes.len());
+    let half = bytes.len() / 2;
+    for (i, b) in bytes[half..].iter_mut().enumerate() {
+        *b = (i * 131 % 251) as u8;
+    }
+    std::fs::write(&db, bytes).unwrap();
+    env
+}
+
+#[test]
+fn a_damaged_queue_file_stops_the_master_and_every_writer() {
+    let env = pool_with_a_garbage_page();
+    let spool = env.local_dir().join("spool");
+    let db = spool.join("job_queue.db");
+    let before = std::fs::read(&db).unwrap();
+
+    // The master checks the file when it starts, and refuses it.
+    let out = run_bounded(&env, "condor_master", &["-f"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    let expected = "the job queue $TEST_ENV/local/spool/job_queue.db is damaged (";
+    assert!(env.normalize(&out.stderr).contains(expected), "{out}");
+    assert!(
+        out.stderr
+            .contains("Stop condor_master, then restore the file from a backup"),
+        "{out}"
+    );
+    assert!(spool.join("job_queue.damaged").exists());
+
+    // From then on, no tool writes to it, and each says why.
+    for (tool, args) in [
+        ("condor_submit", vec!["many.sub"]),
+        ("condor_rm", vec!["-all"]),
+        ("condor_hold", vec!["1.5"]),
+    ] {
+        let out = env.run(tool, &args);
+        assert_ne!(out.status, Some(0), "{tool}: {out}");
+        assert!(
+            env.normalize(&out.stderr).contains(expected),
+            "{tool}: {out}"
+        );
+    }
+    // Readers still show what they can, with a warning.
+    let out = env.run("condor_q", ["-af", "ProcId"]);
+    assert!(out.stderr.contains("Warning: the job queue"), "{out}");
+    assert!(out.stderr.contains("is damaged"), "{out}");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the file was not written"
+    );
+
+    // The way out the message gives: move the file aside, remove the damage file.
+    for name in ["job_queue.db", "job_queue.db-wal", "job_queue.db-shm"] {
+        let _ = std::fs::rename(spool.join(name), spool.join(format!("{name}.damaged")));
+    }
+    std::fs::remove_file(spool.join("job_queue.damaged")).unwrap();
+    std::fs::remove_file(spool.join("job_queue.created")).unwrap();
+    assert_eq!(env.run("condor_submit", ["many.sub"]).status, Some(0));
+}

@@ -37,11 +37,28 @@ pub enum QueueError {
     /// was lost or truncated, and is not silently replaced by an empty queue.
     #[error(
         "the job queue {path} is missing or empty, but this pool had one ({marker} records \
-         it): the queue was lost or damaged, and nothing will be written to it. The history \
-         and the job event logs are kept elsewhere; restore the file from a backup, or remove \
-         {marker} to start a new, empty queue"
+         it): the queue was lost or damaged, and nothing will be written to it. The job \
+         event logs are kept elsewhere (the history was in this file); restore the file from a \
+         backup, or remove {marker} to start a new, empty queue"
     )]
     Lost { path: PathBuf, marker: PathBuf },
+
+    /// SQLite found the store's file damaged (the daemon's check when it starts, or a page
+    /// read by any tool): the damage file records it, and nothing is written to the store
+    /// until someone has dealt with it.
+    #[error(
+        "the job queue {path} is damaged ({problem}); nothing will be written to it \
+         ({marker} records the damage). The job event logs are kept elsewhere. Stop \
+         condor_master, then restore the file from a backup, or move it and its -wal and -shm \
+         files aside and remove {marker} and {created} to start a new, empty queue (the old \
+         file keeps the jobs and the history for reading)",
+        created = path.with_file_name(super::MARKER_FILE).display()
+    )]
+    Damaged {
+        path: PathBuf,
+        marker: PathBuf,
+        problem: String,
+    },
 
     /// Another process held the store locked for longer than the busy timeout.
     #[error("the job queue {path} stayed locked by another process for too long")]
@@ -143,6 +160,21 @@ impl QueueError {
         )
     }
 
+    /// The store at `path` is damaged: records it in the spool's damage file (once: the first
+    /// finding is kept), so that every later writer refuses, and says so.
+    pub(crate) fn damaged(path: &std::path::Path, problem: &str) -> Self {
+        let marker = path.with_file_name(super::DAMAGE_FILE);
+        if !marker.exists() {
+            // Best effort: the error is reported either way.
+            let _ = std::fs::write(&marker, format!("{problem}\n"));
+        }
+        QueueError::Damaged {
+            path: path.to_owned(),
+            marker,
+            problem: problem.to_owned(),
+        }
+    }
+
     /// Wraps a database error, telling a lock timeout apart from other failures.
     pub(crate) fn store(path: &std::path::Path, source: rusqlite::Error) -> Self {
         if let rusqlite::Error::SqliteFailure(e, _) = &source {
@@ -153,6 +185,12 @@ impl QueueError {
                 return QueueError::Busy {
                     path: path.to_owned(),
                 };
+            }
+            if matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+            ) {
+                return QueueError::damaged(path, &source.to_string());
             }
         }
         QueueError::Store {

@@ -84,6 +84,10 @@ pub const LOCK_FILE: &str = "job_queue.lock";
 /// empty was lost, not never made ([`QueueError::Lost`]).
 pub const MARKER_FILE: &str = "job_queue.created";
 
+/// The file that records that SQLite found the store damaged ([`QueueError::Damaged`]): while
+/// it exists, the store is read but never written.
+pub const DAMAGE_FILE: &str = "job_queue.damaged";
+
 /// How long a writer waits for another process's transaction before giving up. Long enough
 /// for a 100,000-job submit by someone else to finish.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -104,6 +108,8 @@ pub struct Queue {
     clock: Clock,
     /// This connection committed a change (its drop may then fold the log into the file).
     wrote: bool,
+    /// What the spool's damage file says, when the store was found damaged.
+    damage: Option<String>,
 }
 
 /// The change stamps of a job's rows (see [`Queue::stamps`]).
@@ -203,11 +209,15 @@ impl Queue {
             })?;
         }
         drop(lock);
+        let damage = std::fs::read(dir.join(DAMAGE_FILE))
+            .ok()
+            .map(|text| String::from_utf8_lossy(&text).trim().to_owned());
         Ok(Queue {
             conn,
             path,
             clock: Arc::new(system_clock),
             wrote: false,
+            damage,
         })
     }
 
@@ -283,6 +293,7 @@ impl Queue {
     where
         E: From<QueueError>,
     {
+        self.refuse_if_damaged()?;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -416,8 +427,36 @@ impl Queue {
 
     /// The full consistency check and repair the daemon runs when it starts (see
     /// `schema::repair`); tools need not call it.
+    ///
+    /// A store SQLite's check finds damaged is marked so ([`QueueError::Damaged`]) and the
+    /// repair stops there: nothing is written to it.
     pub fn repair(&mut self) -> Result<RepairReport, QueueError> {
+        self.refuse_if_damaged()?;
+        let problems = schema::integrity_problems(&self.conn).map_err(sql_err(&self.path))?;
+        if !problems.is_empty() {
+            let problem = problems.join("; ");
+            let err = QueueError::damaged(&self.path, &problem);
+            self.damage = Some(problem);
+            return Err(err);
+        }
         schema::repair(&mut self.conn).map_err(sql_err(&self.path))
+    }
+
+    /// What is known to be wrong with the store's file (the spool's damage file), if
+    /// anything: such a store is read, never written.
+    pub fn damage(&self) -> Option<&str> {
+        self.damage.as_deref()
+    }
+
+    fn refuse_if_damaged(&self) -> Result<(), QueueError> {
+        match &self.damage {
+            Some(problem) => Err(QueueError::Damaged {
+                path: self.path.clone(),
+                marker: self.path.with_file_name(DAMAGE_FILE),
+                problem: problem.clone(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The schema version of the open store.

@@ -152,7 +152,8 @@ pub fn configure(conn: &Connection, busy_timeout: std::time::Duration) -> rusqli
         "PRAGMA synchronous = FULL;
          PRAGMA foreign_keys = ON;
          PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -32768;",
+         PRAGMA cache_size = -32768;
+         PRAGMA cell_size_check = ON;",
     )?;
     // The log stays between connections (SQLite deletes it only after the checkpoint a last
     // connection makes at close): without this, every tool that is the store's only user (no
@@ -211,8 +212,6 @@ pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 /// What [`repair`] found and fixed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RepairReport {
-    /// SQLite's own check of the file's structure: empty when it is sound.
-    pub integrity_problems: Vec<String>,
     /// Clusters that had no jobs left and no job factory, removed (HTCondor drops such
     /// clusters too).
     pub empty_clusters_removed: u64,
@@ -226,24 +225,31 @@ impl RepairReport {
     }
 }
 
-/// The full check the daemon runs when it starts (every tool's `open` already gets SQLite's
-/// own crash recovery: a transaction a crash interrupted is rolled back from the WAL, and
-/// every change the store makes is one transaction, so there is nothing half-done to find).
-/// This pass looks for what only a damaged file or a foreign writer could leave: structural
-/// damage, clusters without jobs, and a next cluster id at or below one already used. Its
-/// cost grows with the queue, which is why `open` does not run it.
-pub fn repair(conn: &mut Connection) -> rusqlite::Result<RepairReport> {
-    let mut report = RepairReport::default();
-    {
-        let mut stmt = conn.prepare("PRAGMA quick_check")?;
-        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        for row in rows {
-            let row = row?;
-            if row != "ok" {
-                report.integrity_problems.push(row);
-            }
+/// SQLite's own check of the file's structure (`PRAGMA quick_check`: every page, every
+/// record's format, every index's order, without matching indexes against their tables):
+/// what it finds, empty when the file is sound. Its cost grows with the store, which is why
+/// the daemon runs it when it starts and `open` does not.
+pub fn integrity_problems(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("PRAGMA quick_check")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    let mut problems = Vec::new();
+    for row in rows {
+        let row = row?;
+        if row != "ok" {
+            problems.push(row);
         }
     }
+    Ok(problems)
+}
+
+/// The repairs the daemon makes when it starts, after [`integrity_problems`] found the file
+/// sound (every tool's `open` already gets SQLite's own crash recovery: a transaction a crash
+/// interrupted is rolled back from the WAL, and every change the store makes is one
+/// transaction, so there is nothing half-done to find). This pass looks for what only a
+/// foreign writer could leave: clusters without jobs, and a next cluster id at or below one
+/// already used.
+pub fn repair(conn: &mut Connection) -> rusqlite::Result<RepairReport> {
+    let mut report = RepairReport::default();
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     report.empty_clusters_removed = tx.execute(
         "DELETE FROM clusters WHERE NOT EXISTS

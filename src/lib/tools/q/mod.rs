@@ -785,6 +785,15 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let queue = session
         .open_queue()
         .map_err(|e| CommandError::failed(1, e.to_string()))?;
+    if let Some(problem) = queue.damage() {
+        // What can still be read is shown; the user needs it to submit the jobs again.
+        let _ = writeln!(
+            err,
+            "Warning: the job queue {} is damaged ({problem}): nothing can be changed in it, \
+             and what is shown may be incomplete",
+            queue.path().display()
+        );
+    }
     // The collector has a submitter ad for a submitter with jobs in a schedd, and -global's
     // query asks for schedds with jobs.
     let has_jobs = |specs: Vec<JobIdSpec>| -> Result<bool, CommandError> {
