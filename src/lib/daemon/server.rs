@@ -139,7 +139,10 @@ fn handle(stream: UnixStream, peer: Peer, to_main: &Sender<Msg>) {
     let mut out = &stream;
     let gone = "ERROR the master is stopping\n".to_owned();
     let answer = match Command::parse(&line) {
-        None => format!("ERROR unknown request {:?}\n", line.trim()),
+        None => {
+            let shown: String = line.trim().chars().take(80).collect();
+            format!("ERROR unknown request {shown:?}\n")
+        }
         Some(Command::Query(kind)) => {
             let (tx, rx) = mpsc::channel();
             if to_main.send(Msg::Query(kind, peer, tx)).is_err() {
@@ -225,6 +228,32 @@ mod tests {
         let mut other = UnixStream::connect(&path).unwrap();
         assert_eq!(ask(&mut other, "RESCHEDULE\n"), "OK\n");
         assert_eq!(ask(&mut silent, "RESCHEDULE\n"), "OK\n");
+    }
+
+    #[test]
+    fn an_endless_request_is_cut_off_and_answered() {
+        let (_dir, path) = served();
+        let mut flood = UnixStream::connect(&path).unwrap();
+        // Far more than a request may be, without a line end: the master reads its bound,
+        // answers, and closes; the client's writes then fail.
+        let chunk = vec![b'x'; 64 * 1024];
+        let mut sent = 0usize;
+        while sent < 64 * 1024 * 1024 {
+            match flood.write(&chunk) {
+                Ok(n) => sent += n,
+                Err(_) => break,
+            }
+        }
+        assert!(sent < 64 * 1024 * 1024, "the master read {sent} bytes");
+        let mut answer = String::new();
+        let _ = BufReader::new(&flood).read_line(&mut answer);
+        assert!(
+            answer.starts_with("ERROR unknown request \"xxx"),
+            "{answer:.100}"
+        );
+        assert!(answer.len() < 200, "{} bytes", answer.len());
+        let mut other = UnixStream::connect(&path).unwrap();
+        assert_eq!(ask(&mut other, "RESCHEDULE\n"), "OK\n");
     }
 
     #[test]
