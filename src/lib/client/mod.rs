@@ -81,11 +81,7 @@ impl Session {
             Ok(u) if !u.is_empty() => u,
             _ => os_user().ok_or(ClientError::NoUser)?,
         };
-        let now = match std::env::var(NOW_ENV) {
-            Ok(s) => s.trim().parse().map_err(|_| ClientError::BadNow(s))?,
-            Err(_) => system_now(),
-        };
-        Session::new(config, user, now)
+        Session::new(config, user, process_now()?)
     }
 
     /// A session for the given configuration, user and time.
@@ -286,6 +282,15 @@ fn canonical_name(host: &str) -> Option<String> {
         name
     };
     name
+}
+
+/// The time of this process's request: `CONDORLITE_NOW` when set (tests pin it), else the
+/// system clock.
+pub fn process_now() -> Result<i64, ClientError> {
+    match std::env::var(NOW_ENV) {
+        Ok(s) => s.trim().parse().map_err(|_| ClientError::BadNow(s)),
+        Err(_) => Ok(system_now()),
+    }
 }
 
 pub fn system_now() -> i64 {

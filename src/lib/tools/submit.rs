@@ -60,7 +60,7 @@ use crate::client::locate::{is_valid_sinful, PoolLocation};
 use crate::client::submit::{
     queue_factory, queue_jobs, write_cluster_submit, EventPlan, SubmitFailure,
 };
-use crate::client::{os_user, Session, NOW_ENV, USER_ENV};
+use crate::client::{os_user, Session, USER_ENV};
 use crate::config::{Config, LoadOptions};
 use crate::error::CommandError;
 use crate::submit::factory::Digest;
@@ -560,15 +560,7 @@ pub fn session() -> Result<Session, CommandError> {
         Ok(u) if !u.is_empty() => u,
         _ => os_user().unwrap_or_else(|| "unknown".to_owned()),
     };
-    let now = match std::env::var(NOW_ENV) {
-        Ok(s) => s.trim().parse().map_err(|_| {
-            CommandError::failed(
-                1,
-                format!("{NOW_ENV} must be a number of seconds since the epoch, not {s:?}"),
-            )
-        })?,
-        Err(_) => chrono::Utc::now().timestamp(),
-    };
+    let now = crate::client::process_now().map_err(|e| CommandError::failed(1, e.to_string()))?;
     Session::new(config, user, now).map_err(|e| CommandError::failed(1, e.to_string()))
 }
 

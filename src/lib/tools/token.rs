@@ -442,8 +442,12 @@ fn run_create(
         Ok(args) => args,
         Err(r) => return refuse(out, err, r, create_usage),
     };
-    let session = Session::new(config, String::new(), now()?)
-        .map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let session = Session::new(
+        config,
+        String::new(),
+        crate::client::process_now().map_err(|e| CommandError::failed(1, e.to_string()))?,
+    )
+    .map_err(|e| CommandError::failed(1, e.to_string()))?;
     let token = sign(&session, &args.request, err, 2)?;
     write_out_token(&session.config, &args.destination, &token, out, err)
 }
@@ -525,21 +529,6 @@ fn sign(
     })
 }
 
-fn now() -> Result<i64, CommandError> {
-    match std::env::var(crate::client::NOW_ENV) {
-        Ok(s) => s.trim().parse().map_err(|_| {
-            CommandError::failed(
-                1,
-                format!(
-                    "{} must be a number of seconds, not {s:?}",
-                    crate::client::NOW_ENV
-                ),
-            )
-        }),
-        Err(_) => Ok(crate::client::system_now()),
-    }
-}
-
 /// The user's tokens directory: `SEC_TOKEN_DIRECTORY`, else `~/.condor/tokens.d` for an
 /// ordinary user and `SEC_TOKEN_SYSTEM_DIRECTORY` for root (`find_user_file` refuses a user
 /// who can switch ids).
@@ -550,8 +539,9 @@ fn tokens_dir(config: &Config) -> Option<PathBuf> {
         }
     }
     if !nix::unistd::geteuid().is_root() {
-        if let Some(home) = home_dir() {
-            return Some(home.join(".condor").join("tokens.d"));
+        // `$HOME`, or the home directory of the password database.
+        if let Some(dirs) = directories::BaseDirs::new() {
+            return Some(dirs.home_dir().join(".condor").join("tokens.d"));
         }
     }
     config
@@ -560,19 +550,6 @@ fn tokens_dir(config: &Config) -> Option<PathBuf> {
         .flatten()
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
-}
-
-/// `$HOME`, or the user's home directory from the password database.
-fn home_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            nix::unistd::User::from_uid(nix::unistd::geteuid())
-                .ok()
-                .flatten()
-                .map(|u| u.dir)
-        })
 }
 
 /// Writes the token where it goes (`htcondor::write_out_token`).
