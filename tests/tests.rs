@@ -32,6 +32,7 @@ mod sim;
 mod status;
 mod submit;
 mod submit_dag;
+mod tail;
 mod token;
 mod transfer_data;
 mod userprio;

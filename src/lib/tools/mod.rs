@@ -26,6 +26,7 @@ pub mod store_cred;
 pub mod submit;
 pub mod submit_dag;
 pub mod submit_interactive;
+pub mod tail;
 pub mod token;
 pub mod transfer_data;
 pub mod userprio;
@@ -75,6 +76,7 @@ pub static TOOLS: &[Tool] = &[
     history::TOOL,
     submit::TOOL,
     transfer_data::TOOL,
+    tail::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
     submit_dag::TOOL,
