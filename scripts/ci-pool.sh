@@ -279,15 +279,17 @@ cmd_diagnose() {
 
 # The processes of this pool's jobs: their _CONDOR_SCRATCH_DIR lies under the pool.
 job_processes() {
-    local environ pid
-    for environ in /proc/[0-9]*/environ; do
-        pid="${environ#/proc/}"
-        pid="${pid%/environ}"
-        if { tr '\0' '\n' <"$environ"; } 2>/dev/null |
-            grep -qF "_CONDOR_SCRATCH_DIR=$_CONDOR_LOCAL_DIR/"; then
-            echo "$pid"
-        fi
-    done
+    grep -alsF -- "_CONDOR_SCRATCH_DIR=$_CONDOR_LOCAL_DIR/" /proc/[0-9]*/environ |
+        sed -n 's|^/proc/\([0-9]*\)/environ$|\1|p' || true
+}
+
+# Whether process PID still runs: a zombie has exited (a detached master's parent is
+# whatever adopted it, which may be slow to reap it).
+running() {
+    local stat
+    stat="$(cat "/proc/$1/stat" 2>/dev/null)" || { kill -0 "$1" 2>/dev/null; return; }
+    stat="${stat##*) }"
+    [ "${stat%% *}" != Z ]
 }
 
 cmd_stop() {
@@ -319,7 +321,7 @@ cmd_stop() {
         ok=1
     elif [[ "$pid" =~ ^[0-9]+$ ]]; then
         local deadline=$(($(now_ms) + timeout * 1000))
-        while kill -0 "$pid" 2>/dev/null; do
+        while running "$pid"; do
             if [ "$(now_ms)" -ge "$deadline" ]; then
                 say "condor_master (pid $pid) still running $timeout s after condor_off -master: killing it"
                 kill -KILL "$pid" 2>/dev/null || true
@@ -338,6 +340,8 @@ cmd_stop() {
         ps -o pid,ppid,etime,args -p "$(echo $left | tr ' ' ',')" >&2 || true
         # shellcheck disable=SC2086
         kill -KILL $left 2>/dev/null || true
+        local deadline=$(($(now_ms) + 10000))
+        while [ -n "$(job_processes)" ] && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.05; done
         ok=1
     fi
     [ "$ok" -eq 0 ] || fail "the pool did not stop cleanly (pool directory: $(dirname "$_CONDOR_LOCAL_DIR"))"

@@ -15,7 +15,8 @@
 # 3. A job that can never match: `diagnose`, then stop/action.yml with diagnose 'true', must
 #    show condor_q -analyze of it and the MasterLog; the master must be gone.
 # 4. Failures: stopping a stopped pool, a bad knob, a non-empty --dir, a malformed config
-#    file, each exit status 1 with its message.
+#    file, each exit status 1 with its message; a job's process left behind (stop kills it
+#    and fails).
 # 5. The plain shell: eval "$(scripts/ci-pool.sh start)", a job (condor_submit, condor_wait),
 #    condor_run, stop --remove; prints the time from nothing running to that job's end.
 # 6. The pytest fixture (contrib/pytest), with pytest (python3 -m pytest, or PYTEST_PYTHON).
@@ -154,7 +155,9 @@ fi
 expect "$tmp/stop.out" "condor_q -analyze 2.0 (idle)" "stop --diagnose"
 expect "$tmp/stop.out" "STARTING UP" "stop --diagnose (MasterLog)"
 expect "$tmp/stop.out" "pool stopped in" "stop"
-! kill -0 "$pid" 2>/dev/null || fail "condor_master ($pid) still runs after stop"
+# Gone, or a zombie its adopter has not reaped yet.
+[ ! -e "/proc/$pid" ] || [ "$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f1)" = Z ] ||
+    fail "condor_master ($pid) still runs after stop"
 ! condor_status >/dev/null 2>&1 || fail "condor_status still answers after stop"
 cd "$root"
 
@@ -180,6 +183,19 @@ failure 1 "--config $tmp/none: no such readable file" "$script" start --config "
 (
     unset _CONDOR_LOCAL_DIR CONDOR_CONFIG
     failure 0 "no pool to stop" "$script" stop
+)
+# A process of this pool's jobs that outlives the master (condorlite kills a job's processes,
+# even those that leave its process group: this one is started beside the pool, with a job's
+# mark, _CONDOR_SCRATCH_DIR under the pool): stop finds it, kills it and fails.
+pools+=("$tmp/leak")
+(
+    unset GITHUB_ENV GITHUB_PATH GITHUB_OUTPUT
+    eval "$("$script" start --dir "$tmp/leak" 2>/dev/null)"
+    _CONDOR_SCRATCH_DIR="$_CONDOR_LOCAL_DIR/execute/dir_1_0_1" setsid sleep 300 </dev/null >/dev/null 2>&1 &
+    failure 1 "job processes left after the master stopped (killed)" "$script" stop
+    expect "$tmp/failure.out" "sleep 300" "stop's list of leftovers"
+    ! grep -alsF -- "_CONDOR_SCRATCH_DIR=$_CONDOR_LOCAL_DIR/" /proc/[0-9]*/environ ||
+        fail "a job process outlived stop"
 )
 
 step "plain shell: eval \"\$(scripts/ci-pool.sh start)\", a job, stop --remove"
