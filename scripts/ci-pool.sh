@@ -18,7 +18,7 @@
 #       CONDORLITE_CI_POOL (this script) on standard output. Under GitHub Actions it also writes
 #       them to $GITHUB_ENV, $GITHUB_PATH and $GITHUB_OUTPUT. --knobs takes several knobs, one
 #       per line; an empty --config or --knobs is none. The tools are found in --bin, else
-#       $CONDORLITE_BIN, else on PATH.
+#       $CONDORLITE_BIN, else on PATH. On failure it prints `false`, which fails the eval.
 #   scripts/ci-pool.sh diagnose [--lines N] [--dir DIR]
 #       What a failed CI job needs: the slots, the queue, `condor_q -analyze` of each idle or
 #       held job (at most 10), and the last N (100) lines of the MasterLog.
@@ -157,6 +157,9 @@ add_knob() {
 
 cmd_start() {
     local bin="" config="" dir="" timeout=60 knobs=()
+    # On failure, standard output is `false`, so that eval "$(ci-pool.sh start)" fails too
+    # (eval of nothing succeeds).
+    trap '[ $? -eq 0 ] || echo false' EXIT
     while [ $# -gt 0 ]; do
         case "$1" in
             --bin|--config|--dir|--timeout|--knob|--knobs) [ $# -ge 2 ] || usage ;;

@@ -184,6 +184,8 @@ failure 1 "--config $tmp/none: no such readable file" "$script" start --config "
     unset _CONDOR_LOCAL_DIR CONDOR_CONFIG
     failure 0 "no pool to stop" "$script" stop
 )
+# A failed start fails its eval (eval of nothing would succeed).
+! (eval "$("$script" start --knob NUM_CPUS 2>/dev/null)") || fail "eval of a failed start succeeded"
 # A process of this pool's jobs that outlives the master (condorlite kills a job's processes,
 # even those that leave its process group: this one is started beside the pool, with a job's
 # mark, _CONDOR_SCRATCH_DIR under the pool): stop finds it, kills it and fails.

@@ -34,7 +34,10 @@ fail() { printf 'dask-jobqueue: %s\n' "$*" >&2; exit 1; }
 
 step "building condorlite (release)"
 (cd "$root" && ${CARGO:-cargo} build --release --bins --quiet)
-bin="$root/target/release"
+# Where cargo put them: CARGO_TARGET_DIR (relative to the repository), else target/.
+target_dir="${CARGO_TARGET_DIR:-target}"
+[[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+bin="$target_dir/release"
 for tool in condor_master condor_submit condor_q condor_rm condor_reschedule; do
     [ -x "$bin/$tool" ] || fail "$bin/$tool was not built"
 done
