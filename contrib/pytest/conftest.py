@@ -21,7 +21,8 @@ The tools are found on PATH, or in ``CONDORLITE_BIN``. The pool's configuration:
         return {"NUM_CPUS": "4", "MEMORY": "8192", "MACHINE_RESOURCE_GPUs": "2"}
 
 Make it ``autouse=True`` in your own conftest.py (a fixture that requests ``condor_pool``) when
-every test needs the pool. See docs/testing-with-condorlite.md in condorlite's repository.
+every test needs the pool. Needs pytest 7 or later. See docs/testing-with-condorlite.md in
+condorlite's repository.
 """
 
 import os
