@@ -8,13 +8,14 @@
 # 2. Makes a virtual environment (target/dask-jobqueue/venv, or DASK_JOBQUEUE_VENV) with the
 #    pinned requirements.txt from PyPI: dask-jobqueue, whose wheel ships its tests, and the
 #    tests' dependencies. It is reused while requirements.txt is unchanged.
-# 3. Starts `condor_master -f` on a fresh _CONDOR_LOCAL_DIR in a temporary directory, with
-#    its own CONDOR_CONFIG (4 CPUs, 8 GB, whatever the machine: the suite runs up to four
-#    1-core workers at once).
+# 3. Starts a pool with scripts/ci-pool.sh (as other projects' CI does) on a fresh
+#    _CONDOR_LOCAL_DIR in a temporary directory, with its own CONDOR_CONFIG (4 CPUs, 8 GB,
+#    whatever the machine: the suite runs up to four 1-core workers at once).
 # 4. Runs upstream's command, `pytest --pyargs dask_jobqueue -E htcondor`, with our plugin
 #    conftest.py (upstream's conftest is not in the wheel) and our test_condorlite.py: with
 #    -E htcondor only the tests marked for HTCondor run, the others are deselected.
-# 5. Stops the master with SIGTERM and checks that it and every job process are gone.
+# 5. Stops the pool (ci-pool.sh stop) and checks that the master and every job process are
+#    gone; after a failure, prints the queue, condor_q -analyze of stuck jobs and MasterLog.
 #
 # Prints the test counts and the run time; exits non-zero if a test failed, if not exactly
 # the expected number passed (9; DASK_JOBQUEUE_EXPECTED_PASSED), the pool could not be
@@ -33,7 +34,10 @@ fail() { printf 'dask-jobqueue: %s\n' "$*" >&2; exit 1; }
 
 step "building condorlite (release)"
 (cd "$root" && ${CARGO:-cargo} build --release --bins --quiet)
-bin="$root/target/release"
+# Where cargo put them: CARGO_TARGET_DIR (relative to the repository), else target/.
+target_dir="${CARGO_TARGET_DIR:-target}"
+[[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+bin="$target_dir/release"
 for tool in condor_master condor_submit condor_q condor_rm condor_reschedule; do
     [ -x "$bin/$tool" ] || fail "$bin/$tool was not built"
 done
@@ -59,95 +63,49 @@ fi
 "$venv/bin/python" -c 'import dask_jobqueue, distributed, pytest; print("dask-jobqueue", dask_jobqueue.__version__, "| distributed", distributed.__version__, "| pytest", pytest.__version__)'
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/condorlite-dask-jobqueue.XXXXXX")"
-local_dir="$tmp/pool"
 work="$tmp/work"
-mkdir -p "$local_dir" "$work"
-cat >"$tmp/condor_config" <<'EOF'
-# The personal pool dask-jobqueue's tests run on: enough room for their workers (at most four
-# 1-core jobs at once) on any machine.
-NUM_CPUS = 4
-MEMORY = 8192
-EOF
-# Every condorlite tool below, and the jobs' submitter (pytest), use this pool only.
-pool_env=(
-    "PATH=$bin:$venv/bin:$PATH"
-    "_CONDOR_LOCAL_DIR=$local_dir"
-    "CONDOR_CONFIG=$tmp/condor_config"
-    # dask writes its default configuration files there (not in ~/.config/dask).
-    "DASK_CONFIG=$tmp/dask-config"
-)
+mkdir -p "$work"
+ci_pool="$root/scripts/ci-pool.sh"
 
-master_pid=""
+pool_up=""
 ok=0
-# The processes of this pool's jobs: those whose _CONDOR_SCRATCH_DIR lies in its EXECUTE.
-job_processes() {
-    local environ pid
-    for environ in /proc/[0-9]*/environ; do
-        pid="${environ#/proc/}"
-        pid="${pid%/environ}"
-        if { tr '\0' '\n' <"$environ"; } 2>/dev/null |
-            grep -q "^_CONDOR_SCRATCH_DIR=$local_dir/"; then
-            echo "$pid"
-        fi
-    done
-}
+# Stops the pool (ci-pool.sh stop: condor_off -master, the master gone within 30 s, no job
+# process left behind); with --diagnose, after the pool's state and MasterLog.
 stop_pool() {
-    [ -n "$master_pid" ] || return 0
-    local pid="$master_pid"
-    master_pid=""
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 300); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        echo "dask-jobqueue: condor_master ($pid) still running 30 s after SIGTERM" >&2
-        kill -KILL "$pid" 2>/dev/null || true
-        ok=1
-    fi
-    wait "$pid" 2>/dev/null || true
-    local left
-    left="$(job_processes)"
-    if [ -n "$left" ]; then
-        echo "dask-jobqueue: job processes left after the master stopped:" >&2
-        # shellcheck disable=SC2086
-        ps -o pid,ppid,etime,args -p "$(echo $left | tr ' ' ',')" >&2 || true
-        # shellcheck disable=SC2086
-        kill -KILL $left 2>/dev/null || true
-        ok=1
-    fi
+    [ -n "$pool_up" ] || return 0
+    pool_up=""
+    "$ci_pool" stop --timeout 30 "$@" || ok=1
 }
 finish() {
     local status=$?
-    stop_pool
+    if [ "$status" -ne 0 ]; then stop_pool --diagnose; else stop_pool; fi
     [ "$status" -eq 0 ] && [ "$ok" -eq 0 ] && rm -rf "$tmp" && return 0
-    echo "dask-jobqueue: kept $tmp (MasterLog in pool/log/, worker logs in work/logs/)" >&2
-    if [ -f "$local_dir/log/MasterLog" ]; then
-        echo "--- last lines of MasterLog:" >&2
-        tail -n 30 "$local_dir/log/MasterLog" >&2
-    fi
+    echo "dask-jobqueue: kept $tmp (MasterLog in pool/pool/log/, worker logs in work/logs/)" >&2
     [ "$status" -ne 0 ] || exit 1
 }
 trap finish EXIT
 
-step "starting condor_master -f on $local_dir"
-env "${pool_env[@]}" "$bin/condor_master" -f >"$tmp/condor_master.out" 2>&1 &
-master_pid=$!
-for _ in $(seq 100); do
-    env "${pool_env[@]}" "$bin/condor_reschedule" >/dev/null 2>&1 && break
-    kill -0 "$master_pid" 2>/dev/null || { cat "$tmp/condor_master.out" >&2; fail "condor_master exited"; }
-    sleep 0.1
-done
-env "${pool_env[@]}" "$bin/condor_reschedule" >/dev/null 2>&1 ||
-    fail "condor_master does not answer on $local_dir/run/condor_master.sock"
-env "${pool_env[@]}" "$bin/condor_status" -total
+# The personal pool dask-jobqueue's tests run on: enough room for their workers (at most four
+# 1-core jobs at once) on any machine. Every condorlite tool below, and the jobs' submitter
+# (pytest), use this pool only: start's exports put the tools first on PATH and set
+# _CONDOR_LOCAL_DIR and CONDOR_CONFIG.
+step "starting a pool on $tmp/pool (scripts/ci-pool.sh start)"
+pool_exports="$(env -u GITHUB_ENV -u GITHUB_PATH -u GITHUB_OUTPUT \
+    "$ci_pool" start --bin "$bin" --dir "$tmp/pool" --knob 'NUM_CPUS = 4' --knob 'MEMORY = 8192')" ||
+    fail "the pool did not start"
+pool_up=1
+eval "$pool_exports"
+export PATH="$bin:$venv/bin:$PATH"
+# dask writes its default configuration files there (not in ~/.config/dask).
+export DASK_CONFIG="$tmp/dask-config"
+condor_status -total
 
 step "pytest --pyargs dask_jobqueue -E htcondor"
 pytest_started=$SECONDS
 set +e
 (
     cd "$work"
-    env "${pool_env[@]}" PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
+    env PYTHONPATH="$here" PYTHONDONTWRITEBYTECODE=1 \
         timeout -k 30 1200 "$venv/bin/python" -m pytest \
         --noconftest -p conftest -p no:cacheprovider \
         -o asyncio_default_fixture_loop_scope=function \
@@ -159,7 +117,7 @@ set -e
 pytest_time=$((SECONDS - pytest_started))
 
 step "stopping the pool"
-stop_pool
+if [ "$pytest_status" -eq 0 ]; then stop_pool; else stop_pool --diagnose; fi
 [ "$ok" -eq 0 ] && echo "condor_master stopped; no job process left"
 
 # pytest's closing line: "=== 9 passed, 272 deselected, 1 xfailed in 42.35s ===".
