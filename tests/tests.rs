@@ -35,6 +35,7 @@ mod submit_dag;
 mod tail;
 mod token;
 mod transfer_data;
+mod userlog;
 mod userprio;
 mod version;
 mod wait;

@@ -29,6 +29,20 @@ pub fn format_time(secs: i64) -> String {
     format!("{days:3}+{hours:02}:{:02}:{:02}", rem / 60, rem % 60)
 }
 
+/// `format_time_nosecs`: `days+hh:mm`, the days right-aligned in 3 (`  1+00:00`);
+/// `[?????]` for a negative duration.
+pub fn format_time_nosecs(secs: i64) -> String {
+    if secs < 0 {
+        return "[?????]".into();
+    }
+    format!(
+        "{:3}+{:02}:{:02}",
+        secs / 86400,
+        secs % 86400 / 3600,
+        secs % 3600 / 60
+    )
+}
+
 /// `strftime("%m/%d/%y %H:%M:%S", localtime(t))`, as `condor_q`'s title line shows the time.
 pub fn title_time(t: i64) -> String {
     let tm = localtime(t);

@@ -29,6 +29,7 @@ pub mod submit_interactive;
 pub mod tail;
 pub mod token;
 pub mod transfer_data;
+pub mod userlog;
 pub mod userprio;
 pub mod version;
 pub mod wait;
@@ -77,6 +78,7 @@ pub static TOOLS: &[Tool] = &[
     submit::TOOL,
     transfer_data::TOOL,
     tail::TOOL,
+    userlog::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
     submit_dag::TOOL,

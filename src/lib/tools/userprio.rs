@@ -26,6 +26,7 @@ use crate::cli::Invocation;
 use crate::client::locate::{host_part, is_this_host};
 use crate::config::{Config, LoadOptions};
 use crate::error::CommandError;
+use crate::output::time::format_time_nosecs;
 
 pub const TOOL: Tool = Tool {
     name: "condor_userprio",
@@ -1265,19 +1266,6 @@ fn format_time(secs: i64) -> String {
         secs % 86400 / 3600,
         secs % 3600 / 60,
         secs % 60
-    )
-}
-
-/// HTCondor's `format_time_nosecs`: `days+hh:mm`.
-fn format_time_nosecs(secs: i64) -> String {
-    if secs < 0 {
-        return "[?????]".into();
-    }
-    format!(
-        "{:3}+{:02}:{:02}",
-        secs / 86400,
-        secs % 86400 / 3600,
-        secs % 3600 / 60
     )
 }
 
