@@ -14,6 +14,10 @@
 //! with `-forwards`, from its start; `-file` also takes a condorlite spool's `job_queue.db`,
 //! to read another pool's history. `-search PATH` reads the history file PATH and its
 //! rotated copies (`PATH.<ISO time>` in the same directory), newest file first.
+//! `-userlog FILE` shows the jobs of a job event log instead, as HTCondor's
+//! `userlog_to_classads` makes them up ([`crate::eventlog::read_job_ads`]): every job the
+//! ids, owners and constraints select, in job-id order (`-limit`, `-scanlimit`, `-since` and
+//! `-forwards` do not apply to it, as in history.cpp).
 
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -30,6 +34,7 @@ use crate::cli::Invocation;
 use crate::client::locate::PoolLocation;
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
+use crate::eventlog::{read_job_ads, EventLogError, LogAdContext};
 use crate::output::ads::{select, write_long, AdFormat, Selection, XML_FOOTER, XML_HEADER};
 use crate::output::autoformat::add_format_args;
 use crate::output::mask::{Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, LEFT, NO_TRUNCATE};
@@ -69,6 +74,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("limit", 3),
     Prefix::min("scanlimit", 4),
     Prefix::min("file", 2),
+    Prefix::min("userlog", 1),
     Prefix::min("local", 2),
     Prefix::min("schedd", 3),
     Prefix::min("attributes", 2),
@@ -136,6 +142,13 @@ pub fn command() -> Command {
                 ),
         )
         .arg(
+            Arg::new("userlog")
+                .long("userlog")
+                .value_name("FILE")
+                .action(ArgAction::Set)
+                .help("Show the jobs of this job event log, as far as its events tell"),
+        )
+        .arg(
             Arg::new("search")
                 .long("search")
                 .value_name("FILE")
@@ -192,6 +205,8 @@ pub struct HistoryArgs {
     pub completed_since: Option<String>,
     /// `-file PATH`: a history file or a queue store.
     pub file: Option<String>,
+    /// `-userlog PATH`: a job event log.
+    pub userlog: Option<String>,
     /// `-search PATH`: a history file and its rotated copies.
     pub search: Option<String>,
     /// `-name SCHEDD`: the schedd whose history is asked for.
@@ -231,6 +246,7 @@ impl HistoryArgs {
             since: text("since"),
             completed_since: text("completedsince"),
             file: text("file"),
+            userlog: text("userlog"),
             search: text("search"),
             name: text("name"),
             pool: text("pool"),
@@ -357,12 +373,20 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         since: since_text,
         completed_since,
         file,
+        userlog,
         search,
         name,
         pool,
         local_then_name,
         print_format,
     } = HistoryArgs::from_invocation(inv);
+    // history.cpp keeps one file name for -file and -userlog, and stops at a second one.
+    if file.is_some() && userlog.is_some() {
+        return Err(fail(
+            err,
+            "Error: -file and -userlog each name the one file to read: give one of them",
+        ));
+    }
     if local_then_name {
         return Err(fail(err, "Error: -local and -name cannot be used together"));
     }
@@ -500,10 +524,11 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     };
     // Where the records come from: a file named with -file (or the files -search finds),
     // else the local schedd's history.
-    let source = match (file, search) {
-        (Some(file), _) => Source::File(PathBuf::from(file)),
-        (None, Some(search)) => Source::Files(find_history_files(Path::new(&search))),
-        (None, None) => Source::Store(None),
+    let source = match (file, search, userlog) {
+        (_, _, Some(log)) => Source::UserLog(log),
+        (Some(file), _, None) => Source::File(PathBuf::from(file)),
+        (None, Some(search), None) => Source::Files(find_history_files(Path::new(&search))),
+        (None, None, None) => Source::Store(None),
     };
     let source = match source {
         Source::File(path) if is_queue_store(&path) => {
@@ -584,6 +609,31 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
                         crate::config::parse::io_reason(&e)
                     ),
                 ));
+            }
+        }
+        Source::UserLog(log) => {
+            let cx = LogAdContext {
+                log_name: &log,
+                owner: &session.user,
+                now: session.now,
+                jobs: &[],
+            };
+            let ads = match read_job_ads(&log, &cx) {
+                Ok(ads) => ads,
+                Err(e) => {
+                    scan.flush()?;
+                    return Err(match e {
+                        EventLogError::Io { .. } => {
+                            fail(err, &format!("Error: Can't open userlog {log}"))
+                        }
+                        e => fail(err, &format!("Error reading user log: {e}")),
+                    });
+                }
+            };
+            for ad in &ads {
+                if scan.selects(ad) {
+                    scan.show(ad)?;
+                }
             }
         }
         Source::Files(mut paths) => {
@@ -677,6 +727,8 @@ enum Source {
     File(PathBuf),
     /// A history file and its rotated copies, oldest first (`-search`).
     Files(Vec<PathBuf>),
+    /// A job event log (`-userlog`).
+    UserLog(String),
 }
 
 /// The records looked at so far, what they match, and the output: `printJobIfConstraint`'s
@@ -717,6 +769,11 @@ impl Scan<'_> {
         if !filtered && !self.selects(ad) {
             return Ok(());
         }
+        self.show(ad)
+    }
+
+    /// Prints a record that matches.
+    fn show(&mut self, ad: &ClassAd) -> Result<(), CommandError> {
         print_ad(
             &mut self.text,
             ad,
