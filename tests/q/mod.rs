@@ -1258,6 +1258,17 @@ fn userlog_shows_the_jobs_its_events_tell_of() {
         "10 0 4 alice /home/alice/run.sh\n10 1 4 alice ???\n10 2 3 alice ???\n\
          11 0 5 alice ???\n12 0 2 alice ???\n[exit status: 0]"
     );
+    // `-` reads the log from standard input.
+    let log = std::fs::read(&path).expect("the log");
+    let out = env.run_with_input(
+        "condor_q",
+        &["-userlog", "-", "-af", "ClusterId", "ProcId"],
+        &log,
+    );
+    assert_eq!(
+        out.to_string(),
+        "10 0\n10 1\n10 2\n11 0\n12 0\n[exit status: 0]"
+    );
     assert_eq!(
         pool_dir_entries(&env),
         Vec::<String>::new(),
