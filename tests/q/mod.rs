@@ -1326,6 +1326,8 @@ fn file_sources_leave_the_pool_untouched() {
         vec!["-userlog", &log, "-factory"],
         vec!["-userlog", &log, "-hold"],
         vec!["-userlog", &log, "-long", "12"],
+        // The collector is not asked about schedds either.
+        vec!["-userlog", &log, "-name", "elsewhere@example.org"],
     ] {
         let out = env.run("condor_q", &args);
         assert_eq!(out.status, Some(0), "condor_q {args:?}: {out}");

@@ -716,7 +716,8 @@ fn check_pool(
 /// ([`Session::locate_schedd`]): a host that does not resolve stops condor_q at once
 /// (queue.cpp, `Error: unknown host`); a schedd the pool does not have is left out of the
 /// collector query's answer, and when no name is the local schedd nothing is left to show
-/// (`Error: Collector has no record of schedd/submitter`).
+/// (`Error: Collector has no record of schedd/submitter`), unless the jobs are read from a
+/// file (`-jobads`, `-userlog`: queue.cpp asks the collector nothing then).
 fn check_names(
     req: &Request,
     session: &Session,
@@ -774,7 +775,9 @@ fn check_names(
             }
         }
     }
-    if (!req.names.is_empty() || !req.addresses.is_empty()) && !local {
+    // Jobs read from a file are shown without asking the collector for schedds.
+    let from_file = req.jobads.is_some() || req.userlog.is_some();
+    if (!req.names.is_empty() || !req.addresses.is_empty()) && !local && !from_file {
         let _ = writeln!(err, "Error: Collector has no record of schedd/submitter");
         return Err(CommandError::Exit(1));
     }
