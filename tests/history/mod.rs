@@ -636,3 +636,56 @@ fn userlog_shows_the_jobs_of_a_log() {
         "the pool directory is left alone: {spool:?}"
     );
 }
+
+/// `-epochs` reads `JOB_EPOCH_HISTORY` (and its rotated copies): the ads whose banners say
+/// `EPOCH`, newest first, selected as any history; 24.0's message when neither it nor
+/// `JOB_EPOCH_HISTORY_DIR` is set.
+#[test]
+fn epochs_reads_the_job_epoch_history() {
+    let env = pool();
+    let record = |c: i32, p: i32, run: i32, t: i64| {
+        format!(
+            "ClusterId = {c}\nProcId = {p}\nOwner = \"alice\"\nNumShadowStarts = {}\n\
+             JobEpochWriteDate = {t}\n\
+             *** EPOCH ClusterId={c} ProcId={p} RunInstanceId={run} Owner=\"alice\" CurrentTime={t}\n",
+            run + 1
+        )
+    };
+    let mut text = record(1, 0, 0, NOW - 300);
+    // Another kind of record in the same file is not shown.
+    text.push_str("ClusterId = 1\nProcId = 0\n*** STARTER ClusterId=1 ProcId=0 RunInstanceId=0\n");
+    text.push_str(&record(2, 0, 0, NOW - 200));
+    text.push_str(&record(1, 0, 1, NOW - 100));
+    let path = env.write_file("epoch_history", &text);
+    std::fs::write(
+        env.config_file(),
+        format!("JOB_EPOCH_HISTORY = {}\n", path.display()),
+    )
+    .unwrap();
+    check(
+        &env,
+        &["-epochs", "-af", "ClusterId", "ProcId", "NumShadowStarts"],
+        "1 0 2\n2 0 1\n1 0 1\n[exit status: 0]",
+    );
+    // Forwards every ad of the file counts, whatever its banner (readHistoryFromFileOld).
+    check(
+        &env,
+        &[
+            "-epochs",
+            "-forwards",
+            "1",
+            "-af",
+            "ClusterId",
+            "NumShadowStarts",
+        ],
+        "1 1\n1 undefined\n1 2\n[exit status: 0]",
+    );
+    // The job history is another file.
+    check(&env, &["-af", "ClusterId"], "[exit status: 0]");
+    std::fs::write(env.config_file(), "JOB_EPOCH_HISTORY =\n").unwrap();
+    check(
+        &env,
+        &["-epochs"],
+        "------- stderr -------\nError: No Job Run Instance recordings to read.\n[exit status: 1]",
+    );
+}
