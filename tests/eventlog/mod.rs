@@ -264,10 +264,8 @@ fn job_ads_from_a_log_are_htcondors() {
                 .expect("expected JSON"),
         )
         .expect("expected JSON");
-        let options = ReadOptions {
-            legacy_year: expected["legacy_year"].as_i64().map(|y| y as i32),
-        };
-        let events = read_events_with(dir.join(name), &options).unwrap_or_else(|e| panic!("{e}"));
+        let events = read_events_with(dir.join(name), &ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
         let cx = LogAdContext {
             log_name: name,
             owner: expected["owner"].as_str().expect("owner"),
