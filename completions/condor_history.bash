@@ -23,7 +23,7 @@ _condor_history() {
 
     case "${cmd}" in
         condor_history)
-            opts="-constraint --constraint -long --long -json --json -jsonl --jsonl -xml --xml -attributes --attributes -af --af -autoformat --autoformat -format --format -wide --wide -backwards --backwards -nobackwards --nobackwards -forwards --forwards -match --match -limit --limit -scanlimit --scanlimit -since --since -completedsince --completedsince -file --file -search --search -print-format --print-format -local --local -schedd --schedd -name --name -pool --pool -debug --debug -help --help"
+            opts="-constraint --constraint -long --long -json --json -jsonl --jsonl -xml --xml -attributes --attributes -af --af -autoformat --autoformat -format --format -wide --wide -backwards --backwards -nobackwards --nobackwards -forwards --forwards -match --match -limit --limit -scanlimit --scanlimit -since --since -completedsince --completedsince -file --file -userlog --userlog -search --search -print-format --print-format -epochs --epochs -local --local -schedd --schedd -name --name -pool --pool -debug --debug -help --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -62,6 +62,10 @@ _condor_history() {
                     return 0
                     ;;
                 -file|--file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -userlog|--userlog)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -14,6 +14,8 @@ complete -c condor_history -l completedsince -d 'Stop at the first job that comp
 complete -c condor_history -o completedsince -d 'Stop at the first job that completed before TIME' -r
 complete -c condor_history -l file -d 'Read this history file (HTCondor\'s format: ads ended by \'***\' lines), or a condorlite spool\'s job_queue.db' -r
 complete -c condor_history -o file -d 'Read this history file (HTCondor\'s format: ads ended by \'***\' lines), or a condorlite spool\'s job_queue.db' -r
+complete -c condor_history -l userlog -d 'Show the jobs of this job event log, as far as its events tell' -r
+complete -c condor_history -o userlog -d 'Show the jobs of this job event log, as far as its events tell' -r
 complete -c condor_history -l search -d 'Read this history file and its rotated copies (FILE.<time>)' -r
 complete -c condor_history -o search -d 'Read this history file and its rotated copies (FILE.<time>)' -r
 complete -c condor_history -l print-format -d 'Show the jobs as the print-format FILE says (- for standard input)' -r
@@ -38,6 +40,8 @@ complete -c condor_history -l backwards -d 'Newest jobs first (the default)'
 complete -c condor_history -o backwards -d 'Newest jobs first (the default)'
 complete -c condor_history -l forwards -l nobackwards -d 'Oldest jobs first'
 complete -c condor_history -o forwards -l nobackwards -d 'Oldest jobs first'
+complete -c condor_history -l epochs -d 'Show the job epoch history: an ad for every run of a job (JOB_EPOCH_HISTORY)'
+complete -c condor_history -o epochs -d 'Show the job epoch history: an ad for every run of a job (JOB_EPOCH_HISTORY)'
 complete -c condor_history -l local -d 'Read the local history'
 complete -c condor_history -o local -d 'Read the local history'
 complete -c condor_history -l schedd -d 'Read the schedd\'s history (the default)'

@@ -23,7 +23,7 @@ _condor_q() {
 
     case "${cmd}" in
         condor_q)
-            opts="-constraint --constraint -long --long -json --json -jsonl --jsonl -xml --xml -attributes --attributes -af --af -autoformat --autoformat -format --format -wide --wide -limit --limit -name --name -pool --pool -submitter --submitter -global --global -addr --addr -address --address -print-format --print-format -all-users --all-users -allusers --allusers -run --run -held --held -hold --hold -idle --idle -cputime --cputime -currentrun --currentrun -cumulative-time --cumulative-time -debug --debug -progress --progress -batch --batch -nobatch --nobatch -dag --dag -totals --totals -io --io -factory --factory -expert --expert -analyse --analyse -analyze --analyze -better-analyse --better-analyse -better-analyze --better-analyze -reverse-analyze --reverse-analyze -verbose --verbose -machine --machine -slotconstraint --slotconstraint -mconstraint --mconstraint -jobads --jobads -slotads --slotads -help --help -version --version"
+            opts="-constraint --constraint -long --long -json --json -jsonl --jsonl -xml --xml -attributes --attributes -af --af -autoformat --autoformat -format --format -wide --wide -limit --limit -name --name -pool --pool -submitter --submitter -global --global -addr --addr -address --address -print-format --print-format -all-users --all-users -allusers --allusers -run --run -held --held -hold --hold -idle --idle -cputime --cputime -currentrun --currentrun -cumulative-time --cumulative-time -debug --debug -progress --progress -batch --batch -nobatch --nobatch -dag --dag -totals --totals -io --io -factory --factory -expert --expert -analyse --analyse -analyze --analyze -better-analyse --better-analyse -better-analyze --better-analyze -reverse-analyze --reverse-analyze -verbose --verbose -machine --machine -slotconstraint --slotconstraint -mconstraint --mconstraint -jobads --jobads -userlog --userlog -slotads --slotads -help --help -version --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -82,6 +82,10 @@ _condor_q() {
                     return 0
                     ;;
                 -jobads|--jobads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -userlog|--userlog)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

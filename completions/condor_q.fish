@@ -22,6 +22,8 @@ complete -c condor_q -l mconstraint -l slotconstraint -d 'With -analyze: only th
 complete -c condor_q -o mconstraint -l slotconstraint -d 'With -analyze: only the slots for which the expression is true' -r
 complete -c condor_q -l jobads -d 'Read the jobs from this file of job ads (long form, as -long writes them; - is standard input) instead of the queue' -r
 complete -c condor_q -o jobads -d 'Read the jobs from this file of job ads (long form, as -long writes them; - is standard input) instead of the queue' -r
+complete -c condor_q -l userlog -d 'Show the jobs of this job event log (- is standard input) instead of the queue, as far as its events tell' -r
+complete -c condor_q -o userlog -d 'Show the jobs of this job event log (- is standard input) instead of the queue, as far as its events tell' -r
 complete -c condor_q -l slotads -d 'With -analyze: the slot ads of this file (long form) instead of the pool\'s' -r
 complete -c condor_q -o slotads -d 'With -analyze: the slot ads of this file (long form) instead of the pool\'s' -r
 complete -c condor_q -l long -d 'Print whole ads as `Name = value` lines (-long:json, ...)'

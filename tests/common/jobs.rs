@@ -57,3 +57,15 @@ pub fn submit(env: &TestEnvironment, owner: &str, extra: &str, procs: &[&str]) -
         .map(|p| JobId::new(id.0, p))
         .collect()
 }
+
+/// Writes the job event log of tests/fixtures/userlog/ (jobs 10.0-2, 11.0, 12.0 through every
+/// status) as `job.log` in the working directory; its path.
+pub fn userlog_fixture(env: &TestEnvironment) -> String {
+    let log = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/userlog/lifecycle-utc.log"
+    ))
+    .expect("the userlog fixture");
+    let path = env.write_file("job.log", &log);
+    path.to_string_lossy().into_owned()
+}

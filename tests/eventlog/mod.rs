@@ -242,3 +242,47 @@ fn the_writer_gives_back_each_log_byte_for_byte() {
         }
     }
 }
+
+/// `condor_q -userlog` and `condor_history -userlog`: the job ads made up from each log of
+/// tests/fixtures/userlog/ are those HTCondor 24.0's userlog_to_classads makes (its steps
+/// applied by generate.py to what the reference's reader reads), owner and time aside.
+#[test]
+fn job_ads_from_a_log_are_htcondors() {
+    use condorlite::eventlog::{job_ads_from_events, LogAdContext};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/userlog");
+    let mut logs: Vec<String> = std::fs::read_dir(&dir)
+        .expect("fixture directory")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    logs.sort();
+    assert!(!logs.is_empty(), "no fixture logs in {}", dir.display());
+    let mut total = 0;
+    for name in &logs {
+        let expected: Json = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(name.replace(".log", ".expected.json")))
+                .expect("expected JSON"),
+        )
+        .expect("expected JSON");
+        let events = read_events_with(dir.join(name), &ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let cx = LogAdContext {
+            log_name: name,
+            owner: expected["owner"].as_str().expect("owner"),
+            now: expected["now"].as_i64().expect("now"),
+            jobs: &[],
+        };
+        let got: Vec<BTreeMap<String, Json>> = job_ads_from_events(events, &cx)
+            .iter()
+            .map(fields_of)
+            .collect();
+        let want: Vec<BTreeMap<String, Json>> =
+            serde_json::from_value(expected["ads"].clone()).expect("ads");
+        assert_eq!(got.len(), want.len(), "{name}: number of job ads");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g, w, "{name}");
+        }
+        total += got.len();
+    }
+    assert!(total >= 5, "only {total} job ads compared");
+}

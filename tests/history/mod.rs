@@ -567,3 +567,125 @@ fn print_format_errors() {
          [exit status: 0]",
     );
 }
+
+/// history.cpp's `-userlog FILE`: every job of the log (as userlog_to_classads makes them up,
+/// whatever their status) that the ids, owners and constraints select, in job-id order; the
+/// local history is not read, and no spool is made.
+#[test]
+fn userlog_shows_the_jobs_of_a_log() {
+    let env = pool();
+    let path = crate::common::jobs::userlog_fixture(&env);
+    let heading =
+        " ID     OWNER          SUBMITTED   RUN_TIME     ST COMPLETED   CMD            \n";
+    check(
+        &env,
+        &["-userlog", &path],
+        &format!(
+            "{heading}\
+             10.0    alice           1/31 11:00   0+00:01:40 C   1/31 11:06 /home/alice/run.sh\n\
+             10.1    alice           1/31 11:00   0+00:00:20 C   1/31 11:00 ???            \n\
+             10.2    alice           1/31 11:00              X   1/1  00:00 ???            \n\
+             11.0    alice           1/31 11:10              H   1/1  00:00 ???            \n\
+             12.0    alice           1/31 11:20              R   1/1  00:00 ???            \n\
+             [exit status: 0]"
+        ),
+    );
+    // -limit is not applied to a log (history.cpp's printJobAds prints every ad).
+    check(
+        &env,
+        &[
+            "-userlog",
+            &path,
+            "-af",
+            "ClusterId",
+            "ProcId",
+            "JobStatus",
+            "ExitCode",
+            "-limit",
+            "1",
+        ],
+        "10 0 4 3\n10 1 4 undefined\n10 2 3 undefined\n11 0 5 undefined\n12 0 2 undefined\n\
+         [exit status: 0]",
+    );
+    check(
+        &env,
+        &[
+            "-u",
+            &path,
+            "-af",
+            "GlobalJobId",
+            "-const",
+            "JobStatus == 4",
+            "10",
+        ],
+        "localhost#10.0#1706698800\nlocalhost#10.1#1706698800\n[exit status: 0]",
+    );
+    check(
+        &env,
+        &["-userlog", &path, "bob"],
+        &format!("{heading}[exit status: 0]"),
+    );
+    check(
+        &env,
+        &["-userlog", "missing.log"],
+        &format!("{heading}------- stderr -------\nError: Can't open userlog missing.log\n[exit status: 1]"),
+    );
+    let spool: Vec<_> = std::fs::read_dir(env.local_dir()).unwrap().collect();
+    assert!(
+        spool.is_empty(),
+        "the pool directory is left alone: {spool:?}"
+    );
+}
+
+/// `-epochs` reads `JOB_EPOCH_HISTORY` (and its rotated copies): the ads whose banners say
+/// `EPOCH`, newest first, selected as any history; 24.0's message when neither it nor
+/// `JOB_EPOCH_HISTORY_DIR` is set.
+#[test]
+fn epochs_reads_the_job_epoch_history() {
+    let env = pool();
+    let record = |c: i32, p: i32, run: i32, t: i64| {
+        format!(
+            "ClusterId = {c}\nProcId = {p}\nOwner = \"alice\"\nNumShadowStarts = {}\n\
+             JobEpochWriteDate = {t}\n\
+             *** EPOCH ClusterId={c} ProcId={p} RunInstanceId={run} Owner=\"alice\" CurrentTime={t}\n",
+            run + 1
+        )
+    };
+    let mut text = record(1, 0, 0, NOW - 300);
+    // Another kind of record in the same file is not shown.
+    text.push_str("ClusterId = 1\nProcId = 0\n*** STARTER ClusterId=1 ProcId=0 RunInstanceId=0\n");
+    text.push_str(&record(2, 0, 0, NOW - 200));
+    text.push_str(&record(1, 0, 1, NOW - 100));
+    let path = env.write_file("epoch_history", &text);
+    std::fs::write(
+        env.config_file(),
+        format!("JOB_EPOCH_HISTORY = {}\n", path.display()),
+    )
+    .unwrap();
+    check(
+        &env,
+        &["-epochs", "-af", "ClusterId", "ProcId", "NumShadowStarts"],
+        "1 0 2\n2 0 1\n1 0 1\n[exit status: 0]",
+    );
+    // Forwards every ad of the file counts, whatever its banner (readHistoryFromFileOld).
+    check(
+        &env,
+        &[
+            "-epochs",
+            "-forwards",
+            "1",
+            "-af",
+            "ClusterId",
+            "NumShadowStarts",
+        ],
+        "1 1\n1 undefined\n1 2\n[exit status: 0]",
+    );
+    // The job history is another file.
+    check(&env, &["-af", "ClusterId"], "[exit status: 0]");
+    std::fs::write(env.config_file(), "JOB_EPOCH_HISTORY =\n").unwrap();
+    check(
+        &env,
+        &["-epochs"],
+        "------- stderr -------\nError: No Job Run Instance recordings to read.\n[exit status: 1]",
+    );
+}

@@ -239,13 +239,14 @@ fn a_factory_runs_every_job_in_order_and_then_leaves_the_queue() {
 
 /// The attributes that differ between two submits of the same description by design, and
 /// the negotiator's notes (when it last failed to match each).
-const ID_SPECIFIC: [&str; 9] = [
+const ID_SPECIFIC: [&str; 10] = [
     "LastRejMatchReason",
     "LastRejMatchTime",
     "ClusterId",
     "GlobalJobId",
     "QDate",
     "EnteredCurrentStatus",
+    "JobMaterializeDigestFile",
     "JobMaterializeLimit",
     "JobMaterializeNextProcId",
     "JobMaterializeNextRow",
@@ -439,4 +440,56 @@ fn condor_q_factory_counts_the_procs_by_state() {
         "{out}"
     );
     drop(master);
+}
+
+/// The factory's cluster ad names where its digest is (`JobMaterializeDigestFile`: the queue
+/// store, which holds it); with `-factory`, `-af` and `-long` list the factories' cluster ads
+/// (queue.cpp asks the schedd to include them, `fetch_IncludeClusterAd`) with the schedd's
+/// counts. Without `-factory` the schedd sends no cluster ad: a factory that has made no proc
+/// is neither listed nor counted by the default view and `-totals`.
+#[test]
+fn factory_cluster_ads_reach_af_and_long_but_not_the_totals() {
+    let env = crate::common::jobs::pool();
+    for text in [
+        "executable = /bin/true\nmax_materialize = 3\nqueue 10\n",
+        "executable = /bin/true\nqueue 2\n",
+    ] {
+        let file = env.write_file("f.sub", text);
+        let out = env.run("condor_submit", [file.to_str().unwrap()]);
+        assert_eq!(out.status, Some(0), "{out}");
+    }
+    let store = env.local_dir().join("spool/job_queue.db");
+    assert_eq!(
+        cluster_attr(&env, "1", "JobMaterializeDigestFile"),
+        Some(format!("\"{}\"", store.display()))
+    );
+    assert_eq!(cluster_attr(&env, "2", "JobMaterializeDigestFile"), None);
+    let out = env.run(
+        "condor_q",
+        [
+            "-factory",
+            "-af",
+            "ClusterId",
+            "ProcId",
+            "JobsPresent",
+            "JobMaterializeDigestFile",
+        ],
+    );
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        "1 undefined 0 $TEST_ENV/local/spool/job_queue.db\n[exit status: 0]"
+    );
+    let out = env.run("condor_q", ["-factory", "-long"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    assert!(out.stdout.contains("\nClusterId = 1\n"), "{out}");
+    assert!(out.stdout.contains("\nJobMaterializeLimit = 3\n"), "{out}");
+    assert!(!out.stdout.contains("\nProcId = "), "{out}");
+    // The ordinary cluster's procs only.
+    let totals = "Total for query: 2 jobs; 0 completed, 0 removed, 2 idle, 0 running, 0 held, \
+                  0 suspended \n";
+    let out = env.run("condor_q", ["-totals"]);
+    assert!(out.stdout.contains(totals), "{out}");
+    let out = env.run("condor_q", [] as [&str; 0]);
+    assert!(out.stdout.contains(totals), "{out}");
+    assert!(!out.stdout.contains("ID: 1 "), "{out}");
 }

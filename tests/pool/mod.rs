@@ -974,3 +974,44 @@ fn a_job_that_cannot_be_read_does_not_stop_the_pool() {
     );
     drop(master);
 }
+
+/// The master records every run's ad in the job epoch history (`JOB_EPOCH_HISTORY`, in the
+/// spool by default), as HTCondor's shadow does when a run ends; `condor_history -epochs`
+/// shows it.
+#[test]
+fn every_run_is_recorded_in_the_epoch_history() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let cluster = submit(&env, "executable = /bin/true\nqueue 2\n");
+    wait_for("both jobs to finish", || count(&env, "true") == 0);
+    let out = env.run(
+        "condor_history",
+        [
+            "-epochs",
+            "-forwards",
+            "-af",
+            "ClusterId",
+            "ProcId",
+            "NumShadowStarts",
+            "JobEpochWriteDate > 0",
+        ],
+    );
+    let mut rows: Vec<&str> = out.stdout.lines().collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            format!("{cluster} 0 1 true").as_str(),
+            format!("{cluster} 1 1 true").as_str()
+        ],
+        "{out}"
+    );
+    let file = std::fs::read_to_string(env.local_dir().join("spool/epoch_history")).unwrap();
+    assert!(
+        file.contains(&format!(
+            "*** EPOCH ClusterId={cluster} ProcId=0 RunInstanceId=0 "
+        )),
+        "{file}"
+    );
+    drop(master);
+}

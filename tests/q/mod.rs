@@ -1181,3 +1181,174 @@ fn jobads_refuses_missing_and_malformed_files() {
          expected 'Name = value'\n[exit status: 1]"
     );
 }
+
+/// A pool directory with a job event log (the userlog fixture) and no spool.
+fn userlog_pool() -> (TestEnvironment, String) {
+    let env = pool();
+    let path = crate::common::jobs::userlog_fixture(&env);
+    (env, path)
+}
+
+/// The names in the pool directory: a tool reading jobs from a file must leave it as it is.
+fn pool_dir_entries(env: &TestEnvironment) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(env.local_dir())
+        .expect("the pool directory")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// queue.cpp's `show_file_queue` with userlog_to_classads: every job whose submit event is in
+/// the log (an event of another job is ignored), its status as the log leaves it, the user
+/// reading the log as owner; the title names the log, the totals are the query's only.
+#[test]
+fn userlog_shows_the_jobs_its_events_tell_of() {
+    let (mut env, path) = userlog_pool();
+    env.warn_no_master();
+    let title = "\n\n-- Userlog: $TEST_ENV/work/job.log @ 01/31/24 12:00:00\n";
+    let run = |args: &[&str]| env.normalize(&env.run("condor_q", args).to_string());
+    let totals = "Total for query: 5 jobs; 2 completed, 1 removed, 0 idle, 1 running, 1 held, \
+                  0 suspended       \n\n[exit status: 0]";
+    assert_eq!(
+        run(&["-userlog", &path]),
+        format!(
+            "{title}OWNER BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS\n\
+             alice ID: 10       1/31 11:00      _      _      _      _      _ 10.0-2\n\
+             alice ID: 11       1/31 11:10      _      _      _      1      _ 11.0\n\
+             alice ID: 12       1/31 11:20      _      1      _      _      _ 12.0\n\
+             \n{totals}"
+        )
+    );
+    // The command is `???` until a job ad information event says otherwise (10.0's does).
+    assert_eq!(
+        run(&["-userlog", &path, "-nobatch"]),
+        format!(
+            "{title} ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD\n  \
+             10.0   alice           1/31 11:00   0+00:01:40 C  5    2.9 run.sh\n  \
+             10.1   alice           1/31 11:00   0+00:00:20 C  0    0.0 ???\n  \
+             10.2   alice           1/31 11:00   0+00:00:00 X  0    0.0 ???\n  \
+             11.0   alice           1/31 11:10   0+00:00:00 H  0    0.0 ???\n  \
+             12.0   alice           1/31 11:20   0+00:00:00 R  0    0.0 ???\n\
+             \n{totals}"
+        )
+    );
+    assert_eq!(
+        run(&["-u", &path, "-nobatch", "10.1", "11"]),
+        format!(
+            "{title} ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD\n  \
+             10.1   alice           1/31 11:00   0+00:00:20 C  0    0.0 ???\n  \
+             11.0   alice           1/31 11:10   0+00:00:00 H  0    0.0 ???\n\
+             \n\
+             Total for query: 2 jobs; 1 completed, 0 removed, 0 idle, 0 running, 1 held, \
+             0 suspended       \n\n[exit status: 0]"
+        )
+    );
+    assert_eq!(
+        run(&[
+            "-userlog",
+            &path,
+            "-af",
+            "ClusterId",
+            "ProcId",
+            "JobStatus",
+            "Owner",
+            "Cmd"
+        ]),
+        "10 0 4 alice /home/alice/run.sh\n10 1 4 alice ???\n10 2 3 alice ???\n\
+         11 0 5 alice ???\n12 0 2 alice ???\n[exit status: 0]"
+    );
+    // `-` reads the log from standard input.
+    let log = std::fs::read(&path).expect("the log");
+    let out = env.run_with_input(
+        "condor_q",
+        &["-userlog", "-", "-af", "ClusterId", "ProcId"],
+        &log,
+    );
+    assert_eq!(
+        out.to_string(),
+        "10 0\n10 1\n10 2\n11 0\n12 0\n[exit status: 0]"
+    );
+    assert_eq!(
+        pool_dir_entries(&env),
+        Vec::<String>::new(),
+        "no spool made"
+    );
+}
+
+/// A log that cannot be opened gets queue.cpp's message; an event that does not read is
+/// refused with the file and line (HTCondor 24.0 stops reading there without a word).
+#[test]
+fn userlog_refuses_missing_and_malformed_logs() {
+    let env = pool();
+    check(
+        &env,
+        &["-userlog", "missing.log"],
+        "------- stderr -------\n\nCan't open user log: missing.log\n[exit status: 1]",
+    );
+    let bad = env.write_file(
+        "bad.log",
+        "000 (001.000.000) 2024-01-31 11:00:00Z Job submitted from host: <192.0.2.10:9618>\n...\n\
+         001 (001.000.000) 2024-01-31 11:00:01Z Job was frobnicated\n...\n",
+    );
+    let out = env.run("condor_q", ["-userlog", &bad.to_string_lossy()]);
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        "------- stderr -------\nError reading user log: $TEST_ENV/work/bad.log, line 3: \
+         expected \"Job executing on host: \", found \"Job was frobnicated\"\n[exit status: 1]"
+    );
+    assert_eq!(
+        pool_dir_entries(&env),
+        Vec::<String>::new(),
+        "no spool made"
+    );
+}
+
+/// Jobs read from a file (-jobads) or made up from a log (-userlog) never open the queue
+/// store: a pool directory without a spool stays as it is, whatever the view.
+#[test]
+fn file_sources_leave_the_pool_untouched() {
+    let (env, log) = userlog_pool();
+    let ads = env.write_file(
+        "jobs.ads",
+        "ClusterId = 5\nProcId = 0\nOwner = \"bob\"\nJobStatus = 1\nQDate = 1706702000\n\
+         Cmd = \"/bin/true\"\n\nClusterId = 6\nOwner = \"bob\"\nQDate = 1706702000\n\
+         JobMaterializeDigestFile = \"/spool/6/condor_submit.6.digest\"\n\
+         JobMaterializeLimit = 4\nJobsPresent = 0\nJobMaterializeNextProcId = 0\n",
+    );
+    let ads = ads.to_string_lossy().into_owned();
+    for args in [
+        vec!["-jobads", &ads],
+        vec!["-jobads", &ads, "-dag", "5"],
+        vec!["-jobads", &ads, "-factory"],
+        vec!["-jobads", &ads, "-totals"],
+        vec!["-userlog", &log, "-dag", "10"],
+        vec!["-userlog", &log, "-factory"],
+        vec!["-userlog", &log, "-hold"],
+        vec!["-userlog", &log, "-long", "12"],
+        // The collector is not asked about schedds either.
+        vec!["-userlog", &log, "-name", "elsewhere@example.org"],
+    ] {
+        let out = env.run("condor_q", &args);
+        assert_eq!(out.status, Some(0), "condor_q {args:?}: {out}");
+        assert_eq!(
+            pool_dir_entries(&env),
+            Vec::<String>::new(),
+            "condor_q {args:?}"
+        );
+    }
+    // The -factory view of a file: the ads its WHERE keeps (cluster ads of factories).
+    let out = env.run("condor_q", ["-jobads", &ads, "-factory"]);
+    let digest = "/spool/6/condor_submit.6.digest";
+    assert_eq!(
+        env.normalize(&out.to_string()),
+        format!(
+            "\n\n-- Jobads: $TEST_ENV/work/jobs.ads @ 01/31/24 12:00:00\n \
+             ID      OWNER            SUBMITTED  LIMIT PRESNT   RUN    IDLE   HOLD NEXTID MODE \
+             {:<31}\n   \
+             6.    bob             1/31 11:53      4      0                           0      \
+             {digest}\n[exit status: 0]",
+            "DIGEST"
+        )
+    );
+}

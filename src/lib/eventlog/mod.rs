@@ -6,6 +6,7 @@
 //! - [`writer`]: the formats ([`LogFormat`], `DEFAULT_USERLOG_FORMAT_OPTIONS`) and appending
 //!   safely while other processes append too ([`EventLogWriter`], [`append_event`]).
 //! - [`reader`]: whole logs ([`read_events`]) and logs that grow ([`LogFollower`]).
+//! - `job_ads`: the job ads a log implies ([`read_job_ads`]), for `-userlog`.
 //! - `text`, `time`, `usage`: the text form, byte for byte as HTCondor's condor_event.cpp
 //!   writes and reads it; `ad` ([`Event::to_classad`], [`Event::from_classad`]) and `xml`:
 //!   the ClassAd form that XML and JSON logs hold.
@@ -16,6 +17,7 @@
 
 mod ad;
 pub mod event;
+mod job_ads;
 pub mod reader;
 mod text;
 mod time;
@@ -30,6 +32,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use event::*;
+pub use job_ads::{job_ads_from_events, read_job_ads, LogAdContext, LogJobFilter};
 pub use reader::{parse_events, read_events, read_events_with, LogFollower, Position, ReadOptions};
 pub use text::SYNC_LINE;
 pub use usage::usage_from_job_ad;

@@ -26,6 +26,9 @@ pub struct ReadOptions {
     pub legacy_year: Option<i32>,
 }
 
+/// The most a follower reads from its file at a time.
+const FILL_CHUNK: u64 = 1 << 20;
+
 /// A place in a log: the byte offset, and the number of the line starting there (1-based), so
 /// that errors after a resumed read still name the right line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,13 +125,14 @@ impl LogFollower {
         if let Some(e) = self.deferred.take() {
             return Err(e);
         }
-        if let Some(r) = self.take() {
-            return r.map(Some);
+        loop {
+            if let Some(r) = self.take() {
+                return r.map(Some);
+            }
+            if self.fill()? == 0 {
+                return Ok(None);
+            }
         }
-        if self.fill()? == 0 {
-            return Ok(None);
-        }
-        self.take().transpose()
     }
 
     /// Every complete event available now. A malformed event ends the list; when events came
@@ -148,7 +152,8 @@ impl LogFollower {
         }
     }
 
-    /// Reads what the file holds past what was read before; the number of new bytes.
+    /// Reads more of what the file holds past what was read before (at most [`FILL_CHUNK`]
+    /// bytes, so that a big log is never held whole); the number of new bytes.
     fn fill(&mut self) -> Result<usize, EventLogError> {
         let io = |e| EventLogError::io(&self.path, e);
         let mut file = match File::open(&self.path) {
@@ -174,7 +179,10 @@ impl LogFollower {
         }
         file.seek(SeekFrom::Start(end)).map_err(io)?;
         let before = self.pending.len();
-        file.read_to_end(&mut self.pending).map_err(io)?;
+        (&mut file)
+            .take(FILL_CHUNK)
+            .read_to_end(&mut self.pending)
+            .map_err(io)?;
         Ok(self.pending.len() - before)
     }
 

@@ -42,6 +42,8 @@ type Result<T, E = QueueError> = std::result::Result<T, E>;
 
 /// A job factory's next proc id and next item row, in its cluster ad.
 pub const NEXT_PROC_ID: &str = "JobMaterializeNextProcId";
+/// Where a factory's digest is: the queue store's path.
+pub const DIGEST_FILE: &str = "JobMaterializeDigestFile";
 pub const NEXT_ROW: &str = "JobMaterializeNextRow";
 
 /// What [`Transaction::move_to_history`] did.
@@ -188,9 +190,10 @@ impl<'q> Transaction<'q> {
     }
 
     /// Submits a job factory (late materialization): stores the cluster ad (with
-    /// `ClusterId`, `JobMaterializeNextProcId = 0`, `JobMaterializeNextRow = 0` and
-    /// `TotalSubmitProcs`) and the factory's digest, and no proc: the daemon makes them
-    /// ([`Transaction::materialize`]).
+    /// `ClusterId`, `JobMaterializeNextProcId = 0`, `JobMaterializeNextRow = 0`,
+    /// `TotalSubmitProcs`, and `JobMaterializeDigestFile` naming the store, which holds the
+    /// digest where HTCondor's schedd spools a file) and the factory's digest, and no proc:
+    /// the daemon makes them ([`Transaction::materialize`]).
     pub fn submit_factory(
         &mut self,
         id: ClusterId,
@@ -201,7 +204,9 @@ impl<'q> Transaction<'q> {
         if total_procs <= 0 {
             return Err(QueueError::EmptySubmit(id));
         }
+        let digest_file = self.path.display().to_string();
         self.insert_cluster(id, &cluster_ad, |ad| {
+            ad.insert(DIGEST_FILE, Expr::lit(digest_file.as_str()));
             ad.insert(NEXT_PROC_ID, Expr::lit(0i64));
             ad.insert(NEXT_ROW, Expr::lit(0i64));
             ad.insert_named(intern(codec::TOTAL_SUBMIT_PROCS), Expr::lit(total_procs));

@@ -14,6 +14,13 @@
 //! with `-forwards`, from its start; `-file` also takes a condorlite spool's `job_queue.db`,
 //! to read another pool's history. `-search PATH` reads the history file PATH and its
 //! rotated copies (`PATH.<ISO time>` in the same directory), newest file first.
+//! `-epochs` reads the job epoch history instead (`JOB_EPOCH_HISTORY` and its rotated
+//! copies, the ads the master appends at the end of every run, [`crate::schedd::epoch`]):
+//! only the ads whose banners say `EPOCH`.
+//! `-userlog FILE` shows the jobs of a job event log instead, as HTCondor's
+//! `userlog_to_classads` makes them up ([`crate::eventlog::read_job_ads`]): every job the
+//! ids, owners and constraints select, in job-id order (`-limit`, `-scanlimit`, `-since` and
+//! `-forwards` do not apply to it, as in history.cpp).
 
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -30,6 +37,7 @@ use crate::cli::Invocation;
 use crate::client::locate::PoolLocation;
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
+use crate::eventlog::{read_job_ads, EventLogError, LogAdContext};
 use crate::output::ads::{select, write_long, AdFormat, Selection, XML_FOOTER, XML_HEADER};
 use crate::output::autoformat::add_format_args;
 use crate::output::mask::{Column, PrintMask, Render, RenderEnv, AUTO_WIDTH, LEFT, NO_TRUNCATE};
@@ -69,6 +77,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("limit", 3),
     Prefix::min("scanlimit", 4),
     Prefix::min("file", 2),
+    Prefix::min("userlog", 1),
     Prefix::min("local", 2),
     Prefix::min("schedd", 3),
     Prefix::min("attributes", 2),
@@ -77,6 +86,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("af", 2).qualified(),
     Prefix::min("autoformat", 5).qualified(),
     Prefix::min("print-format", 2),
+    Prefix::min("epochs", 1).qualified(),
     Prefix::min("search", 3),
     Prefix::min("constraint", 1),
     Prefix::min("since", 4),
@@ -136,6 +146,13 @@ pub fn command() -> Command {
                 ),
         )
         .arg(
+            Arg::new("userlog")
+                .long("userlog")
+                .value_name("FILE")
+                .action(ArgAction::Set)
+                .help("Show the jobs of this job event log, as far as its events tell"),
+        )
+        .arg(
             Arg::new("search")
                 .long("search")
                 .value_name("FILE")
@@ -144,6 +161,10 @@ pub fn command() -> Command {
         )
         .arg(options::print_format(
             "Show the jobs as the print-format FILE says (- for standard input)",
+        ))
+        .arg(flag(
+            "epochs",
+            "Show the job epoch history: an ad for every run of a job (JOB_EPOCH_HISTORY)",
         ))
         .arg(flag("local", "Read the local history"))
         .arg(flag("schedd", "Read the schedd's history (the default)"))
@@ -192,6 +213,8 @@ pub struct HistoryArgs {
     pub completed_since: Option<String>,
     /// `-file PATH`: a history file or a queue store.
     pub file: Option<String>,
+    /// `-userlog PATH`: a job event log.
+    pub userlog: Option<String>,
     /// `-search PATH`: a history file and its rotated copies.
     pub search: Option<String>,
     /// `-name SCHEDD`: the schedd whose history is asked for.
@@ -202,6 +225,8 @@ pub struct HistoryArgs {
     pub local_then_name: bool,
     /// `-print-format FILE` (the last one given).
     pub print_format: Option<String>,
+    /// `-epochs[:d]`: the job epoch history instead of the job history.
+    pub epochs: bool,
 }
 
 impl HistoryArgs {
@@ -231,12 +256,14 @@ impl HistoryArgs {
             since: text("since"),
             completed_since: text("completedsince"),
             file: text("file"),
+            userlog: text("userlog"),
             search: text("search"),
             name: text("name"),
             pool: text("pool"),
             local_then_name: m.get_flag("local")
                 && m.index_of("local") < m.index_of("name").filter(|_| m.contains_id("name")),
             print_format: text("print-format"),
+            epochs: m.get_flag("epochs"),
         }
     }
 }
@@ -357,12 +384,21 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         since: since_text,
         completed_since,
         file,
+        userlog,
         search,
         name,
         pool,
         local_then_name,
         print_format,
+        epochs,
     } = HistoryArgs::from_invocation(inv);
+    // history.cpp keeps one file name for -file and -userlog, and stops at a second one.
+    if file.is_some() && userlog.is_some() {
+        return Err(fail(
+            err,
+            "Error: -file and -userlog each name the one file to read: give one of them",
+        ));
+    }
     if local_then_name {
         return Err(fail(err, "Error: -local and -name cannot be used together"));
     }
@@ -500,10 +536,35 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     };
     // Where the records come from: a file named with -file (or the files -search finds),
     // else the local schedd's history.
-    let source = match (file, search) {
-        (Some(file), _) => Source::File(PathBuf::from(file)),
-        (None, Some(search)) => Source::Files(find_history_files(Path::new(&search))),
-        (None, None) => Source::Store(None),
+    // -epochs reads JOB_EPOCH_HISTORY and its rotated copies (its per-job files in
+    // JOB_EPOCH_HISTORY_DIR, which condorlite does not write, are not read).
+    let epoch_file = if epochs {
+        let knob = |name: &str| {
+            session
+                .config
+                .string(name)
+                .ok()
+                .flatten()
+                .filter(|v| !v.trim().is_empty())
+        };
+        let file = knob("JOB_EPOCH_HISTORY");
+        if file.is_none() && knob("JOB_EPOCH_HISTORY_DIR").is_none() {
+            return Err(fail(err, "Error: No Job Run Instance recordings to read."));
+        }
+        file
+    } else {
+        None
+    };
+    let source = match (file, search, userlog) {
+        (_, _, Some(log)) => Source::UserLog(log),
+        (Some(file), _, None) => Source::File(PathBuf::from(file)),
+        (None, Some(search), None) => Source::Files(find_history_files(Path::new(&search))),
+        (None, None, None) if epochs => Source::Files(
+            epoch_file
+                .map(|f| find_history_files(Path::new(&f)))
+                .unwrap_or_default(),
+        ),
+        (None, None, None) => Source::Store(None),
     };
     let source = match source {
         Source::File(path) if is_queue_store(&path) => {
@@ -532,6 +593,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     let format = output.ads;
     let mut scan = Scan {
         jobs: &jobs,
+        ad_type: if epochs { "EPOCH" } else { "JOB" },
         limit,
         scan_limit,
         since: since.as_ref(),
@@ -584,6 +646,31 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
                         crate::config::parse::io_reason(&e)
                     ),
                 ));
+            }
+        }
+        Source::UserLog(log) => {
+            let cx = LogAdContext {
+                log_name: &log,
+                owner: &session.user,
+                now: session.now,
+                jobs: &[],
+            };
+            let ads = match read_job_ads(&log, &cx) {
+                Ok(ads) => ads,
+                Err(e) => {
+                    scan.flush()?;
+                    return Err(match e {
+                        EventLogError::Io { .. } => {
+                            fail(err, &format!("Error: Can't open userlog {log}"))
+                        }
+                        e => fail(err, &format!("Error reading user log: {e}")),
+                    });
+                }
+            };
+            for ad in &ads {
+                if scan.selects(ad) {
+                    scan.show(ad)?;
+                }
             }
         }
         Source::Files(mut paths) => {
@@ -677,12 +764,16 @@ enum Source {
     File(PathBuf),
     /// A history file and its rotated copies, oldest first (`-search`).
     Files(Vec<PathBuf>),
+    /// A job event log (`-userlog`).
+    UserLog(String),
 }
 
 /// The records looked at so far, what they match, and the output: `printJobIfConstraint`'s
 /// counters and `-limit`, `-scanlimit`, `-since`.
 struct Scan<'a> {
     jobs: &'a JobQuery,
+    /// The type of the history files' ads to show: `JOB`, or `EPOCH` (`-epochs`).
+    ad_type: &'static str,
     limit: Option<i64>,
     scan_limit: Option<i64>,
     since: Option<&'a Expr>,
@@ -717,6 +808,11 @@ impl Scan<'_> {
         if !filtered && !self.selects(ad) {
             return Ok(());
         }
+        self.show(ad)
+    }
+
+    /// Prints a record that matches.
+    fn show(&mut self, ad: &ClassAd) -> Result<(), CommandError> {
         print_ad(
             &mut self.text,
             ad,
@@ -903,11 +999,11 @@ impl Banner {
     /// Whether the ad after this banner is worth reading, read backwards: a job ad
     /// (condor_history reads only those from a schedd's history), of a cluster or an owner
     /// asked for when the banner says whose it is.
-    fn wanted(&self, specs: &[JobIdSpec]) -> bool {
+    fn wanted(&self, specs: &[JobIdSpec], want_type: &str) -> bool {
         let Some(ad_type) = &self.ad_type else {
             return true;
         };
-        if ad_type != "JOB" {
+        if ad_type != want_type {
             return false;
         }
         let clusters: Vec<i64> = specs
@@ -1011,7 +1107,7 @@ fn scan_file(path: &Path, forwards: bool, scan: &mut Scan<'_>) -> std::io::Resul
             Some(_) => {}
         }
     };
-    let mut wanted = banner.wanted(scan.jobs.id_specs());
+    let mut wanted = banner.wanted(scan.jobs.id_specs(), scan.ad_type);
     let mut lines: Vec<String> = Vec::new();
     loop {
         let line = reader.prev_line()?;
@@ -1028,7 +1124,7 @@ fn scan_file(path: &Path, forwards: bool, scan: &mut Scan<'_>) -> std::io::Resul
                 break;
             };
             banner = Banner::parse(&line);
-            wanted = banner.wanted(scan.jobs.id_specs());
+            wanted = banner.wanted(scan.jobs.id_specs(), scan.ad_type);
             if scan.done() {
                 break;
             }

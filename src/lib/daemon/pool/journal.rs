@@ -51,6 +51,8 @@ impl Changes {
 pub(super) struct Journal {
     pub(super) changes: Changes,
     pub(super) events: Vec<PendingEvent>,
+    /// The ads of the runs that ended, for the job epoch history once the step commits.
+    pub(super) epochs: Vec<ClassAd>,
 }
 
 /// An event to log once the step's transaction has committed.
@@ -64,7 +66,10 @@ impl Pool {
     /// Commits the step's queue changes in one transaction, then logs its events; the
     /// running jobs that finished jobs' `OtherJobRemoveRequirements` removed, to stop.
     pub(super) fn commit(&mut self) -> Result<Vec<Action>, DaemonError> {
-        if self.journal.changes.is_empty() && self.journal.events.is_empty() {
+        if self.journal.changes.is_empty()
+            && self.journal.events.is_empty()
+            && self.journal.epochs.is_empty()
+        {
             return Ok(Vec::new());
         }
         let changes = std::mem::take(&mut self.journal.changes);
@@ -167,6 +172,14 @@ impl Pool {
             if !dropped.contains(&e.id) || evicted {
                 e.logs
                     .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
+            }
+        }
+        let epochs = std::mem::take(&mut self.journal.epochs);
+        if let Some(history) = crate::schedd::epoch::EpochHistory::from_config(&self.config) {
+            for ad in &epochs {
+                if let Err(e) = history.append(ad, self.session.now) {
+                    tracing::error!("job epoch history {}: {e}", history.path.display());
+                }
             }
         }
         for (id, reason) in aborted {

@@ -505,6 +505,8 @@ impl Pool {
         };
         starter_updates.apply(&mut ad);
         self.journal.changes.of(id).update.extend(starter_updates);
+        // The run's ad as the shadow has it when the run ends (`writeJobEpochFile`).
+        self.journal.epochs.push(ad.clone());
         let usage = run_usage(&result);
         match stop {
             Some(Stop::Remove) => {
@@ -626,6 +628,7 @@ impl Pool {
         };
         starter_updates.apply(&mut ad);
         self.journal.changes.of(id).update.extend(starter_updates);
+        self.journal.epochs.push(ad.clone());
         actions.extend(self.job_completed(id, ad, &result, logs, now));
         actions
     }

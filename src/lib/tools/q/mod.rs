@@ -3,7 +3,8 @@
 //! Selection: job ids and owners (ORed), `-constraint` (ANDed), `-allusers`; by default only
 //! the user's own jobs (`CONDOR_Q_ONLY_MY_JOBS`), unless an id or owner is given or the
 //! user is a queue superuser. `-run`, `-hold` and `-idle` select by state. `-limit N` stops
-//! after N jobs. `-jobads FILE` reads the jobs from a file instead (see [`source`]).
+//! after N jobs. `-jobads FILE` reads the jobs from a file of job ads instead, `-userlog FILE`
+//! makes them up from a job event log (see [`source`]); neither opens the queue store.
 //!
 //! Views: the batch view (the default, one line per batch, see [`batch`]), `-nobatch` (one
 //! line per job), `-run`, `-hold`, `-idle`, `-io`, `-factory` (the job factories' cluster ads),
@@ -118,6 +119,7 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("factory", 4).qualified(),
     Prefix::min("expert", 1),
     Prefix::min("jobads", 1),
+    Prefix::min("userlog", 1),
     Prefix::min("slotads", 2).qualified(),
     Prefix::min("version", 1),
 ];
@@ -248,6 +250,13 @@ pub fn command() -> Command {
                 .help("Read the jobs from this file of job ads (long form, as -long writes them; - is standard input) instead of the queue"),
         )
         .arg(
+            Arg::new("userlog")
+                .long("userlog")
+                .value_name("FILE")
+                .action(ArgAction::Append)
+                .help("Show the jobs of this job event log (- is standard input) instead of the queue, as far as its events tell"),
+        )
+        .arg(
             Arg::new("slotads")
                 .long("slotads")
                 .value_name("FILE")
@@ -335,6 +344,8 @@ struct Args {
     print_format: Option<String>,
     /// `-jobads FILE`.
     jobads: Option<String>,
+    /// `-userlog FILE`.
+    userlog: Option<String>,
     /// `-analyze`, `-better-analyze`, `-reverse-analyze` and the options of the analysis.
     analyze: Option<analyze::Options>,
 }
@@ -418,6 +429,7 @@ impl Args {
             global: on("global"),
             print_format: last("print-format"),
             jobads: last("jobads"),
+            userlog: last("userlog"),
             analyze,
         }
     }
@@ -460,6 +472,8 @@ struct Request {
     factory: Option<u8>,
     /// `-jobads FILE`: the jobs of this file instead of the queue's.
     jobads: Option<String>,
+    /// `-userlog FILE`: the jobs of this event log (when there is no `-jobads`).
+    userlog: Option<String>,
 }
 
 /// `-factory:clusters_only`: cluster ads only (`ProcId is undefined`).
@@ -671,6 +685,7 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         print_format,
         factory,
         jobads: args.jobads,
+        userlog: args.userlog,
     })
 }
 
@@ -701,7 +716,8 @@ fn check_pool(
 /// ([`Session::locate_schedd`]): a host that does not resolve stops condor_q at once
 /// (queue.cpp, `Error: unknown host`); a schedd the pool does not have is left out of the
 /// collector query's answer, and when no name is the local schedd nothing is left to show
-/// (`Error: Collector has no record of schedd/submitter`).
+/// (`Error: Collector has no record of schedd/submitter`), unless the jobs are read from a
+/// file (`-jobads`, `-userlog`: queue.cpp asks the collector nothing then).
 fn check_names(
     req: &Request,
     session: &Session,
@@ -759,7 +775,9 @@ fn check_names(
             }
         }
     }
-    if (!req.names.is_empty() || !req.addresses.is_empty()) && !local {
+    // Jobs read from a file are shown without asking the collector for schedds.
+    let from_file = req.jobads.is_some() || req.userlog.is_some();
+    if (!req.names.is_empty() || !req.addresses.is_empty()) && !local && !from_file {
         let _ = writeln!(err, "Error: Collector has no record of schedd/submitter");
         return Err(CommandError::Exit(1));
     }
@@ -782,46 +800,34 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         Some(o) => Some(analyze::fetch_slots(&session.config, o, err)?),
         None => None,
     };
-    let queue = session
-        .open_queue()
-        .map_err(|e| CommandError::failed(1, e.to_string()))?;
-    if let Some(problem) = queue.damage() {
-        // What can still be read is shown; the user needs it to submit the jobs again.
-        let _ = writeln!(
-            err,
-            "Warning: the job queue {} is damaged ({problem}): nothing can be changed in it, \
-             and what is shown may be incomplete",
-            queue.path().display()
-        );
-    }
-    // The collector has a submitter ad for a submitter with jobs in a schedd, and -global's
-    // query asks for schedds with jobs.
-    let has_jobs = |specs: Vec<JobIdSpec>| -> Result<bool, CommandError> {
-        let counts = queue
-            .count_by_status(&JobQuery::ids(specs))
-            .map_err(queue_err)?;
-        Ok(counts.iter().any(|(_, n)| *n > 0))
+    // A file of jobs, or an event log, is read without asking the pool about schedds or
+    // submitters, and without opening the queue store.
+    let from_file = match (&req.jobads, &req.userlog) {
+        (Some(path), _) => Some(source::read_jobads(path, err)?),
+        (None, Some(path)) => Some(source::read_userlog(path, &req.words, &session, err)?),
+        (None, None) => None,
     };
-    // A file of jobs is read without asking the pool about schedds or submitters.
-    let from_pool = req.jobads.is_none();
-    if from_pool && !req.submitters.is_empty() {
-        let owners = req
-            .submitters
-            .iter()
-            .map(|s| JobIdSpec::Owner(s.split('@').next().unwrap_or(s).to_owned()));
-        if !has_jobs(owners.collect())? {
-            let _ = writeln!(err, "Error: Collector has no record of schedd/submitter");
-            return Err(CommandError::Exit(1));
+    let queue;
+    let source = match from_file {
+        Some(source) => source,
+        None => {
+            queue = session
+                .open_queue()
+                .map_err(|e| CommandError::failed(1, e.to_string()))?;
+            if let Some(problem) = queue.damage() {
+                // What can still be read is shown; the user needs it to submit the jobs again.
+                let _ = writeln!(
+                    err,
+                    "Warning: the job queue {} is damaged ({problem}): nothing can be changed \
+                     in it, and what is shown may be incomplete",
+                    queue.path().display()
+                );
+            }
+            check_pool_has_jobs(&req, &queue, out, err)?;
+            Source::Spool(&queue)
         }
-    } else if from_pool && req.global && !has_jobs(Vec::new())? {
-        writeln!(out, "All queues are empty")?;
-        return Err(CommandError::Exit(1));
-    }
-    let source = match &req.jobads {
-        Some(path) => source::read_jobads(path, err)?,
-        None => Source::Spool(&queue),
     };
-    let mut query = Query::new(&session, &queue, source, req, err)?;
+    let mut query = Query::new(&session, source, req, err)?;
     let printed = if let Some(slots) = slots {
         let o = query.req.analyze.clone().expect("analysis was asked for");
         analyze::print(&query, &o, slots, out, err)
@@ -833,11 +839,40 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     printed
 }
 
+/// The collector has a submitter ad for a submitter with jobs in a schedd (`-submitter`), and
+/// `-global`'s query asks for schedds with jobs: without them, queue.cpp says so and stops.
+fn check_pool_has_jobs(
+    req: &Request,
+    queue: &Queue,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CommandError> {
+    let has_jobs = |specs: Vec<JobIdSpec>| -> Result<bool, CommandError> {
+        let counts = queue
+            .count_by_status(&JobQuery::ids(specs))
+            .map_err(queue_err)?;
+        Ok(counts.iter().any(|(_, n)| *n > 0))
+    };
+    if !req.submitters.is_empty() {
+        let owners = req
+            .submitters
+            .iter()
+            .map(|s| JobIdSpec::Owner(s.split('@').next().unwrap_or(s).to_owned()));
+        if !has_jobs(owners.collect())? {
+            let _ = writeln!(err, "Error: Collector has no record of schedd/submitter");
+            return Err(CommandError::Exit(1));
+        }
+    } else if req.global && !has_jobs(Vec::new())? {
+        writeln!(out, "All queues are empty")?;
+        return Err(CommandError::Exit(1));
+    }
+    Ok(())
+}
+
 /// One query, resolved.
 struct Query<'s> {
     session: &'s Session,
-    queue: &'s Queue,
-    /// Where the jobs are read from: `queue`, or a file.
+    /// Where the jobs are read from: the queue store, or a file.
     source: Source<'s>,
     req: Request,
     jobs: JobQuery,
@@ -855,7 +890,6 @@ struct Query<'s> {
 impl<'s> Query<'s> {
     fn new(
         session: &'s Session,
-        queue: &'s Queue,
         source: Source<'s>,
         req: Request,
         err: &mut dyn Write,
@@ -879,7 +913,7 @@ impl<'s> Query<'s> {
             None => JobQuery::ids(specs.iter().cloned()),
         };
         if req.dag {
-            jobs = jobs.with_ids(dag_node_clusters(queue, &specs)?);
+            jobs = jobs.with_ids(dag_node_clusters(&source, &specs)?);
         }
         let mut partial = specs.iter().any(|s| matches!(s, JobIdSpec::Job(_)));
         for text in &req.constraints {
@@ -965,7 +999,6 @@ impl<'s> Query<'s> {
         };
         Ok(Query {
             session,
-            queue,
             source,
             req,
             jobs,
@@ -1093,6 +1126,34 @@ impl<'s> Query<'s> {
         Ok(())
     }
 
+    /// The ads `-af`, `-format` and `-long` print: with `-factory`, the job factories' cluster
+    /// ads first (queue.cpp asks the schedd to include cluster ads, `fetch_IncludeClusterAd`;
+    /// the `-factory` options' constraints then keep them or the procs), then the jobs.
+    fn each_listed_ad(
+        &self,
+        mut f: impl FnMut(&ClassAd) -> Result<(), CommandError>,
+    ) -> Result<(), CommandError> {
+        let mut n: u64 = 0;
+        if self.req.factory.is_some() && self.source.store().is_some() {
+            for (_, ad) in self.factory_ads()? {
+                if self.req.limit.is_some_and(|l| n >= l) {
+                    return Ok(());
+                }
+                n += 1;
+                f(&ad)?;
+            }
+        }
+        let limit = self.req.limit.map(|l| l.saturating_sub(n));
+        let mut left = limit;
+        self.each_job(|job| {
+            if left == Some(0) {
+                return Ok(());
+            }
+            left = left.map(|l| l - 1);
+            f(job.ad().map_err(queue_err)?)
+        })
+    }
+
     fn title(&self) -> String {
         if let Some(label) = self.source.label() {
             return format!("\n\n-- {label} @ {}\n", title_time(self.session.now));
@@ -1130,16 +1191,19 @@ impl<'s> Query<'s> {
             Some(c) => c,
             None => {
                 let mut census = Census::default();
-                let counts = if self.req.limit.is_some() || self.source.label().is_some() {
-                    let mut c = JobCounters::default();
-                    self.each_job(|job| {
-                        let ad = job.cluster_ad().map_err(queue_err)?;
-                        c.count(census.note(job.id().cluster, ad), job.status_code());
-                        Ok(())
-                    })?;
-                    c
-                } else {
-                    count_jobs(self.queue, &self.jobs, &mut census).map_err(queue_err)?
+                let counts = match self.source {
+                    Source::Spool(queue) if self.req.limit.is_none() => {
+                        count_jobs(queue, &self.jobs, &mut census).map_err(queue_err)?
+                    }
+                    _ => {
+                        let mut c = JobCounters::default();
+                        self.each_job(|job| {
+                            let ad = job.cluster_ad().map_err(queue_err)?;
+                            c.count(census.note(job.id().cluster, ad), job.status_code());
+                            Ok(())
+                        })?;
+                        c
+                    }
                 };
                 (counts, census)
             }
@@ -1149,8 +1213,9 @@ impl<'s> Query<'s> {
             Source::Spool(queue) => Some(census.count(queue, &[]).map_err(queue_err)?),
             Source::Ads { .. } => None,
         };
-        let mine = match &self.me {
-            Some(me) => {
+        // Only the queue's jobs are limited to the user's own.
+        let mine = match (&self.me, self.source.store()) {
+            (Some(me), Some(queue)) => {
                 let spec = [JobIdSpec::Owner(me.clone())];
                 // The default query is exactly the user's jobs: no need to count them again.
                 let same = self.jobs.constraint().is_none()
@@ -1159,11 +1224,11 @@ impl<'s> Query<'s> {
                 let c = if same {
                     query
                 } else {
-                    census.count(self.queue, &spec).map_err(queue_err)?
+                    census.count(queue, &spec).map_err(queue_err)?
                 };
                 Some((me.clone(), c))
             }
-            None => None,
+            _ => None,
         };
         Ok(Summary {
             query,
@@ -1372,7 +1437,7 @@ impl<'s> Query<'s> {
     /// the counts of its procs the schedd keeps in it (`JobQueueCluster::PopulateInfoAd`:
     /// `JobsPresent`, `JobsIdle`, `JobsRunning`, `JobsHeld`), that the view's WHERE and the
     /// query select; no summary. `JobMaterializeDigestFile` names the queue store, which holds
-    /// the digest.
+    /// the digest. Jobs read from a file are shown when their ads pass the view's WHERE.
     fn print_factories(&mut self, out: &mut dyn Write) -> Result<(), CommandError> {
         let pf = views::parse(views::FACTORY);
         let mut mask = pf.mask;
@@ -1384,29 +1449,12 @@ impl<'s> Query<'s> {
         if !widescreen {
             mask.overall_width = width.saturating_sub(1);
         }
-        let digest = self.queue.path().display().to_string();
         let (mut rows, mut max_cluster, mut longest_owner) = (Vec::new(), 0i64, 0usize);
-        for factory in self.queue.factories().map_err(queue_err)? {
+        for (id, ad) in self.factory_ads()? {
             if self.req.limit.is_some_and(|l| rows.len() as u64 >= l) {
                 break;
             }
-            let id = factory.cluster;
-            let Some(mut ad) = self.queue.cluster_ad(id).map_err(queue_err)? else {
-                continue;
-            };
-            let counts = self.queue.proc_counts(id).map_err(queue_err)?;
-            for (name, n) in [
-                ("JobsPresent", counts.present),
-                ("JobsIdle", counts.idle),
-                ("JobsRunning", counts.running),
-                ("JobsHeld", counts.held),
-            ] {
-                ad.insert(name, Expr::lit(n));
-            }
-            ad.insert("JobFactoryPaused", Expr::lit(factory_mode(&factory, &ad)));
-            ad.insert("JobMaterializeDigestFile", Expr::lit(digest.as_str()));
-            let holds = |c: Option<&Expr>| c.is_none_or(|c| constraint_holds(c, &ad));
-            if !self.selects_cluster(id, &ad) || !holds(view_where.as_ref()) {
+            if !view_where.as_ref().is_none_or(|c| constraint_holds(c, &ad)) {
                 continue;
             }
             let row = mask.render(&ad, &self.env);
@@ -1445,6 +1493,42 @@ impl<'s> Query<'s> {
         }
         out.write_all(text.as_bytes())?;
         Ok(())
+    }
+
+    /// The cluster ads of the job factories the query selects, with what the schedd adds to
+    /// them; from a file, the ads of the file's jobs the query selects.
+    fn factory_ads(&self) -> Result<Vec<(ClusterId, ClassAd)>, CommandError> {
+        let Some(queue) = self.source.store() else {
+            let mut ads = Vec::new();
+            self.each_job(|job| {
+                ads.push((job.id().cluster, job.ad().map_err(queue_err)?.clone()));
+                Ok(())
+            })?;
+            return Ok(ads);
+        };
+        let digest = queue.path().display().to_string();
+        let mut ads = Vec::new();
+        for factory in queue.factories().map_err(queue_err)? {
+            let id = factory.cluster;
+            let Some(mut ad) = queue.cluster_ad(id).map_err(queue_err)? else {
+                continue;
+            };
+            let counts = queue.proc_counts(id).map_err(queue_err)?;
+            for (name, n) in [
+                ("JobsPresent", counts.present),
+                ("JobsIdle", counts.idle),
+                ("JobsRunning", counts.running),
+                ("JobsHeld", counts.held),
+            ] {
+                ad.insert(name, Expr::lit(n));
+            }
+            ad.insert("JobFactoryPaused", Expr::lit(factory_mode(&factory, &ad)));
+            ad.insert("JobMaterializeDigestFile", Expr::lit(digest.as_str()));
+            if self.selects_cluster(id, &ad) {
+                ads.push((id, ad));
+            }
+        }
+        Ok(ads)
     }
 
     /// Whether the query selects a cluster ad: by its id or owner (a job id selects procs
@@ -1558,8 +1642,8 @@ impl<'s> Query<'s> {
         if mask.columns.iter().any(|c| c.opts & AUTO_WIDTH != 0) {
             // Auto-width columns: size them to every row before printing.
             let mut rows = Vec::new();
-            self.each_job(|job| {
-                rows.push(mask.render(job.ad().map_err(queue_err)?, &env));
+            self.each_listed_ad(|ad| {
+                rows.push(mask.render(ad, &env));
                 Ok(())
             })?;
             let mut text = if mask.has_headings() {
@@ -1588,17 +1672,7 @@ impl<'s> Query<'s> {
                     .any(|c| c.eq_ignore_ascii_case(n))
             })
         });
-        let mut small = ClassAd::new();
-        self.each_job(|job| {
-            let ad = if ids_only {
-                let id = job.id();
-                small.insert("ClusterId", Expr::lit(id.cluster.0 as i64));
-                small.insert("ProcId", Expr::lit(id.proc as i64));
-                small.insert("JobStatus", Expr::lit(job.status_code()));
-                &small
-            } else {
-                job.ad().map_err(queue_err)?
-            };
+        let mut emit = |ad: &ClassAd| -> Result<(), CommandError> {
             let row = mask_ref.render(ad, &env);
             mask_ref.display(&mut text, &row);
             if text.len() > 1 << 16 {
@@ -1606,7 +1680,19 @@ impl<'s> Query<'s> {
                 text.clear();
             }
             Ok(())
-        })?;
+        };
+        if ids_only && self.req.factory.is_none() {
+            let mut small = ClassAd::new();
+            self.each_job(|job| {
+                let id = job.id();
+                small.insert("ClusterId", Expr::lit(id.cluster.0 as i64));
+                small.insert("ProcId", Expr::lit(id.proc as i64));
+                small.insert("JobStatus", Expr::lit(job.status_code()));
+                emit(&small)
+            })?;
+        } else {
+            self.each_listed_ad(&mut emit)?;
+        }
         out.write_all(text.as_bytes())?;
         Ok(())
     }
@@ -1626,8 +1712,8 @@ impl<'s> Query<'s> {
             writer.append(&mut text, &summary.ad(), &sel);
         } else {
             let server_time = Expr::lit(self.session.now);
-            self.each_job(|job| {
-                let mut ad = job.ad().map_err(queue_err)?.clone();
+            self.each_listed_ad(|ad| {
+                let mut ad = ad.clone();
                 ad.insert("ServerTime", server_time.clone());
                 writer.append(&mut text, &ad, &sel);
                 if text.len() > 1 << 16 {
@@ -1648,7 +1734,10 @@ impl<'s> Query<'s> {
 /// `int(split(JobBatchId, ".")[0]) == C` into the query. The clusters whose cluster ad says
 /// so are found by reading the cluster ads only (one per cluster, not one per job): DAGMan
 /// and `-batch-id` set these attributes for a whole cluster.
-fn dag_node_clusters(queue: &Queue, specs: &[JobIdSpec]) -> Result<Vec<JobIdSpec>, CommandError> {
+fn dag_node_clusters(
+    source: &Source<'_>,
+    specs: &[JobIdSpec],
+) -> Result<Vec<JobIdSpec>, CommandError> {
     let dags: Vec<i32> = specs
         .iter()
         .filter_map(|s| match s {
@@ -1668,14 +1757,28 @@ fn dag_node_clusters(queue: &Queue, specs: &[JobIdSpec]) -> Result<Vec<JobIdSpec
         })
         .collect();
     let mut nodes = Vec::new();
-    for id in queue.cluster_ids().map_err(queue_err)? {
-        let Some(ad) = queue.cluster_ad(id).map_err(queue_err)? else {
-            continue;
-        };
-        if tests.iter().any(|t| crate::queue::constraint_holds(t, &ad)) {
+    let mut node = |id: ClusterId, ad: &ClassAd| {
+        if tests.iter().any(|t| crate::queue::constraint_holds(t, ad)) {
             nodes.push(JobIdSpec::Cluster(id));
         }
+    };
+    match source.store() {
+        Some(queue) => {
+            for id in queue.cluster_ids().map_err(queue_err)? {
+                if let Some(ad) = queue.cluster_ad(id).map_err(queue_err)? {
+                    node(id, &ad);
+                }
+            }
+        }
+        // Jobs read from a file: each job's ad is its cluster's.
+        None => {
+            for job in source.jobs(&JobQuery::all()).map_err(queue_err)? {
+                let job = job.map_err(queue_err)?;
+                node(job.id().cluster, job.ad().map_err(queue_err)?);
+            }
+        }
     }
+    nodes.dedup();
     Ok(nodes)
 }
 

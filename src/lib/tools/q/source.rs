@@ -4,11 +4,18 @@
 //! file are all shown (the schedd's "my jobs" filter is the schedd's, and there is none),
 //! selected by the same ids and constraints, and titled `-- Jobads: FILE`; the summary then
 //! has the query's counts only.
+//!
+//! With `-userlog FILE` the jobs are made up from a job event log, as HTCondor's
+//! `userlog_to_classads` makes them ([`crate::eventlog::read_job_ads`]): the job ids on the
+//! command line select the jobs by their submit events, and the title is `-- Userlog: FILE`.
+//! Neither source opens the queue store.
 
 use std::io::Write;
 
+use crate::client::Session;
 use crate::error::CommandError;
-use crate::queue::{Job, JobQuery, Queue, QueueError};
+use crate::eventlog::{read_job_ads, EventLogError, LogAdContext, LogJobFilter};
+use crate::queue::{str_is_proc_id, Job, JobQuery, Queue, QueueError};
 
 /// The jobs a query reads.
 pub(super) enum Source<'s> {
@@ -29,6 +36,14 @@ impl Source<'_> {
             Source::Ads { jobs, .. } => Ok(Box::new(
                 jobs.iter().filter(|j| query.selects(j)).cloned().map(Ok),
             )),
+        }
+    }
+
+    /// The queue store, when the jobs are its.
+    pub(super) fn store(&self) -> Option<&Queue> {
+        match self {
+            Source::Spool(queue) => Some(queue),
+            Source::Ads { .. } => None,
         }
     }
 
@@ -88,5 +103,47 @@ pub(super) fn read_jobads(
     Ok(Source::Ads {
         label: format!("Jobads: {path}"),
         jobs,
+    })
+}
+
+/// Reads `-userlog FILE`: the jobs of the log that the words naming job ids (`C`, `C.P`)
+/// select (all when none does). A log that cannot be opened gets queue.cpp's message; an
+/// event that does not read is an error naming the file and line.
+pub(super) fn read_userlog(
+    path: &str,
+    words: &[String],
+    session: &Session,
+    err: &mut dyn Write,
+) -> Result<Source<'static>, CommandError> {
+    let filters: Vec<LogJobFilter> = words
+        .iter()
+        .filter_map(|w| match str_is_proc_id(w) {
+            Some((cluster, proc, end)) if end == w.len() => Some(LogJobFilter {
+                cluster,
+                proc: (proc >= 0).then_some(proc),
+            }),
+            _ => None,
+        })
+        .collect();
+    let cx = LogAdContext {
+        log_name: path,
+        owner: &session.user,
+        now: session.now,
+        jobs: &filters,
+    };
+    let ads = match read_job_ads(path, &cx) {
+        Ok(ads) => ads,
+        Err(EventLogError::Io { .. }) => {
+            let _ = writeln!(err, "\nCan't open user log: {path}");
+            return Err(CommandError::Exit(1));
+        }
+        Err(e) => {
+            let _ = writeln!(err, "Error reading user log: {e}");
+            return Err(CommandError::Exit(1));
+        }
+    };
+    Ok(Source::Ads {
+        label: format!("Userlog: {path}"),
+        jobs: ads.into_iter().map(Job::from_ad).collect(),
     })
 }

@@ -193,7 +193,10 @@ fn schedd_ad(q: &Query<'_>, jobs: &[ClassAd]) -> Result<Option<ClassAd>, Command
         if ad.lookup(attr).is_none() {
             let c = parse_old_expr(&format!("JobUniverse == {universe} && JobStatus == 2"))
                 .expect("a valid constraint");
-            let running = crate::client::select::jobs(q.queue, &JobQuery::all().with_constraint(c))
+            // The schedd's jobs; with jobs read from a file, the file's.
+            let running = q
+                .source
+                .jobs(&JobQuery::all().with_constraint(c))
                 .map_err(queue_err)?
                 .count();
             ad.insert(attr, Expr::lit(running as i64));
