@@ -18,8 +18,8 @@
 //! 4. when the job's main process exits, kills every process that is left of the job (its
 //!    group while the exited process still holds the group's id, then every descendant), reaps
 //!    them all, and writes the job's exit (wait status and the family's resource usage) to
-//!    [`EXIT_RECORD`] in the job's directory: a temporary file, synced, renamed, the directory
-//!    synced. Only then does it exit (status 0).
+//!    [`EXIT_RECORD`] in the job's directory (a temporary file, renamed: whole or not at all).
+//!    Only then does it exit (status 0).
 //!
 //! So the record exists exactly when the job's process has ended and nothing of it runs; a
 //! daemon that died meanwhile finds it at its next start ([`read_record`]).
@@ -66,7 +66,6 @@ pub(super) struct Spec {
     _envp: Vec<CString>,
     envp_ptrs: Vec<*const libc::c_char>,
     cwd: CString,
-    dir: CString,
     dir_path: std::path::PathBuf,
     record: CString,
     record_tmp: CString,
@@ -122,7 +121,6 @@ impl Spec {
             envp_ptrs: pointers(&envp),
             _envp: envp,
             cwd: cpath(cwd)?,
-            dir: cpath(dir)?,
             dir_path: dir.to_path_buf(),
             record: cpath(&dir.join(EXIT_RECORD))?,
             record_tmp: cpath(&dir.join(format!("{EXIT_RECORD}.tmp")))?,
@@ -569,7 +567,7 @@ unsafe fn kill_family() {
     // Each round kills at least one process or ends; the bound only guards against a kernel
     // that keeps reporting children it never lets go.
     for _ in 0..100_000 {
-        let killed = signal_children(0, libc::SIGKILL);
+        // No child left (the common case): nothing to look for in /proc.
         let mut status = 0;
         loop {
             let r = libc::waitpid(-1, &mut status, libc::WNOHANG);
@@ -581,6 +579,7 @@ unsafe fn kill_family() {
             }
             break;
         }
+        let killed = signal_children(0, libc::SIGKILL);
         if killed > 0 {
             // One of them dies soon; its children, if any, are found next round.
             libc::waitpid(-1, &mut status, 0);
@@ -676,7 +675,11 @@ unsafe fn ppid_of(pid: i32) -> Option<i32> {
     (digits > 0).then_some(ppid)
 }
 
-/// Writes the record: "<status> <user µs> <system µs> <max rss KiB>\n", durably.
+/// Writes the record: "<status> <user µs> <system µs> <max rss KiB>\n", whole or not at all
+/// (a temporary file renamed). Not synced: the record outlives the daemon (it is in the
+/// operating system's hands), and what a system crash could lose of it is no more than what
+/// it loses of the daemon's own commits, which are synced in the background too (see
+/// `daemon::pool`); an `fsync` per job held every job's end up behind the disk.
 unsafe fn write_record(spec: &Spec, status: i32) {
     let mut ru: libc::rusage = std::mem::zeroed();
     libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
@@ -702,18 +705,10 @@ unsafe fn write_record(spec: &Spec, status: i32) {
     if fd < 0 {
         return;
     }
-    let ok = libc::write(fd, buf.as_ptr().cast(), len) == len as isize && libc::fsync(fd) == 0;
+    let ok = libc::write(fd, buf.as_ptr().cast(), len) == len as isize;
     libc::close(fd);
-    if !ok || libc::rename(spec.record_tmp.as_ptr(), spec.record.as_ptr()) < 0 {
-        return;
-    }
-    let dir = libc::open(
-        spec.dir.as_ptr(),
-        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-    );
-    if dir >= 0 {
-        libc::fsync(dir);
-        libc::close(dir);
+    if ok {
+        libc::rename(spec.record_tmp.as_ptr(), spec.record.as_ptr());
     }
 }
 
