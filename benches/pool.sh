@@ -12,7 +12,7 @@
 # and to run; their figures are cited in the README.
 #
 # Usage: benches/pool.sh [latency runs (default 20)] [jobs (default 2000)]
-# (CARGO="flock /tmp/cargo.lock cargo" to wrap the release build)
+# (CARGO="flock /tmp/cargo.lock cargo" to wrap the release build; BIN=<dir> to skip it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,8 +28,11 @@ if ! command -v tsp >/dev/null; then
     }
 fi
 
-${CARGO:-cargo} build --release --quiet --bins
-BIN=$PWD/target/release
+# (BIN=<dir of built binaries> to measure those instead, e.g. an older build)
+if [ -z "${BIN:-}" ]; then
+    ${CARGO:-cargo} build --release --quiet --bins
+    BIN=$PWD/target/release
+fi
 
 WORK=$(mktemp -d /tmp/condorlite-bench.XXXXXX)
 MASTER_PID=
@@ -97,7 +100,9 @@ printf 'executable = /bin/sleep\narguments = 300\nqueue\n' >rm.sub
 rm_times=()
 for i in 1 2 3 4 5; do
     cluster=$("$BIN/condor_submit" -terse rm.sub | cut -d. -f1)
-    until pid=$(pgrep -n -x sleep -P "$MASTER_PID"); do sleep 0.001; done
+    # The job is the master's child, or its waiter's.
+    until kids=$(pgrep -d, -P "$MASTER_PID") &&
+        pid=$(pgrep -n -x sleep -P "$MASTER_PID,$kids"); do sleep 0.001; done
     t0=$(now_ns)
     "$BIN/condor_rm" "$cluster" >/dev/null
     while kill -0 "$pid" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do

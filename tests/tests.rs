@@ -12,6 +12,7 @@ mod container;
 mod dag_checker;
 mod dagman;
 mod eventlog;
+mod exactly_once;
 mod generated;
 mod history;
 mod interactive;

@@ -129,6 +129,32 @@ impl Reaper {
         self.watch_with_thread(id, pid)
     }
 
+    /// Watches job `id`'s waiter `w`, which an earlier master started (not this process's
+    /// child): only through a pidfd, taken while the waiter is still the one recorded.
+    pub fn watch_adopted(
+        &mut self,
+        id: JobId,
+        w: crate::starter::waiter::WaiterId,
+    ) -> io::Result<()> {
+        let Some(shared) = &self.shared else {
+            return Err(io::Error::new(io::ErrorKind::Unsupported, "no epoll"));
+        };
+        let fd = pidfd_open(w.pid)?;
+        if !w.is_alive() {
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+        let key = self.next_key;
+        self.next_key += 1;
+        let raw = fd.as_raw_fd();
+        let mut jobs = shared.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        jobs.insert(key, (id, w.pid, fd));
+        if let Err(e) = epoll_add(&shared.epoll, raw, key) {
+            jobs.remove(&key);
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// The fallback: a thread that waits for this one job.
     fn watch_with_thread(&self, id: JobId, pid: i32) -> io::Result<()> {
         let tx = self.to_main.clone();
@@ -206,9 +232,13 @@ fn run(shared: &Shared, to_main: &Sender<Msg>) {
                 );
             }
             drop(fd);
-            // The process has exited: this returns at once, and kills the rest of its group.
-            if let Err(e) = starter::wait_exited(pid) {
-                tracing::error!("waiting for job {id} (pid {pid}): {e}");
+            // The process has exited: this returns at once, and kills the rest of its group
+            // (a waiter an earlier master started is not a child to wait for).
+            match starter::wait_exited(pid) {
+                Err(e) if e.raw_os_error() != Some(libc::ECHILD) => {
+                    tracing::error!("waiting for job {id} (pid {pid}): {e}");
+                }
+                _ => {}
             }
             if to_main.send(Msg::Exited { job: id }).is_err() {
                 return;

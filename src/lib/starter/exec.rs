@@ -2,12 +2,12 @@
 //! (`Starter::createTempExecuteDir`, `JICShadow::initWithFileTransfer`, `OsProc::StartJob`,
 //! `UserProc::openStdFile`), and signals to the job's process group.
 
+use std::ffi::OsStr;
 use std::fs::{DirBuilder, File, OpenOptions};
 use std::io::{self, Read};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -26,6 +26,7 @@ use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::*;
 use super::transfer::{self, Endpoints, OutputPlan};
+use super::waiter::{self, Spawned, WaiterId};
 use super::{next_scratch_number, RunningJob, StartFailure, StartRequest};
 
 /// The sandbox name of the job's standard output with file transfer (`StdoutRemapName`).
@@ -187,9 +188,9 @@ fn open_std(
     file: &StdFile,
     append_only: bool,
     err_from: &dyn Fn(&str) -> String,
-) -> Result<Stdio, StartFailure> {
+) -> Result<OwnedFd, StartFailure> {
     let (path, stream) = match file {
-        StdFile::Null => return Ok(Stdio::null()),
+        StdFile::Null => return open_null(which == Which::In, err_from),
         StdFile::Path(p) => (p, false),
         StdFile::Stream(p) => (p, true),
     };
@@ -213,7 +214,7 @@ fn open_std(
         }
     };
     match opened {
-        Ok(f) => Ok(Stdio::from(f)),
+        Ok(f) => Ok(OwnedFd::from(f)),
         Err(_) if stream => {
             let code = if which == Which::In {
                 UNABLE_TO_OPEN_INPUT_STREAM
@@ -332,17 +333,33 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
+/// `/dev/null`, for reading or for writing.
+fn open_null(input: bool, err_from: &dyn Fn(&str) -> String) -> Result<OwnedFd, StartFailure> {
+    OpenOptions::new()
+        .read(input)
+        .write(!input)
+        .open("/dev/null")
+        .map(OwnedFd::from)
+        .map_err(|e| {
+            StartFailure::new(
+                err_from(&format!("Failed to open '/dev/null': {e}")),
+                JOB_NOT_STARTED,
+                0,
+            )
+        })
+}
+
 /// Opens the job's standard input, output and error.
 fn open_std_files(
     files: &[StdFile; 3],
     append_only: bool,
     err_from: &dyn Fn(&str) -> String,
-) -> Result<(Stdio, Stdio, Stdio), StartFailure> {
-    Ok((
+) -> Result<[OwnedFd; 3], StartFailure> {
+    Ok([
         open_std(Which::In, &files[0], append_only, err_from)?,
         open_std(Which::Out, &files[1], append_only, err_from)?,
         open_std(Which::Err, &files[2], append_only, err_from)?,
-    ))
+    ])
 }
 
 /// How the job's process is started: kept for the restarts of a self-checkpointing job,
@@ -353,6 +370,8 @@ pub(super) struct Launch {
     args: Vec<String>,
     env: Vec<(String, String)>,
     cwd: PathBuf,
+    /// The job's directory, where its waiter records its exit.
+    dir: PathBuf,
     std_files: [StdFile; 3],
     append_only: bool,
     slot_name: String,
@@ -363,19 +382,16 @@ impl Launch {
         format!("Error from {}: {msg}", self.slot_name)
     }
 
-    /// Spawns the job with its standard files already open; its pid.
-    fn spawn(&self, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Result<i32, StartFailure> {
-        let mut command = Command::new(&self.cmd);
-        command
-            .args(&self.args)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(&self.cwd)
-            .stdin(stdin)
-            .stdout(stdout)
-            .stderr(stderr)
-            .process_group(0);
-        let child = command.spawn().map_err(|e| {
+    /// Spawns the job under its waiter ([`waiter`]) with its standard files already open.
+    fn spawn(&self, stdio: [OwnedFd; 3]) -> Result<Spawned, StartFailure> {
+        let argv = std::iter::once(self.cmd.as_os_str()).chain(self.args.iter().map(OsStr::new));
+        let env = self
+            .env
+            .iter()
+            .map(|(k, v)| (OsStr::new(k.as_str()), OsStr::new(v.as_str())));
+        let spawned = waiter::Spec::new(&self.cmd, argv, env, &self.cwd, &self.dir)
+            .and_then(|spec| waiter::spawn(&spec, stdio));
+        spawned.map_err(|e| {
             let mut msg = format!("Failed to execute '{}'", self.cmd.display());
             if !self.args.is_empty() {
                 let mut shown = String::new();
@@ -390,16 +406,15 @@ impl Launch {
                 FAILED_TO_CREATE_PROCESS,
                 errno_of(&e) as i64,
             )
-        })?;
-        Ok(child.id() as i32)
+        })
     }
 
     /// Starts the job again (`VanillaProc::restartCheckpointedJob`'s `StartJob`): its
     /// standard files opened anew, appended to.
-    pub(super) fn respawn(&self) -> Result<i32, StartFailure> {
+    pub(super) fn respawn(&self) -> Result<Spawned, StartFailure> {
         let err_from = |msg: &str| self.err_from(msg);
-        let (stdin, stdout, stderr) = open_std_files(&self.std_files, self.append_only, &err_from)?;
-        self.spawn(stdin, stdout, stderr)
+        let stdio = open_std_files(&self.std_files, self.append_only, &err_from)?;
+        self.spawn(stdio)
     }
 }
 
@@ -472,8 +487,6 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     let (stream_in, stream_out, stream_err) =
         (flag("StreamIn"), flag("StreamOut"), flag("StreamErr"));
     let mut transfer_stdin = None;
-    let mut output_stdout = None;
-    let mut output_stderr = None;
     let stdin_file = if is_null_file(&in_name) {
         StdFile::Null
     } else if stream_in {
@@ -490,7 +503,6 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         StdFile::Stream(iwd.join(&*out_name))
     } else if transferring {
         job_view.insert("Out", Expr::lit(STDOUT_NAME));
-        output_stdout = Some(out_name.to_string());
         StdFile::Path(scratch.join(STDOUT_NAME))
     } else {
         StdFile::Path(iwd.join(&*out_name))
@@ -505,7 +517,6 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
             StdFile::Path(scratch.join(STDOUT_NAME))
         } else {
             job_view.insert("Err", Expr::lit(STDERR_NAME));
-            output_stderr = Some(err_name.to_string());
             StdFile::Path(scratch.join(STDERR_NAME))
         }
     } else {
@@ -574,23 +585,14 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
             bytes_in += checkpoint::restore(dir, &scratch)
                 .map_err(|e| transfer::checkpoint_input_failure(&ends, &e))?;
         }
-        output = Some(OutputPlan::new(
-            job,
-            req.config,
-            &iwd,
-            &scratch,
-            basename(&cmd_text),
-            output_stdout,
-            output_stderr,
-            ends,
-        ));
+        output = Some(output_plan(req, &iwd, &scratch, &cmd_text, ends));
     }
 
     let append_only = flag("WantCheckpointSignal")
         || flag("WantFTOnCheckpoint")
         || lookup_bool(job, "DontAppend") == Some(false);
     let std_files = [stdin_file, stdout_file, stderr_file];
-    let (stdin, stdout, stderr) = open_std_files(&std_files, append_only, &err_from)?;
+    let stdio = open_std_files(&std_files, append_only, &err_from)?;
 
     let args = job_arguments(job).map_err(|e| {
         StartFailure::new(
@@ -644,16 +646,19 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         args: prepared.args,
         env: prepared.env,
         cwd: job_iwd.clone(),
+        dir: scratch.clone(),
         std_files,
         append_only,
         slot_name: slot_name.clone(),
     };
     let started = Instant::now();
-    let pid = launch.spawn(stdin, stdout, stderr)?;
+    let spawned = launch.spawn(stdio)?;
     guard.dir = None;
     let sig = |attr| find_signal(job, attr).unwrap_or(libc::SIGTERM);
     Ok(RunningJob {
-        pid,
+        pid: spawned.waiter,
+        job_pid: spawned.job,
+        adopted: None,
         scratch_dir: scratch.clone(),
         job_iwd,
         docker: docker.clone(),
@@ -666,25 +671,112 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         launch: Some(launch),
         checkpoint,
         checkpoint_usage: super::RawExit::default(),
-        finish: FinishPlan {
-            output,
-            keep_scratch: req
-                .config
-                .bool("STARTER_KEEP_SCRATCH_DIR")
-                .ok()
-                .flatten()
-                .unwrap_or(false),
-            bytes_recvd: bytes_in,
-            previous: Previous::from_job(job),
-            memory_usage_metric: req
-                .config
-                .string("MEMORY_USAGE_METRIC")
-                .ok()
-                .flatten()
-                .filter(|m| !m.trim().is_empty())
-                .and_then(|m| crate::classad::parser::parse_old_expr(&m).ok()),
-            slot_usage: true,
-            docker,
-        },
+        finish: finish_plan(req, output, bytes_in, docker),
     })
+}
+
+/// The output transfer of a job that transfers files (its standard output and error among
+/// them when they are files in the sandbox, as [`start`] redirects them).
+fn output_plan(
+    req: &StartRequest<'_>,
+    iwd: &Path,
+    scratch: &Path,
+    cmd_text: &str,
+    ends: Endpoints,
+) -> OutputPlan {
+    let job = req.job;
+    let name = |attr| lookup_str(job, attr).unwrap_or_default().to_string();
+    let flag = |attr: &str| lookup_bool(job, attr).unwrap_or(false);
+    let (out_name, err_name) = (name("Out"), name("Err"));
+    let (stream_out, stream_err) = (flag("StreamOut"), flag("StreamErr"));
+    let stdout = (!is_null_file(&out_name) && !stream_out).then(|| out_name.clone());
+    let stderr = (!is_null_file(&err_name) && !stream_err && (err_name != out_name || stream_out))
+        .then_some(err_name);
+    OutputPlan::new(
+        job,
+        req.config,
+        iwd,
+        scratch,
+        basename(cmd_text),
+        stdout,
+        stderr,
+        ends,
+    )
+}
+
+/// What is done when the job has exited ([`RunningJob::finish`]).
+fn finish_plan(
+    req: &StartRequest<'_>,
+    output: Option<OutputPlan>,
+    bytes_recvd: u64,
+    docker: Option<container::DockerContainer>,
+) -> FinishPlan {
+    FinishPlan {
+        output,
+        keep_scratch: req
+            .config
+            .bool("STARTER_KEEP_SCRATCH_DIR")
+            .ok()
+            .flatten()
+            .unwrap_or(false),
+        bytes_recvd,
+        previous: Previous::from_job(req.job),
+        memory_usage_metric: req
+            .config
+            .string("MEMORY_USAGE_METRIC")
+            .ok()
+            .flatten()
+            .filter(|m| !m.trim().is_empty())
+            .and_then(|m| crate::classad::parser::parse_old_expr(&m).ok()),
+        slot_usage: true,
+        docker,
+    }
+}
+
+/// [`super::reattach`]: the job of `req` that runs (or ran) under the waiter `waiter` in its
+/// scratch directory `scratch`, as [`start`] would have left it, without starting anything.
+pub(super) fn reattach(
+    req: &StartRequest<'_>,
+    scratch: &Path,
+    waiter: WaiterId,
+    started: Instant,
+) -> RunningJob {
+    let job = req.job;
+    let slot_name = lookup_str(req.slot, "Name")
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "slot1".into());
+    let iwd = absolute(Path::new(&*lookup_str(job, "Iwd").unwrap_or_default()));
+    let transferring = wants_file_transfer(req);
+    let cmd_text = lookup_str(job, "Cmd").unwrap_or_default();
+    let output = transferring.then(|| {
+        let ends = Endpoints {
+            slot_name,
+            ap_host: local_hostname(req),
+        };
+        output_plan(req, &iwd, scratch, &cmd_text, ends)
+    });
+    let sig = |attr| find_signal(job, attr).unwrap_or(libc::SIGTERM);
+    RunningJob {
+        pid: waiter.pid,
+        job_pid: waiter.job_pid,
+        adopted: Some(waiter),
+        scratch_dir: scratch.to_path_buf(),
+        job_iwd: if transferring {
+            scratch.to_path_buf()
+        } else {
+            iwd
+        },
+        docker: None,
+        kill_sig: sig("KillSig"),
+        remove_kill_sig: sig("RemoveKillSig"),
+        hold_kill_sig: sig("HoldKillSig"),
+        killed: AtomicBool::new(false),
+        started,
+        run_started: started,
+        // Not started again in this sandbox: a checkpoint exit ends the run.
+        launch: None,
+        checkpoint: None,
+        checkpoint_usage: super::RawExit::default(),
+        finish: finish_plan(req, output, 0, None),
+    }
 }

@@ -27,12 +27,12 @@
 //! not executable) or nothing at all, the job staying idle to be tried again (a standard file
 //! that does not open, a malformed environment or argument string, a failed spawn).
 
+use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -45,6 +45,7 @@ use super::env::{JobEnv, JOB_AD_FILE};
 use super::exec::{errno_of, find_signal, is_null_file, job_arguments, strerror};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::FAILED_TO_CREATE_PROCESS;
+use super::waiter::{self, Spec};
 use super::{RunningJob, StartFailure};
 
 /// What the daemon hands over to start one scheduler-universe job.
@@ -84,9 +85,9 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// Opens one standard file as the schedd does (`safe_open_wrapper_follow`).
-fn open_std(path: &Path, input: bool) -> io::Result<Stdio> {
+fn open_std(path: &Path, input: bool) -> io::Result<OwnedFd> {
     if input {
-        return File::open(path).map(Stdio::from);
+        return File::open(path).map(OwnedFd::from);
     }
     OpenOptions::new()
         .write(true)
@@ -95,25 +96,7 @@ fn open_std(path: &Path, input: bool) -> io::Result<Stdio> {
         .custom_flags(libc::O_APPEND)
         .mode(0o600)
         .open(path)
-        .map(Stdio::from)
-}
-
-/// Spawns the command, trying again a few times, a few milliseconds apart, when the
-/// executable is busy (`ETXTBSY`): a script just written is briefly held open for writing by
-/// whatever process forked meanwhile, until that process execs. Otherwise the job would only
-/// be tried again at the schedd's next pass.
-fn spawn_retrying_busy_text(command: &mut Command) -> io::Result<std::process::Child> {
-    let mut pause = std::time::Duration::from_millis(1);
-    for _ in 0..5 {
-        match command.spawn() {
-            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
-                std::thread::sleep(pause);
-                pause *= 2;
-            }
-            r => return r,
-        }
-    }
-    command.spawn()
+        .map(OwnedFd::from)
 }
 
 /// A knob's value, errors read as "not set" (the daemon checked its configuration).
@@ -198,7 +181,14 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
     for (attr, input) in [("In", true), ("Out", false), ("Err", false)] {
         let name = lookup_str(job, attr).unwrap_or_default();
         if is_null_file(&name) {
-            std_files.push(Stdio::null());
+            let null = OpenOptions::new()
+                .read(input)
+                .write(!input)
+                .open("/dev/null")
+                .map_err(|e| {
+                    LocalStartError::NotStarted(format!("Open of /dev/null failed: {e}"))
+                })?;
+            std_files.push(OwnedFd::from(null));
             continue;
         }
         let path = iwd.join(&*name);
@@ -211,9 +201,12 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
         })?;
         std_files.push(file);
     }
-    let stderr = std_files.pop().unwrap_or_else(Stdio::null);
-    let stdout = std_files.pop().unwrap_or_else(Stdio::null);
-    let stdin = std_files.pop().unwrap_or_else(Stdio::null);
+    let mut std_files = std_files.into_iter();
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (std_files.next(), std_files.next(), std_files.next())
+    else {
+        unreachable!("three standard files");
+    };
 
     // The job's directory and its ad.
     let dir = local_job_dir(req.local_dir, cluster, proc);
@@ -253,50 +246,35 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
         .unwrap_or(0);
     let core_limit = lookup_int(job, "CoreSize").unwrap_or(0).max(0) as libc::rlim_t;
 
-    let mut command = Command::new(&cmd);
-    command
-        .arg0(format!("condor_scheduniv_exec.{cluster}.{proc}"))
-        .args(&args)
-        .env_clear()
-        .envs(env.into_pairs())
-        .current_dir(&iwd)
-        .stdin(stdin)
-        .stdout(stdout)
-        .stderr(stderr)
-        .process_group(0);
-    let nice = niceness.clamp(-40, 40) as libc::c_int;
-    // SAFETY: the closure runs in the child between fork and exec, and only makes
-    // async-signal-safe system calls (getrlimit, setrlimit, setpriority) on its own stack.
-    unsafe {
-        command.pre_exec(move || {
-            // The schedd's `coreHardLimit`: the hard limit set, the soft one kept below it.
-            let mut rl = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
-            };
-            if libc::getrlimit(libc::RLIMIT_CORE, &mut rl) == 0 {
-                rl.rlim_max = core_limit;
-                rl.rlim_cur = rl.rlim_cur.min(core_limit);
-                libc::setrlimit(libc::RLIMIT_CORE, &rl);
-            }
-            if nice != 0 {
-                // A failure to renice does not stop the job (`niceInc`).
-                let current = libc::getpriority(libc::PRIO_PROCESS, 0);
-                libc::setpriority(libc::PRIO_PROCESS, 0, current + nice);
-            }
-            Ok(())
-        });
-    }
+    let argv0 = format!("condor_scheduniv_exec.{cluster}.{proc}");
+    let env: Vec<(String, String)> = env.into_pairs().collect();
+    let spec = Spec::new(
+        &cmd,
+        std::iter::once(OsStr::new(&argv0)).chain(args.iter().map(OsStr::new)),
+        env.iter()
+            .map(|(k, v)| (OsStr::new(k.as_str()), OsStr::new(v.as_str()))),
+        &iwd,
+        &dir,
+    );
     let started = Instant::now();
-    let child = spawn_retrying_busy_text(&mut command).map_err(|e| {
-        let _ = std::fs::remove_dir_all(&dir);
-        LocalStartError::NotStarted(format!("Create_Process problems! {}: {e}", cmd.display()))
-    })?;
-    drop(command);
+    let spawned = spec
+        .and_then(|mut spec| {
+            // The schedd's `coreHardLimit` and `niceInc` (a failure to renice does not stop
+            // the job).
+            spec.core_limit = Some(core_limit);
+            spec.nice = niceness.clamp(-40, 40) as i32;
+            waiter::spawn(&spec, [stdin, stdout, stderr])
+        })
+        .map_err(|e| {
+            let _ = std::fs::remove_dir_all(&dir);
+            LocalStartError::NotStarted(format!("Create_Process problems! {}: {e}", cmd.display()))
+        })?;
     let sig = |attr| find_signal(job, attr);
     let kill_sig = sig("KillSig").unwrap_or(libc::SIGTERM);
     Ok(RunningJob {
-        pid: child.id() as i32,
+        pid: spawned.waiter,
+        job_pid: spawned.job,
+        adopted: None,
         scratch_dir: dir,
         job_iwd: iwd,
         docker: None,

@@ -2,20 +2,23 @@
 //! universe job (src/condor_starter.V6.1/: starter.cpp, jic_shadow.cpp, os_proc.cpp,
 //! vanilla_proc.cpp, user_proc.cpp; src/condor_utils/file_transfer.cpp).
 //!
-//! condorlite has no starter process: the daemon calls this library from its own process, and
-//! the job is the daemon's child. The lifecycle is
+//! condorlite's starter is a small process per job, the job's [`waiter`]: the daemon forks
+//! it (no exec), it starts the job, forwards the daemon's signals to it, kills whatever the job
+//! left when it ends (it is a child subreaper, so daemonized children cannot escape), and
+//! records the job's exit durably in the job's directory before it exits. It outlives the
+//! daemon: a job's end is never lost, and a restarted daemon adopts the jobs that still run
+//! ([`reattach`], [`survivors`]). The lifecycle is
 //!
 //! 1. [`start`]: make the job's scratch directory `$(EXECUTE)/dir_<cluster>_<proc>_<n>`, write
 //!    `.job.ad` and `.machine.ad` into it, transfer the input files when the job uses file
 //!    transfer ([`transfer`]), open its standard files, build its environment ([`env`]) and
-//!    spawn the executable directly (never through a shell) in a process group of its own.
-//!    Anything that stops the job from starting is a [`StartFailure`] carrying the hold (or
-//!    vacate) reason and code HTCondor would give.
-//! 2. [`wait`] (blocking; the daemon instead watches every job from one thread, then calls
-//!    [`wait_exited`] and [`reap`], the two halves of [`wait`]) reaps the job with
-//!    `wait4`, so the resource usage comes with the exit status, after killing whatever is left
-//!    of the job's process group. [`RunningJob::soft_kill`] / [`RunningJob::hard_kill`] signal
-//!    the whole group meanwhile.
+//!    spawn the executable directly (never through a shell) under its waiter, in a process
+//!    group of its own. Anything that stops the job from starting is a [`StartFailure`]
+//!    carrying the hold (or vacate) reason and code HTCondor would give.
+//! 2. [`RunningJob::wait`] (blocking; the daemon instead watches every waiter from one thread,
+//!    then calls [`RunningJob::collect`]) reaps the waiter and reads the job's exit (status
+//!    and resource usage) from its record. [`RunningJob::soft_kill`] /
+//!    [`RunningJob::hard_kill`] signal the job meanwhile, through its waiter.
 //! 3. [`RunningJob::finish`] turns the exit into the job-ad updates the shadow would make
 //!    (`ExitCode`, `RemoteUserCpu`, `ImageSize`, `BytesSent`, ...), transfers the output back
 //!    to the job's `Iwd`, and removes the scratch directory.
@@ -24,8 +27,9 @@
 //! directory or file transfer ([`start_local`], `Scheduler::start_sched_universe_job`); they
 //! are then signalled, waited for and reaped as the others are.
 //!
-//! After a crash of the daemon, [`find_orphans`] and [`kill_orphans`] find the jobs it left
-//! running (by `_CONDOR_SCRATCH_DIR` in their environment) and clean them up;
+//! After a crash of the daemon, [`survivors`] tells what each job's waiter left (an exit, a
+//! waiter still running, or nothing); [`kill_orphans_except`] kills the processes of the jobs
+//! that are not taken over (by `_CONDOR_SCRATCH_DIR` in their environment);
 //! [`find_local_orphans`] and [`kill_local_orphans`] do the same for scheduler-universe jobs
 //! (by `_CONDOR_JOB_AD`).
 //!
@@ -40,6 +44,7 @@ mod local;
 mod orphans;
 mod sys;
 pub mod transfer;
+pub mod waiter;
 
 #[cfg(test)]
 mod tests;
@@ -54,7 +59,10 @@ use crate::config::Config;
 pub use exec::{signal_name, signal_number};
 pub use finish::{remove_scratch, signal_description};
 pub use local::{local_env, local_job_dir, start_local, LocalStartError, LocalStartRequest};
-pub use orphans::{find_local_orphans, find_orphans, group_size, kill_local_orphans, kill_orphans};
+pub use orphans::{
+    end_survivor, find_local_orphans, find_orphans, group_size, kill_job_processes,
+    kill_local_orphans, kill_orphans, kill_orphans_except, survivors, Left, Survivor,
+};
 
 /// HTCondor's hold reason codes (src/condor_utils/condor_holdcodes.h) that the starter gives.
 /// Codes from 1000 up are vacate codes: the job goes back to idle rather than on hold.
@@ -203,8 +211,14 @@ pub struct JobResult {
 /// A job that [`start`] spawned.
 #[derive(Debug)]
 pub struct RunningJob {
-    /// The job's process id, which is also its process group id.
+    /// The process id of the job's [`waiter`], the daemon's child: what the daemon waits for
+    /// and signals.
     pub pid: i32,
+    /// The job's main process id, which is also its process group id (the waiter's child).
+    pub job_pid: i32,
+    /// Set for a waiter an earlier daemon started ([`reattach`]): not this process's child, so
+    /// it is not reaped here, and it is signalled only while its start time still matches.
+    adopted: Option<waiter::WaiterId>,
     /// The job's scratch directory (`_CONDOR_SCRATCH_DIR`).
     pub scratch_dir: PathBuf,
     /// Where the job runs: the scratch directory with file transfer, else its `Iwd`.
@@ -283,7 +297,10 @@ impl RunningJob {
                 return Ok(());
             }
         }
-        exec::signal_group(self.pid, sig)
+        if self.adopted.is_some_and(|w| !w.is_alive()) {
+            return Ok(());
+        }
+        waiter::signal(self.pid, sig)
     }
 
     /// Marks the job as one whose output is not to be sent back (as a killed job's is not),
@@ -302,7 +319,22 @@ impl RunningJob {
         self.send_signal(libc::SIGCONT)
     }
 
-    /// After the job's exit (from [`wait`]): the exit's job-ad updates, the output transfer
+    /// Reaps the job's waiter, which has exited ([`wait_exited`]): the job's exit as the
+    /// waiter recorded it. An error when there is no record (the waiter was killed).
+    pub fn collect(&self) -> std::io::Result<RawExit> {
+        if self.adopted.is_none() {
+            reap(self.pid)?;
+        }
+        take_record(&self.scratch_dir)
+    }
+
+    /// Blocks until the job has ended: [`wait_exited`], then [`RunningJob::collect`].
+    pub fn wait(&self) -> std::io::Result<RawExit> {
+        wait_exited(self.pid)?;
+        self.collect()
+    }
+
+    /// After the job's exit (from [`RunningJob::wait`]): the exit's job-ad updates, the output transfer
     /// (unless the job was killed) and the removal of the scratch directory.
     pub fn finish(self, exit: RawExit) -> JobResult {
         let (result, scratch) = self.finish_deferred(exit);
@@ -388,15 +420,16 @@ impl RunningJob {
                 )),
             },
         };
-        if let Ok(pid) = restarted {
-            self.pid = pid;
+        if let Ok(s) = restarted {
+            self.pid = s.waiter;
+            self.job_pid = s.job;
             self.run_started = Instant::now();
         }
         Checkpointed {
             number,
             stored,
             newly_committed_secs,
-            restarted,
+            restarted: restarted.map(|s| s.waiter),
         }
     }
 }
@@ -406,23 +439,43 @@ pub fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> {
     exec::start(req)
 }
 
-/// Blocks until process `pid` (a job [`start`] spawned) exits, kills what is left of its
-/// process group while the exited process still holds the group's id, then reaps it.
-pub fn wait(pid: i32) -> std::io::Result<RawExit> {
-    wait_exited(pid)?;
-    reap(pid)
+/// Reattaches to a job an earlier daemon started ([`waiter`]): the job of `req` (its ad as
+/// it started, and the slot ad from its `.machine.ad`) whose waiter `waiter` runs (or ran) in
+/// `scratch`, started `started`. Nothing is started; the result is signalled, collected and
+/// finished as a job [`start`] started, except that a self-checkpointing job is not started
+/// again after a checkpoint exit.
+pub fn reattach(
+    req: &StartRequest<'_>,
+    scratch: &Path,
+    waiter: waiter::WaiterId,
+    started: Instant,
+) -> RunningJob {
+    exec::reattach(req, scratch, waiter, started)
 }
 
-/// The first half of [`wait`]: blocks until the job's main process has exited, without
+/// The job's exit as its waiter recorded it in `dir` (the record is then removed, so that a
+/// later daemon does not take it for a job that ended while no daemon ran).
+fn take_record(dir: &Path) -> std::io::Result<RawExit> {
+    let exit = waiter::read_record(dir).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("the job's waiter recorded no exit in {}", dir.display()),
+        )
+    })?;
+    let _ = std::fs::remove_file(dir.join(waiter::EXIT_RECORD));
+    Ok(exit)
+}
+
+/// The first half of [`RunningJob::wait`]: blocks until process `pid` has exited, without
 /// reaping it, and kills the rest of its process group. Until [`reap`], the pid (and so the
-/// group id) cannot be reused, so signals sent to the job meanwhile reach nobody else.
+/// group id) cannot be reused, so signals sent to it meanwhile reach nobody else.
 pub fn wait_exited(pid: i32) -> std::io::Result<()> {
     sys::wait_exited(pid)?;
     let _ = exec::signal_group(pid, libc::SIGKILL);
     Ok(())
 }
 
-/// The second half of [`wait`]: collects an exited job's status and usage.
+/// Reaps an exited child: its status and usage.
 pub fn reap(pid: i32) -> std::io::Result<RawExit> {
     let (status, usage) = sys::wait4(pid)?;
     Ok(RawExit {

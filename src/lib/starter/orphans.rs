@@ -65,6 +65,14 @@ pub fn find_local_orphans(local_dir: &Path) -> Vec<i32> {
 /// under `dir`.
 fn find_marked(var: &str, dir: &Path) -> Vec<i32> {
     let forms = execute_dir_forms(dir);
+    find_procs(|pid| {
+        env_path_of(pid, var)
+            .is_some_and(|marked| forms.iter().any(|f| marked.starts_with(f) && marked != *f))
+    })
+}
+
+/// The processes of this user (other than this one) that `wanted` picks, in pid order.
+fn find_procs(mut wanted: impl FnMut(i32) -> bool) -> Vec<i32> {
     let me = std::process::id() as i32;
     let uid = nix::unistd::geteuid().as_raw();
     let mut found = Vec::new();
@@ -87,15 +95,24 @@ fn find_marked(var: &str, dir: &Path) -> Vec<i32> {
             Ok(m) if m.uid() == uid => {}
             _ => continue,
         }
-        let Some(marked) = env_path_of(pid, var) else {
-            continue;
-        };
-        if forms.iter().any(|f| marked.starts_with(f) && marked != *f) {
+        if wanted(pid) {
             found.push(pid);
         }
     }
     found.sort_unstable();
     found
+}
+
+/// SIGKILLs the processes of one job whose waiter is gone: those whose `_CONDOR_SCRATCH_DIR`
+/// is its directory `dir` or whose `_CONDOR_JOB_AD` lies in it; the number killed.
+pub fn kill_job_processes(dir: &Path) -> usize {
+    let forms = execute_dir_forms(dir);
+    let pids = find_procs(|pid| {
+        env_path_of(pid, SCRATCH_VAR).is_some_and(|marked| forms.contains(&marked))
+            || env_path_of(pid, LOCAL_JOB_AD_VAR)
+                .is_some_and(|marked| forms.iter().any(|f| marked.starts_with(f)))
+    });
+    kill_all(pids)
 }
 
 /// How many processes are in process group `pgid` (the job's: what a suspension stops, as
@@ -114,9 +131,95 @@ pub fn group_size(pgid: i32) -> usize {
 /// SIGKILLs the orphans under `execute_dir` and their process groups, then removes the
 /// `dir_*` scratch directories there; the number of processes killed.
 pub fn kill_orphans(execute_dir: &Path) -> usize {
-    let killed = kill_all(find_orphans(execute_dir));
-    remove_job_dirs(execute_dir);
+    kill_orphans_except(execute_dir, &[])
+}
+
+/// [`kill_orphans`], except for the jobs whose scratch directories are `keep` (jobs whose
+/// waiter runs, or recorded their exit: [`survivors`]).
+pub fn kill_orphans_except(execute_dir: &Path, keep: &[PathBuf]) -> usize {
+    let kept: Vec<PathBuf> = keep.iter().flat_map(|d| execute_dir_forms(d)).collect();
+    let pids = find_procs(|pid| {
+        env_path_of(pid, SCRATCH_VAR).is_some_and(|marked| {
+            execute_dir_forms(execute_dir)
+                .iter()
+                .any(|f| marked.starts_with(f) && marked != *f)
+                && !kept.iter().any(|k| marked.starts_with(k))
+        })
+    });
+    let killed = kill_all(pids);
+    remove_job_dirs_except(execute_dir, &kept);
     killed
+}
+
+/// What a job's waiter left in a scratch directory `dir_<cluster>_<proc>_<n>`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Left {
+    /// The job ended and its waiter recorded the exit.
+    Finished(super::RawExit),
+    /// The waiter still runs: the job has not ended.
+    Running(super::waiter::WaiterId),
+    /// Neither: the waiter is gone without a record (or never ran).
+    Gone,
+}
+
+/// A job's scratch directory found at the daemon's start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Survivor {
+    pub cluster: i64,
+    pub proc: i64,
+    pub dir: PathBuf,
+    pub left: Left,
+}
+
+/// The scratch directories in `execute_dir` and what each job's waiter left there.
+pub fn survivors(execute_dir: &Path) -> Vec<Survivor> {
+    let mut found = Vec::new();
+    let Ok(entries) = fs::read_dir(execute_dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(ids) = name.to_str().and_then(|n| n.strip_prefix("dir_")) else {
+            continue;
+        };
+        let mut parts = ids.split('_').map(|p| p.parse::<i64>().ok());
+        let (Some(Some(cluster)), Some(Some(proc))) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let dir = entry.path();
+        let left = match super::waiter::read_record(&dir) {
+            Some(exit) => Left::Finished(exit),
+            None => match super::waiter::WaiterId::read(&dir) {
+                Some(w) if w.is_alive() => Left::Running(w),
+                _ => Left::Gone,
+            },
+        };
+        found.push(Survivor {
+            cluster,
+            proc,
+            dir,
+            left,
+        });
+    }
+    found.sort_by(|a, b| a.dir.cmp(&b.dir));
+    found
+}
+
+/// Ends a job whose waiter an earlier daemon started and that is not taken over: the job is
+/// killed through its waiter, which is waited for (a few seconds at most), then whatever is
+/// left of the job; the directory is left to the caller.
+pub fn end_survivor(dir: &Path, waiter: &super::waiter::WaiterId) {
+    if waiter.is_alive() {
+        let _ = super::waiter::signal(waiter.pid, libc::SIGKILL);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while waiter.is_alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    kill_job_processes(dir);
 }
 
 /// SIGKILLs the scheduler-universe orphans under `local_dir` (`$(LOCAL_UNIV_EXECUTE)`) and
@@ -179,13 +282,19 @@ fn signal_all(pids: &[i32]) -> usize {
 
 /// Removes the `dir_*` job directories in `dir`.
 fn remove_job_dirs(dir: &Path) {
+    remove_job_dirs_except(dir, &[])
+}
+
+/// Removes the `dir_*` job directories in `dir` but those in `keep`.
+fn remove_job_dirs_except(dir: &Path, keep: &[PathBuf]) {
     if let Ok(entries) = fs::read_dir(dir) {
         for entry in entries.flatten() {
             let is_scratch = entry
                 .file_name()
                 .to_str()
                 .is_some_and(|n| n.starts_with("dir_"));
-            if is_scratch && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let kept = keep.iter().any(|k| *k == entry.path());
+            if is_scratch && !kept && entry.file_type().is_ok_and(|t| t.is_dir()) {
                 if let Err(e) = fs::remove_dir_all(entry.path()) {
                     tracing::warn!(
                         "cannot remove stale job directory {}: {e}",

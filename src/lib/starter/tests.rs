@@ -141,10 +141,13 @@ fn wait_with_deadline(job: &RunningJob, deadline: Duration) -> RawExit {
     let pid = job.pid;
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(wait(pid));
+        let _ = tx.send(wait_exited(pid));
     });
     match rx.recv_timeout(deadline) {
-        Ok(r) => r.unwrap(),
+        Ok(r) => {
+            r.unwrap();
+            job.collect().unwrap()
+        }
         Err(_) => {
             let _ = job.hard_kill();
             let _ = rx.recv_timeout(Duration::from_secs(10));
@@ -988,11 +991,11 @@ fn suspend_and_resume() {
     let (running, grandchild) = grandchild_job(&pool, &[]);
     running.suspend().unwrap();
     wait_until("the job to stop", 20, || {
-        process_state(running.pid) == 'T' && process_state(grandchild) == 'T'
+        process_state(running.job_pid) == 'T' && process_state(grandchild) == 'T'
     });
     running.resume().unwrap();
     wait_until("the job to continue", 20, || {
-        process_state(running.pid) != 'T' && process_state(grandchild) != 'T'
+        process_state(running.job_pid) != 'T' && process_state(grandchild) != 'T'
     });
     running.hard_kill().unwrap();
     let exit = wait_with_deadline(&running, Duration::from_secs(20));
@@ -1021,7 +1024,7 @@ fn throughput() {
                 let job = pool.job("/bin/true", &[]);
                 for _ in 0..per_slot {
                     let running = pool.start(&job).unwrap();
-                    let exit = wait(running.pid).unwrap();
+                    let exit = running.wait().unwrap();
                     assert_eq!(running.finish(exit).exit, JobExit::Code(0));
                 }
             })

@@ -614,6 +614,7 @@ impl OutputPlan {
             };
             if [JOB_AD_FILE, MACHINE_AD_FILE, STDOUT_NAME, STDERR_NAME].contains(&name.as_str())
                 || name == self.exe_name
+                || super::waiter::is_bookkeeping(&name)
             {
                 continue;
             }

@@ -1,6 +1,8 @@
 //! The journal: the step's queue changes and pending events, and the one commit per step
 //! that writes them (then the events, then the jobs their `OtherJobRemoveRequirements` take).
 
+use std::path::Path;
+
 use super::*;
 
 /// What the step changes in one job, made in one read and one write of it.
@@ -170,8 +172,19 @@ impl Pool {
         for e in events {
             let evicted = matches!(e.body, EventBody::JobEvicted(_)) && ended.contains(&e.id);
             if !dropped.contains(&e.id) || evicted {
+                let executed = match &e.body {
+                    EventBody::Execute(x) => lookup_str(&x.props, "CondorScratchDir"),
+                    _ => None,
+                };
                 e.logs
                     .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
+                if let Some(dir) = executed {
+                    // What tells a later master that the execute event is in the log.
+                    let marker = Path::new(&*dir).join(starter::waiter::EXECUTE_LOGGED);
+                    if let Err(e) = std::fs::File::create(&marker) {
+                        tracing::warn!("cannot mark {}: {e}", marker.display());
+                    }
+                }
             }
         }
         let epochs = std::mem::take(&mut self.journal.epochs);

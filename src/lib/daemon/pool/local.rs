@@ -700,8 +700,10 @@ impl Pool {
         };
         let pid = l.job.pid;
         // Forgotten first, reaped second: nothing signals the pid once it can be reused.
-        let exit = starter::reap(pid).unwrap_or_else(|e| {
+        let exit = l.job.collect().unwrap_or_else(|e| {
+            // Its waiter was killed: what is left of the job goes too.
             tracing::error!("collecting job {id} (pid {pid}): {e}");
+            starter::kill_job_processes(&l.job.scratch_dir);
             RawExit {
                 status: libc::SIGKILL,
                 ..RawExit::default()

@@ -37,8 +37,8 @@
 //!   commit, so the store is as it was at one of the master's commits: never half a step.
 //! - What such a loss undoes is a step's bookkeeping, exactly what a master crash just before
 //!   that step's commit undoes with full syncs: a started job is found idle (or running, and
-//!   recovered to idle: [`Pool::recover`]) and runs again; an ended job is found running and
-//!   runs again. A job is never lost, and never in the queue twice (each commit moves a job
+//!   adopted: [`Pool::recover`]) and runs again; an ended job is found running and its
+//!   recorded exit is taken again. A job is never lost, and never in the queue twice (each commit moves a job
 //!   between the queue and the history in one transaction). The window is the time until the
 //!   background sync, about one `fsync`, instead of zero; HTCondor's schedd makes the same
 //!   trade for the shadow's updates (non-durable transactions).
@@ -48,10 +48,11 @@
 //! take the jobs their `OtherJobRemoveRequirements` match with them, in the same transaction
 //! ([`crate::client::actions::remove_other_jobs`]).
 //!
-//! A running job is a child process (see [`crate::starter`]); one thread watches them all
-//! and reports their exits ([`super::reaper`]), and another removes finished jobs' scratch
-//! directories ([`super::cleanup`]). If the master dies, the jobs' processes are found and killed at the
-//! next start, and their jobs go back to idle ([`Pool::recover`]).
+//! A running job runs under its waiter, a child process (see [`crate::starter`]); one thread
+//! watches them all and reports their exits ([`super::reaper`]), and another removes finished
+//! jobs' scratch directories ([`super::cleanup`]). If the master dies, the waiters live on:
+//! the next master records the exits of the jobs that ended meanwhile and adopts those that
+//! still run, so a job runs exactly once ([`recovery`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -91,6 +92,7 @@ mod journal;
 mod local;
 mod matchmaker;
 mod read;
+mod recovery;
 mod schedd;
 mod shadow;
 mod startd;

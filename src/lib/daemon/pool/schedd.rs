@@ -99,66 +99,6 @@ pub(super) fn held_event(reason: &str, code: i64, subcode: i64) -> EventBody {
 }
 
 impl Pool {
-    /// Puts right what a master that died left: its jobs' processes are killed, running
-    /// jobs go back to idle (their start counts kept), removed jobs leave the queue.
-    pub(super) fn recover(&mut self, now: Now) -> Result<(), DaemonError> {
-        if self.schedd.scope.is_some() {
-            // An embedded pool leaves what an earlier master left to the next master.
-            return Ok(());
-        }
-        let killed = starter::kill_orphans(&self.shadow.execute);
-        if killed > 0 {
-            tracing::info!("killed {killed} processes of jobs an earlier master started");
-        }
-        self.kill_local_orphans();
-        // Scheduler-universe jobs with hosts left are `mark_idle`'s too (held while running).
-        let constraint = parse_old_expr(
-            "JobStatus == 2 || JobStatus == 3 || JobStatus == 6 || JobStatus == 7 \
-             || (JobUniverse == 7 && CurrentHosts > 0)",
-        )
-        .expect("constant expression");
-        let query = JobQuery::all().with_constraint(constraint);
-        for (id, status, ad) in self.readable_jobs(&query, "recovery")? {
-            let logs = JobLogs::of(&self.session, &ad);
-            if let Some(st) = JobStatus::from_code(status) {
-                self.journal.changes.expecting(id, st);
-            }
-            if status == JobStatus::Removed.code() {
-                self.leaves_removed(id, &ad, logs);
-                continue;
-            }
-            if local::is_scheduler_universe(&ad) {
-                // No reconnection in the scheduler universe: idle again, no event.
-                tracing::info!("scheduler universe job {id} found running: stopped");
-                self.push_outcome(id, local::recovered(&ad));
-                continue;
-            }
-            tracing::info!("job {id} was running when the last master stopped: back to idle");
-            let host = lookup_str(&ad, "RemoteHost").map(|s| s.to_string());
-            let outcome = run::evict_updates(
-                &self.schedd.run_config,
-                &ad,
-                "Job not found at execution machine",
-                hold_codes::RECONNECT_FAILED,
-                0,
-                now.t,
-            );
-            self.push_outcome(id, outcome);
-            self.journal.events.push(PendingEvent {
-                logs,
-                id,
-                body: EventBody::JobReconnectFailed(JobReconnectFailed {
-                    reason: "Job not found at execution machine".to_owned(),
-                    startd_name: host.unwrap_or_default(),
-                }),
-            });
-        }
-        // Nothing runs yet, so no job has a process to stop.
-        let stops = self.commit()?;
-        debug_assert!(stops.is_empty());
-        Ok(())
-    }
-
     /// Reads the idle jobs again after another process changed the queue: only the ads of
     /// jobs that are new or whose change stamps moved (a 10,000-job idle queue costs a scan
     /// of its status index, not 10,000 ads decoded).

@@ -226,7 +226,7 @@ impl Pool {
         update.apply(&mut r.ad);
         r.ad.insert("JobStatus", Expr::lit(JobStatus::Suspended.code()));
         let body = EventBody::JobSuspended(JobSuspended {
-            num_pids: starter::group_size(r.job.pid) as i32,
+            num_pids: starter::group_size(r.job.job_pid) as i32,
         });
         let logs = r.logs.clone();
         let change = self.journal.changes.expecting(id, expect);
@@ -431,18 +431,21 @@ impl Pool {
             return Vec::new();
         };
         // Forgotten first, reaped second: nothing signals the pid once it can be reused.
-        let exit = starter::reap(r.job.pid).unwrap_or_else(|e| {
-            tracing::error!("collecting job {id} (pid {}): {e}", r.job.pid);
-            // Lost: reported as killed (a raw wait status of SIGKILL).
+        let mut lost = false;
+        let exit = r.job.collect().unwrap_or_else(|e| {
+            tracing::error!("collecting job {id} (waiter {}): {e}", r.job.pid);
+            lost = true;
             RawExit {
                 status: libc::SIGKILL,
-                user_cpu: 0.0,
-                sys_cpu: 0.0,
-                max_rss_kib: 0,
+                ..RawExit::default()
             }
         });
         let t = now.t;
         self.session.now = t;
+        let mut lost_hold = None;
+        if lost {
+            lost_hold = self.lost_waiter(id, &mut r);
+        }
         if r.stop.is_none() && r.job.is_checkpoint(&exit) {
             match self.checkpointed(id, &mut r, exit, t) {
                 Ok(()) => {
@@ -481,9 +484,12 @@ impl Pool {
             update.apply(&mut ad);
             self.journal.changes.of(id).update.extend(update);
         }
-        let (result, scratch) = job.finish_deferred(exit);
+        let (mut result, scratch) = job.finish_deferred(exit);
         if let Some(dir) = scratch {
             self.shadow.cleaner.remove(dir);
+        }
+        if lost_hold.is_some() {
+            result.hold = lost_hold;
         }
         let kept = self.startd.job_ended(&slot, t);
         if let Some(c) = self.matchmaker.claims.get_mut(&slot) {
@@ -499,14 +505,7 @@ impl Pool {
                 renegotiate: true,
             });
         }
-        let starter_updates = AdUpdate {
-            set: result.updates.clone(),
-            delete: Vec::new(),
-        };
-        starter_updates.apply(&mut ad);
-        self.journal.changes.of(id).update.extend(starter_updates);
-        // The run's ad as the shadow has it when the run ends (`writeJobEpochFile`).
-        self.journal.epochs.push(ad.clone());
+        self.apply_starter_updates(id, &mut ad, &result);
         let usage = run_usage(&result);
         match stop {
             Some(Stop::Remove) => {
@@ -540,6 +539,33 @@ impl Pool {
             None => actions.extend(self.job_completed(id, ad, &result, logs, now)),
         }
         actions
+    }
+
+    /// A job's waiter ended without recording the job's exit (something killed it): what is
+    /// left of the job is killed; unless the run was being stopped anyway, it counts as a
+    /// shadow exception, and the run ends as a vacate (HTCondor's shadow, losing its
+    /// starter, requeues the job too) or, past `MAX_SHADOW_EXCEPTIONS`, a hold (returned).
+    fn lost_waiter(&mut self, id: JobId, r: &mut Running) -> Option<starter::StartFailure> {
+        let killed = starter::kill_job_processes(&r.job.scratch_dir);
+        if killed > 0 {
+            tracing::info!("job {id}: killed {killed} processes left of it");
+        }
+        if r.stop.is_some() {
+            return None;
+        }
+        let reason = format!(
+            "The job's condor_starter (pid {}) exited without the job's exit status",
+            r.job.pid
+        );
+        let hold = self.shadow_exception(id, &mut r.ad);
+        if hold.is_none() {
+            r.stop = Some(Stop::Vacate {
+                reason,
+                code: hold_codes::STARTER_ERROR,
+                subcode: 0,
+            });
+        }
+        hold
     }
 
     /// A self-checkpointing job's checkpoint exit (see [`starter::checkpoint`]): the
@@ -622,15 +648,27 @@ impl Pool {
             Action::ForgetClaim { slot }
         }];
         let mut ad = ad;
+        self.apply_starter_updates(id, &mut ad, &result);
+        actions.extend(self.job_completed(id, ad, &result, logs, now));
+        actions
+    }
+
+    /// The job-ad updates of a run's end ([`starter::JobResult::updates`]), to the ad and
+    /// the step's changes.
+    pub(super) fn apply_starter_updates(
+        &mut self,
+        id: JobId,
+        ad: &mut ClassAd,
+        result: &starter::JobResult,
+    ) {
         let starter_updates = AdUpdate {
             set: result.updates.clone(),
             delete: Vec::new(),
         };
-        starter_updates.apply(&mut ad);
+        starter_updates.apply(ad);
         self.journal.changes.of(id).update.extend(starter_updates);
+        // The run's ad as the shadow has it when the run ends (`writeJobEpochFile`).
         self.journal.epochs.push(ad.clone());
-        actions.extend(self.job_completed(id, ad, &result, logs, now));
-        actions
     }
 
     /// A job's process exited by itself: its exit policy decides what comes next (a hold

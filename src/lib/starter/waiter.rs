@@ -1,0 +1,794 @@
+//! The job's waiter: a small process between the daemon and the job (HTCondor's
+//! `condor_starter` in spirit) that outlives the daemon, so that a job's end is never lost and
+//! nothing the job started outlives it.
+//!
+//! The daemon forks the waiter (no exec: it starts in microseconds, and needs no binary of its
+//! own). The waiter
+//!
+//! 1. starts a session of its own, so that nothing aimed at the daemon's process group or
+//!    terminal reaches it, and becomes a child subreaper (`PR_SET_CHILD_SUBREAPER`): whatever
+//!    the job starts, daemonized (`setsid`, double fork) or not, stays its descendant;
+//! 2. starts the job in a process group of its own, and reports a failed `execve` (its errno)
+//!    to the daemon through a close-on-exec pipe, so a job that cannot start fails at once, as
+//!    a spawn does;
+//! 3. forwards every signal it gets to the job's process group: the daemon's signals come as
+//!    [`CARRIER`] queued with the signal to forward (`sigqueue`), so that `SIGKILL`,
+//!    `SIGSTOP` and `SIGCONT` reach the job while the waiter stays; the processes of the job
+//!    that left its group (reparented to the waiter) get them too;
+//! 4. when the job's main process exits, kills every process that is left of the job (its
+//!    group while the exited process still holds the group's id, then every descendant), reaps
+//!    them all, and writes the job's exit (wait status and the family's resource usage) to
+//!    [`EXIT_RECORD`] in the job's directory (a temporary file, renamed: whole or not at all).
+//!    Only then does it exit (status 0).
+//!
+//! So the record exists exactly when the job's process has ended and nothing of it runs; a
+//! daemon that died meanwhile finds it at its next start ([`read_record`]).
+//!
+//! The waiter is the fork of a multi-threaded process: from `fork` to its `_exit` it makes
+//! only async-signal-safe system calls on memory prepared before the fork ([`Spec`]) or on its
+//! own stack, and never allocates.
+
+use std::ffi::{CString, OsStr};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// The file in the job's directory that holds its exit, written by the waiter.
+pub const EXIT_RECORD: &str = ".job.exit";
+/// The file in the job's directory that names its waiter (pid and start time), written by the
+/// daemon once the job has started.
+pub const WAITER_RECORD: &str = ".job.waiter";
+
+/// The file in the job's directory that the daemon makes once the job's execute event (001) is
+/// in its log: a later daemon that adopts the job or records its exit logs the event when the
+/// mark is missing (the daemon died between the start's commit and its event).
+pub const EXECUTE_LOGGED: &str = ".job.executed";
+
+/// Whether `name`, in a job's directory, is one of the waiter's or the daemon's bookkeeping
+/// files above (never output of the job's).
+pub fn is_bookkeeping(name: &str) -> bool {
+    let name = name.strip_suffix(".tmp").unwrap_or(name);
+    [EXIT_RECORD, WAITER_RECORD, EXECUTE_LOGGED].contains(&name)
+}
+
+/// The signal the daemon sends a waiter, queued with the signal to forward to the job.
+pub fn carrier() -> i32 {
+    libc::SIGRTMAX() - 1
+}
+
+/// What a waiter runs, every string made before the fork.
+pub(super) struct Spec {
+    program: CString,
+    /// The arguments and environment, and the null-terminated pointer arrays into them.
+    _argv: Vec<CString>,
+    argv_ptrs: Vec<*const libc::c_char>,
+    _envp: Vec<CString>,
+    envp_ptrs: Vec<*const libc::c_char>,
+    cwd: CString,
+    dir_path: std::path::PathBuf,
+    record: CString,
+    record_tmp: CString,
+    /// The hard core-size limit to set for the job, if any.
+    pub(super) core_limit: Option<libc::rlim_t>,
+    /// A nice increment for the job.
+    pub(super) nice: i32,
+}
+
+fn cstring(bytes: &[u8]) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
+}
+
+fn cpath(p: &Path) -> io::Result<CString> {
+    cstring(p.as_os_str().as_bytes())
+}
+
+fn pointers(strings: &[CString]) -> Vec<*const libc::c_char> {
+    strings
+        .iter()
+        .map(|s| s.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect()
+}
+
+impl Spec {
+    /// The job `program` with `argv` (its first element is `argv[0]`) and `env`, run in `cwd`;
+    /// its exit recorded in `dir`. A string with a NUL byte is `EINVAL`.
+    pub(super) fn new<'a>(
+        program: &Path,
+        argv: impl IntoIterator<Item = &'a OsStr>,
+        env: impl IntoIterator<Item = (&'a OsStr, &'a OsStr)>,
+        cwd: &Path,
+        dir: &Path,
+    ) -> io::Result<Spec> {
+        let argv: Vec<CString> = argv
+            .into_iter()
+            .map(|a| cstring(a.as_bytes()))
+            .collect::<io::Result<_>>()?;
+        let envp: Vec<CString> = env
+            .into_iter()
+            .map(|(k, v)| {
+                let mut kv = k.as_bytes().to_vec();
+                kv.push(b'=');
+                kv.extend_from_slice(v.as_bytes());
+                cstring(&kv)
+            })
+            .collect::<io::Result<_>>()?;
+        Ok(Spec {
+            program: cpath(program)?,
+            argv_ptrs: pointers(&argv),
+            _argv: argv,
+            envp_ptrs: pointers(&envp),
+            _envp: envp,
+            cwd: cpath(cwd)?,
+            dir_path: dir.to_path_buf(),
+            record: cpath(&dir.join(EXIT_RECORD))?,
+            record_tmp: cpath(&dir.join(format!("{EXIT_RECORD}.tmp")))?,
+            core_limit: None,
+            nice: 0,
+        })
+    }
+}
+
+/// A job started under its waiter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Spawned {
+    /// The waiter's pid: the daemon's child.
+    pub(super) waiter: i32,
+    /// The job's main process (and process group), the waiter's child.
+    pub(super) job: i32,
+}
+
+/// Forks a waiter that runs the job of `spec` with `stdio` as its standard input, output and
+/// error. An error is the fork's, or the job's `execve`'s (the waiter has then been reaped).
+pub(super) fn spawn(spec: &Spec, stdio: [OwnedFd; 3]) -> io::Result<Spawned> {
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+    let fds = [
+        stdio[0].as_raw_fd(),
+        stdio[1].as_raw_fd(),
+        stdio[2].as_raw_fd(),
+    ];
+    // SAFETY: the child runs `waiter_main`, which makes only async-signal-safe calls on
+    // memory made before the fork (borrowed from `spec`, alive in the child's copy) and
+    // never returns.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // SAFETY: see above.
+        unsafe { waiter_main(spec, fds, write.as_raw_fd()) }
+    }
+    drop(write);
+    drop(stdio);
+    // The pipe carries the job's pid (from the waiter) and, when something failed, a negated
+    // errno; it closes when the job has exec'd (or failed to).
+    let mut buf = [0u8; 8];
+    let mut got = 0;
+    while got < buf.len() {
+        // SAFETY: reads into `buf` past what is already there.
+        let n = unsafe {
+            libc::read(
+                read.as_raw_fd(),
+                buf[got..].as_mut_ptr().cast(),
+                buf.len() - got,
+            )
+        };
+        if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        if n <= 0 {
+            break;
+        }
+        got += n as usize;
+    }
+    let words: Vec<i32> = buf[..got - got % 4]
+        .chunks(4)
+        .map(|c| i32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let job = words.iter().copied().find(|&w| w > 0);
+    let failed = words.iter().copied().find(|&w| w < 0);
+    match (job, failed) {
+        (Some(job), None) => {
+            // What a later daemon adopts the job by.
+            if let Some(id) = WaiterId::of(pid, job) {
+                if let Err(e) = id.write(&spec.dir_path) {
+                    tracing::warn!("cannot record job {job}'s waiter {pid}: {e}");
+                }
+            }
+            Ok(Spawned { waiter: pid, job })
+        }
+        (_, failed) => {
+            // The job did not start: the waiter ends at once.
+            let mut status = 0;
+            // SAFETY: waits for our own child.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+            Err(io::Error::from_raw_os_error(
+                failed.map_or(libc::EIO, |e| -e),
+            ))
+        }
+    }
+}
+
+/// Sends `sig` to the job of the waiter `pid` (through the waiter). A waiter that is gone is
+/// not an error.
+pub(super) fn signal(pid: i32, sig: i32) -> io::Result<()> {
+    if pid <= 1 {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    let value = libc::sigval {
+        sival_ptr: sig as usize as *mut libc::c_void,
+    };
+    // SAFETY: plain system call.
+    if unsafe { libc::sigqueue(pid, carrier(), value) } < 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ESRCH) {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// The job's exit as its waiter recorded it in `dir`: the raw wait status, user and system
+/// CPU seconds, and peak RSS (KiB); `None` when there is no (complete) record.
+pub fn read_record(dir: &Path) -> Option<super::RawExit> {
+    let text = std::fs::read_to_string(dir.join(EXIT_RECORD)).ok()?;
+    let mut fields = text.trim_end().split(' ').map(|f| f.parse::<i64>().ok());
+    let status = fields.next()??;
+    let user_us = fields.next()??;
+    let sys_us = fields.next()??;
+    let max_rss_kib = fields.next()??;
+    if fields.next().is_some() {
+        return None;
+    }
+    Some(super::RawExit {
+        status: i32::try_from(status).ok()?,
+        user_cpu: user_us as f64 / 1e6,
+        sys_cpu: sys_us as f64 / 1e6,
+        max_rss_kib,
+    })
+}
+
+/// A waiter as the daemon records it in the job's directory: its pid and its start time (in
+/// clock ticks since boot, `/proc/<pid>/stat`'s 22nd field), which tells it from a process
+/// that reuses the pid, and the job's pid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaiterId {
+    pub pid: i32,
+    pub start_time: u64,
+    pub job_pid: i32,
+}
+
+impl WaiterId {
+    /// The waiter `pid` of the job `job_pid` as it runs now; `None` when it is gone.
+    pub fn of(pid: i32, job_pid: i32) -> Option<WaiterId> {
+        Some(WaiterId {
+            pid,
+            start_time: start_time(pid)?,
+            job_pid,
+        })
+    }
+
+    /// Whether this waiter still runs (the pid is not somebody else's now).
+    pub fn is_alive(&self) -> bool {
+        start_time(self.pid) == Some(self.start_time) && !is_zombie(self.pid)
+    }
+
+    /// Writes this record into the job's directory `dir` (not synced: a record lost with the
+    /// system is lost with the waiter).
+    pub fn write(&self, dir: &Path) -> io::Result<()> {
+        let tmp = dir.join(format!("{WAITER_RECORD}.tmp"));
+        std::fs::write(
+            &tmp,
+            format!("{} {} {}\n", self.pid, self.start_time, self.job_pid),
+        )?;
+        std::fs::rename(tmp, dir.join(WAITER_RECORD))
+    }
+
+    /// The record in `dir`, if there is a readable one.
+    pub fn read(dir: &Path) -> Option<WaiterId> {
+        let text = std::fs::read_to_string(dir.join(WAITER_RECORD)).ok()?;
+        let mut fields = text.split_ascii_whitespace();
+        let id = WaiterId {
+            pid: fields.next()?.parse().ok()?,
+            start_time: fields.next()?.parse().ok()?,
+            job_pid: fields.next()?.parse().ok()?,
+        };
+        fields.next().is_none().then_some(id)
+    }
+}
+
+/// The fields of `/proc/<pid>/stat` after the command's closing parenthesis.
+fn stat_fields(pid: i32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    Some(stat.rsplit_once(')')?.1.trim_start().to_owned())
+}
+
+fn start_time(pid: i32) -> Option<u64> {
+    // The 22nd field; the 3rd (state) is the first after the parenthesis.
+    stat_fields(pid)?.split(' ').nth(19)?.parse().ok()
+}
+
+fn is_zombie(pid: i32) -> bool {
+    stat_fields(pid).is_none_or(|f| f.starts_with(['Z', 'X']))
+}
+
+// ---- The waiter itself: async-signal-safe from here on. ----
+
+/// The fd the exec error pipe is moved to in the waiter.
+const ERR_FD: RawFd = 3;
+
+unsafe fn die(code: i32) -> ! {
+    libc::_exit(code)
+}
+
+/// Writes a failure's `errno` to the error pipe (negated, as a job's pid is positive).
+unsafe fn report_errno(fd: RawFd, errno: i32) {
+    report(fd, -errno.max(1));
+}
+
+unsafe fn report(fd: RawFd, word: i32) {
+    let bytes = word.to_ne_bytes();
+    libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+}
+
+fn errno() -> i32 {
+    io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO)
+}
+
+unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> ! {
+    // The standard files to 0, 1, 2 and the error pipe to 3, whatever their numbers were:
+    // first out of the way (10 and up), then into place; then everything else closed (the
+    // daemon's descriptors, close-on-exec or not, for the waiter never execs).
+    let mut high = [0; 4];
+    for (i, fd) in [stdio[0], stdio[1], stdio[2], err].into_iter().enumerate() {
+        high[i] = libc::fcntl(fd, libc::F_DUPFD, 10);
+        if high[i] < 0 {
+            report_errno(err, errno());
+            die(127);
+        }
+    }
+    for (target, &fd) in high.iter().enumerate() {
+        if libc::dup2(fd, target as RawFd) < 0 {
+            report_errno(err, errno());
+            die(127);
+        }
+    }
+    libc::fcntl(ERR_FD, libc::F_SETFD, libc::FD_CLOEXEC);
+    if libc::syscall(libc::SYS_close_range, ERR_FD as u32 + 1, u32::MAX, 0) < 0 {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        let max = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur.min(1 << 16) as RawFd
+        } else {
+            1024
+        };
+        for fd in ERR_FD + 1..max {
+            libc::close(fd);
+        }
+    }
+
+    libc::setsid();
+    libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    // Every signal blocked and read from a signalfd; SIGCHLD at its default (not ignored, or
+    // the children would reap themselves).
+    libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+    let mut all: libc::sigset_t = std::mem::zeroed();
+    libc::sigfillset(&mut all);
+    libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
+    let sfd = libc::signalfd(-1, &all, libc::SFD_CLOEXEC);
+    if sfd < 0 {
+        report_errno(ERR_FD, errno());
+        die(127);
+    }
+
+    let job = libc::fork();
+    if job < 0 {
+        report_errno(ERR_FD, errno());
+        die(127);
+    }
+    if job == 0 {
+        exec_job(spec);
+    }
+    // Set on both sides, so that the group exists before either goes on.
+    libc::setpgid(job, job);
+    report(ERR_FD, job);
+    libc::close(ERR_FD);
+    // The job has its standard files; the waiter keeps none of them open.
+    let null = c"/dev/null".as_ptr();
+    for fd in 0..3 {
+        libc::close(fd);
+        libc::open(null, libc::O_RDWR);
+    }
+
+    let status = watch(sfd, job);
+    kill_family();
+    write_record(spec, status);
+    die(0)
+}
+
+/// The job's side of the fork: its own process group, signals at their defaults and
+/// unblocked, its directory, limits and niceness, then `execve`. A failure is reported on
+/// the error pipe.
+unsafe fn exec_job(spec: &Spec) -> ! {
+    libc::setpgid(0, 0);
+    for sig in 1..libc::SIGRTMAX() {
+        if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+            libc::signal(sig, libc::SIG_DFL);
+        }
+    }
+    let mut none: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut none);
+    libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    if libc::chdir(spec.cwd.as_ptr()) < 0 {
+        report_errno(ERR_FD, errno());
+        die(127);
+    }
+    if let Some(limit) = spec.core_limit {
+        let mut rl = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_CORE, &mut rl) == 0 {
+            rl.rlim_max = limit;
+            rl.rlim_cur = rl.rlim_cur.min(limit);
+            libc::setrlimit(libc::RLIMIT_CORE, &rl);
+        }
+    }
+    if spec.nice != 0 {
+        let current = libc::getpriority(libc::PRIO_PROCESS, 0);
+        libc::setpriority(libc::PRIO_PROCESS, 0, current + spec.nice);
+    }
+    // A script just written may briefly be held open for writing by a process that forked
+    // meanwhile: a few tries, a few milliseconds apart.
+    let mut pause = 1_000_000;
+    for _ in 0..6 {
+        libc::execve(
+            spec.program.as_ptr(),
+            spec.argv_ptrs.as_ptr(),
+            spec.envp_ptrs.as_ptr(),
+        );
+        if errno() != libc::ETXTBSY {
+            break;
+        }
+        let ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: pause,
+        };
+        libc::nanosleep(&ts, std::ptr::null_mut());
+        pause *= 2;
+    }
+    report_errno(ERR_FD, errno());
+    die(127)
+}
+
+/// Forwards signals to the job until its main process exits; its raw wait status. The rest
+/// of its process group is killed while the exited process still holds the group's id.
+unsafe fn watch(sfd: RawFd, job: i32) -> i32 {
+    loop {
+        let mut info: libc::signalfd_siginfo = std::mem::zeroed();
+        let n = libc::read(
+            sfd,
+            (&mut info as *mut libc::signalfd_siginfo).cast(),
+            std::mem::size_of::<libc::signalfd_siginfo>(),
+        );
+        if n < 0 {
+            if errno() == libc::EINTR {
+                continue;
+            }
+            // Cannot read signals: wait for the job plainly.
+            return wait_job_blocking(job);
+        }
+        let signo = info.ssi_signo as i32;
+        if signo == libc::SIGCHLD {
+            if let Some(status) = reap_children(job) {
+                return status;
+            }
+            continue;
+        }
+        let sig = if signo == carrier() && info.ssi_code == libc::SI_QUEUE {
+            info.ssi_int
+        } else {
+            signo
+        };
+        if sig > 0 && sig < libc::SIGRTMAX() {
+            libc::killpg(job, sig);
+            signal_children(job, sig);
+        }
+    }
+}
+
+/// Reaps the children that exited; the job's status once its main process has.
+unsafe fn reap_children(job: i32) -> Option<i32> {
+    loop {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let r = libc::waitid(
+            libc::P_ALL,
+            0,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        if r < 0 {
+            return None;
+        }
+        let pid = info.si_pid();
+        if pid == 0 {
+            return None;
+        }
+        if pid == job {
+            libc::killpg(job, libc::SIGKILL);
+            let mut status = 0;
+            libc::waitpid(job, &mut status, 0);
+            return Some(status);
+        }
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0);
+    }
+}
+
+unsafe fn wait_job_blocking(job: i32) -> i32 {
+    let mut info: libc::siginfo_t = std::mem::zeroed();
+    while libc::waitid(
+        libc::P_PID,
+        job as libc::id_t,
+        &mut info,
+        libc::WEXITED | libc::WNOWAIT,
+    ) < 0
+        && errno() == libc::EINTR
+    {}
+    libc::killpg(job, libc::SIGKILL);
+    let mut status = 0;
+    while libc::waitpid(job, &mut status, 0) < 0 && errno() == libc::EINTR {}
+    status
+}
+
+/// Sends `sig` to the waiter's children other than the job (processes of the job's that left
+/// its group and were reparented here) and to their groups.
+unsafe fn signal_children(job: i32, sig: i32) -> usize {
+    let me = libc::getpid();
+    let mut n = 0;
+    for_each_process(|pid, ppid| {
+        if ppid == me && pid != job {
+            libc::killpg(pid, sig);
+            libc::kill(pid, sig);
+            n += 1;
+        }
+    });
+    n
+}
+
+/// Kills every descendant that is left: the children are killed, their children are
+/// reparented here and killed in the next round, until none is left. All reaped.
+unsafe fn kill_family() {
+    // Each round kills at least one process or ends; the bound only guards against a kernel
+    // that keeps reporting children it never lets go.
+    for _ in 0..100_000 {
+        // No child left (the common case): nothing to look for in /proc.
+        let mut status = 0;
+        loop {
+            let r = libc::waitpid(-1, &mut status, libc::WNOHANG);
+            if r > 0 {
+                continue;
+            }
+            if r < 0 && errno() == libc::ECHILD {
+                return;
+            }
+            break;
+        }
+        let killed = signal_children(0, libc::SIGKILL);
+        if killed > 0 {
+            // One of them dies soon; its children, if any, are found next round.
+            libc::waitpid(-1, &mut status, 0);
+        } else {
+            let ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 1_000_000,
+            };
+            libc::nanosleep(&ts, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Calls `f(pid, ppid)` for every process in /proc.
+unsafe fn for_each_process(mut f: impl FnMut(i32, i32)) {
+    let proc_dir = libc::open(
+        c"/proc".as_ptr(),
+        libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+    );
+    if proc_dir < 0 {
+        return;
+    }
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = libc::syscall(libc::SYS_getdents64, proc_dir, buf.as_mut_ptr(), buf.len());
+        if n <= 0 {
+            break;
+        }
+        let mut off = 0usize;
+        while off < n as usize {
+            // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name.
+            let reclen = u16::from_ne_bytes([buf[off + 16], buf[off + 17]]) as usize;
+            let name = &buf[off + 19..off + reclen];
+            if let Some(pid) = parse_pid(name) {
+                if let Some(ppid) = ppid_of(pid) {
+                    f(pid, ppid);
+                }
+            }
+            off += reclen;
+        }
+    }
+    libc::close(proc_dir);
+}
+
+/// A NUL-terminated decimal name.
+fn parse_pid(name: &[u8]) -> Option<i32> {
+    let mut pid: i32 = 0;
+    let mut digits = 0;
+    for &b in name {
+        if b == 0 {
+            break;
+        }
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        pid = pid.checked_mul(10)?.checked_add((b - b'0') as i32)?;
+        digits += 1;
+    }
+    (digits > 0).then_some(pid)
+}
+
+/// The parent of `pid`, from `/proc/<pid>/stat` (the field after the state, which follows the
+/// command's last closing parenthesis).
+unsafe fn ppid_of(pid: i32) -> Option<i32> {
+    let mut path = [0u8; 32];
+    let mut w = Writer::new(&mut path);
+    w.push(b"/proc/");
+    w.int(pid as i64);
+    w.push(b"/stat\0");
+    let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+    if fd < 0 {
+        return None;
+    }
+    let mut stat = [0u8; 1024];
+    let n = libc::read(fd, stat.as_mut_ptr().cast(), stat.len());
+    libc::close(fd);
+    if n <= 0 {
+        return None;
+    }
+    let stat = &stat[..n as usize];
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    // ") S 1234 ..."
+    let rest = stat.get(close + 4..)?;
+    let mut ppid: i32 = 0;
+    let mut digits = 0;
+    for &b in rest {
+        if !b.is_ascii_digit() {
+            break;
+        }
+        ppid = ppid.checked_mul(10)?.checked_add((b - b'0') as i32)?;
+        digits += 1;
+    }
+    (digits > 0).then_some(ppid)
+}
+
+/// Writes the record: "<status> <user µs> <system µs> <max rss KiB>\n", whole or not at all
+/// (a temporary file renamed). Not synced: the record outlives the daemon (it is in the
+/// operating system's hands), and what a system crash could lose of it is no more than what
+/// it loses of the daemon's own commits, which are synced in the background too (see
+/// `daemon::pool`); an `fsync` per job held every job's end up behind the disk.
+unsafe fn write_record(spec: &Spec, status: i32) {
+    let mut ru: libc::rusage = std::mem::zeroed();
+    libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
+    #[allow(clippy::unnecessary_cast)]
+    let us = |t: libc::timeval| t.tv_sec as i64 * 1_000_000 + t.tv_usec as i64;
+    let mut buf = [0u8; 128];
+    let mut w = Writer::new(&mut buf);
+    w.int(status as i64);
+    w.push(b" ");
+    w.int(us(ru.ru_utime));
+    w.push(b" ");
+    w.int(us(ru.ru_stime));
+    w.push(b" ");
+    #[allow(clippy::unnecessary_cast)]
+    w.int(ru.ru_maxrss as i64);
+    w.push(b"\n");
+    let len = w.len;
+    let fd = libc::open(
+        spec.record_tmp.as_ptr(),
+        libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+        0o600,
+    );
+    if fd < 0 {
+        return;
+    }
+    let ok = libc::write(fd, buf.as_ptr().cast(), len) == len as isize;
+    libc::close(fd);
+    if ok {
+        libc::rename(spec.record_tmp.as_ptr(), spec.record.as_ptr());
+    }
+}
+
+/// Formats into a fixed buffer, without allocating.
+struct Writer<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl<'a> Writer<'a> {
+    fn new(buf: &'a mut [u8]) -> Writer<'a> {
+        Writer { buf, len: 0 }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.len < self.buf.len() {
+                self.buf[self.len] = b;
+                self.len += 1;
+            }
+        }
+    }
+
+    fn int(&mut self, v: i64) {
+        if v < 0 {
+            self.push(b"-");
+        }
+        let mut digits = [0u8; 20];
+        let mut n = v.unsigned_abs();
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.push(&digits[i..]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writer_formats_integers() {
+        let mut buf = [0u8; 64];
+        let mut w = Writer::new(&mut buf);
+        w.int(0);
+        w.push(b" ");
+        w.int(-42);
+        w.push(b" ");
+        w.int(i64::MAX);
+        let len = w.len;
+        assert_eq!(&buf[..len], b"0 -42 9223372036854775807");
+    }
+
+    #[test]
+    fn pid_names() {
+        assert_eq!(parse_pid(b"123\0\0"), Some(123));
+        assert_eq!(parse_pid(b"self\0"), None);
+        assert_eq!(parse_pid(b"\0"), None);
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(EXIT_RECORD), "256 1500000 250000 2048\n").unwrap();
+        let exit = read_record(dir.path()).unwrap();
+        assert_eq!(exit.status, 256);
+        assert_eq!(exit.user_cpu, 1.5);
+        assert_eq!(exit.sys_cpu, 0.25);
+        assert_eq!(exit.max_rss_kib, 2048);
+        std::fs::write(dir.path().join(EXIT_RECORD), "256 15").unwrap();
+        assert_eq!(read_record(dir.path()), None);
+        let me = WaiterId::of(std::process::id() as i32, 7).unwrap();
+        me.write(dir.path()).unwrap();
+        assert_eq!(WaiterId::read(dir.path()), Some(me));
+        assert!(me.is_alive());
+    }
+}
