@@ -66,9 +66,10 @@ pub(super) struct Spec {
     _envp: Vec<CString>,
     envp_ptrs: Vec<*const libc::c_char>,
     cwd: CString,
-    dir_path: std::path::PathBuf,
     record: CString,
     record_tmp: CString,
+    waiter_record: CString,
+    waiter_record_tmp: CString,
     /// The hard core-size limit to set for the job, if any.
     pub(super) core_limit: Option<libc::rlim_t>,
     /// A nice increment for the job.
@@ -121,9 +122,10 @@ impl Spec {
             envp_ptrs: pointers(&envp),
             _envp: envp,
             cwd: cpath(cwd)?,
-            dir_path: dir.to_path_buf(),
             record: cpath(&dir.join(EXIT_RECORD))?,
             record_tmp: cpath(&dir.join(format!("{EXIT_RECORD}.tmp")))?,
+            waiter_record: cpath(&dir.join(WAITER_RECORD))?,
+            waiter_record_tmp: cpath(&dir.join(format!("{WAITER_RECORD}.tmp")))?,
             core_limit: None,
             nice: 0,
         })
@@ -189,15 +191,9 @@ pub(super) fn spawn(spec: &Spec, stdio: [OwnedFd; 3]) -> io::Result<Spawned> {
     let job = words.iter().copied().find(|&w| w > 0);
     let failed = words.iter().copied().find(|&w| w < 0);
     match (job, failed) {
-        (Some(job), None) => {
-            // What a later daemon adopts the job by.
-            if let Some(id) = WaiterId::of(pid, job) {
-                if let Err(e) = id.write(&spec.dir_path) {
-                    tracing::warn!("cannot record job {job}'s waiter {pid}: {e}");
-                }
-            }
-            Ok(Spawned { waiter: pid, job })
-        }
+        // The waiter recorded itself (what a later daemon adopts the job by) before the job
+        // could start.
+        (Some(job), None) => Ok(Spawned { waiter: pid, job }),
         (_, failed) => {
             // The job did not start: the waiter ends at once.
             let mut status = 0;
@@ -386,17 +382,43 @@ unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> ! {
         die(127);
     }
 
+    // The job waits at a gate until the waiter has recorded itself in the job's directory:
+    // whenever the daemon dies, a job that started can be found and adopted.
+    let mut gate = [0 as RawFd; 2];
+    if libc::pipe2(gate.as_mut_ptr(), libc::O_CLOEXEC) < 0 {
+        report_errno(ERR_FD, errno());
+        die(127);
+    }
     let job = libc::fork();
     if job < 0 {
         report_errno(ERR_FD, errno());
         die(127);
     }
     if job == 0 {
+        libc::close(gate[1]);
+        let mut byte = 0u8;
+        let n = loop {
+            let n = libc::read(gate[0], (&mut byte as *mut u8).cast(), 1);
+            if n < 0 && errno() == libc::EINTR {
+                continue;
+            }
+            break n;
+        };
+        libc::close(gate[0]);
+        if n != 1 {
+            // The waiter is gone: the job never starts.
+            die(127);
+        }
         exec_job(spec);
     }
+    libc::close(gate[0]);
     // Set on both sides, so that the group exists before either goes on.
     libc::setpgid(job, job);
+    // The daemon learns the job's pid before the job runs (a job may kill its waiter at once).
     report(ERR_FD, job);
+    write_waiter_record(spec, job);
+    libc::write(gate[1], b"g".as_ptr().cast(), 1);
+    libc::close(gate[1]);
     libc::close(ERR_FD);
     // The job has its standard files; the waiter keeps none of them open.
     let null = c"/dev/null".as_ptr();
@@ -680,6 +702,80 @@ unsafe fn ppid_of(pid: i32) -> Option<i32> {
 /// operating system's hands), and what a system crash could lose of it is no more than what
 /// it loses of the daemon's own commits, which are synced in the background too (see
 /// `daemon::pool`); an `fsync` per job held every job's end up behind the disk.
+/// This process's start time (clock ticks since boot), from `/proc/self/stat`.
+unsafe fn own_start_time() -> Option<u64> {
+    let fd = libc::open(
+        c"/proc/self/stat".as_ptr(),
+        libc::O_RDONLY | libc::O_CLOEXEC,
+    );
+    if fd < 0 {
+        return None;
+    }
+    let mut buf = [0u8; 1024];
+    let mut len = 0;
+    while len < buf.len() {
+        let n = libc::read(fd, buf[len..].as_mut_ptr().cast(), buf.len() - len);
+        if n < 0 && errno() == libc::EINTR {
+            continue;
+        }
+        if n <= 0 {
+            break;
+        }
+        len += n as usize;
+    }
+    libc::close(fd);
+    let text = &buf[..len];
+    let after = text.iter().rposition(|&b| b == b')')? + 1;
+    // The 22nd field; the 3rd (state) is the first after the parenthesis.
+    let field = text[after..]
+        .split(|&b| b == b' ')
+        .filter(|f| !f.is_empty())
+        .nth(19)?;
+    let mut n: u64 = 0;
+    for &b in field {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    Some(n)
+}
+
+/// Writes the waiter's [`WaiterId`] (its pid and start time, and the job's pid) into the
+/// job's directory, as [`WaiterId::write`] does.
+unsafe fn write_waiter_record(spec: &Spec, job: i32) {
+    let Some(start) = own_start_time() else {
+        return;
+    };
+    let mut buf = [0u8; 96];
+    let mut w = Writer::new(&mut buf);
+    w.int(i64::from(libc::getpid()));
+    w.push(b" ");
+    w.int(start as i64);
+    w.push(b" ");
+    w.int(i64::from(job));
+    w.push(b"\n");
+    let len = w.len;
+    write_file(&spec.waiter_record_tmp, &spec.waiter_record, &buf[..len]);
+}
+
+/// Writes `bytes` to `tmp` and renames it to `path`: the file is whole or absent.
+unsafe fn write_file(tmp: &CString, path: &CString, bytes: &[u8]) {
+    let fd = libc::open(
+        tmp.as_ptr(),
+        libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+        0o600,
+    );
+    if fd < 0 {
+        return;
+    }
+    let ok = libc::write(fd, bytes.as_ptr().cast(), bytes.len()) == bytes.len() as isize;
+    libc::close(fd);
+    if ok {
+        libc::rename(tmp.as_ptr(), path.as_ptr());
+    }
+}
+
 unsafe fn write_record(spec: &Spec, status: i32) {
     let mut ru: libc::rusage = std::mem::zeroed();
     libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
@@ -697,19 +793,7 @@ unsafe fn write_record(spec: &Spec, status: i32) {
     w.int(ru.ru_maxrss as i64);
     w.push(b"\n");
     let len = w.len;
-    let fd = libc::open(
-        spec.record_tmp.as_ptr(),
-        libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
-        0o600,
-    );
-    if fd < 0 {
-        return;
-    }
-    let ok = libc::write(fd, buf.as_ptr().cast(), len) == len as isize;
-    libc::close(fd);
-    if ok {
-        libc::rename(spec.record_tmp.as_ptr(), spec.record.as_ptr());
-    }
+    write_file(&spec.record_tmp, &spec.record, &buf[..len]);
 }
 
 /// Formats into a fixed buffer, without allocating.

@@ -68,6 +68,7 @@ impl Pool {
             tracing::info!("killed {killed} processes of jobs an earlier master started");
         }
         self.kill_local_orphans();
+        self.record_lost_starts(&found, now)?;
         // Scheduler-universe jobs with hosts left are `mark_idle`'s too (held while running).
         let constraint = parse_old_expr(
             "JobStatus == 2 || JobStatus == 3 || JobStatus == 6 || JobStatus == 7 \
@@ -173,6 +174,58 @@ impl Pool {
         self.apply(actions, now);
         let actions = self.commit()?;
         self.apply(actions, now);
+        Ok(())
+    }
+
+    /// Jobs an earlier master started but died before it committed the start (the queue
+    /// still says idle): their waiters recorded themselves before the jobs could run, so the
+    /// start is committed now, as the master would have made it (from the slot ad and the
+    /// start time the job was given), and the job is then recovered as any running job:
+    /// adopted, or its exit recorded; never started a second time.
+    fn record_lost_starts(
+        &mut self,
+        found: &HashMap<JobId, Survivor>,
+        now: Now,
+    ) -> Result<(), DaemonError> {
+        let mut any = false;
+        for (&id, s) in found {
+            if matches!(s.left, Left::Gone) {
+                continue;
+            }
+            let Some(job) = self.queue.job(id)? else {
+                continue;
+            };
+            if job.status_code() != JobStatus::Idle.code() {
+                continue;
+            }
+            let Ok(ad) = job.into_ad() else { continue };
+            let read_ad = |name: &str| {
+                std::fs::read_to_string(s.dir.join(name))
+                    .ok()
+                    .and_then(|text| crate::classad::parse_old_ad(&text).ok())
+            };
+            let (Some(started), Some(machine)) = (
+                read_ad(starter::env::JOB_AD_FILE),
+                read_ad(starter::env::MACHINE_AD_FILE),
+            ) else {
+                continue;
+            };
+            let slot = lookup_str(&machine, "Name")
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            let t = lookup_int(&started, "JobCurrentStartDate").unwrap_or(now.t);
+            let updates = run::start_updates_with(&self.schedd.run_config, &ad, &machine, &slot, t);
+            tracing::info!("job {id} started just before the last master died: start recorded");
+            self.schedd.idle.remove(id);
+            self.journal.changes.expecting(id, JobStatus::Idle);
+            self.journal.changes.of(id).update.extend(updates);
+            self.journal.changes.of(id).status = Some(JobStatus::Running);
+            any = true;
+        }
+        if any {
+            let actions = self.commit()?;
+            self.apply(actions, now);
+        }
         Ok(())
     }
 
