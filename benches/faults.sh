@@ -14,7 +14,7 @@
 # 0.2-1.5 s after it started; after the last kill it runs until the queue is empty.
 #
 # Usage: benches/faults.sh [kills (default 30)] [jobs (default 2000)]
-# (BIN=<dir> to use built binaries; otherwise a release build, CARGO="flock /tmp/cargo.lock
+# (KEEP=1 keeps the pool and the logs; BIN=<dir> to use built binaries; otherwise a release build, CARGO="flock /tmp/cargo.lock
 # cargo" to wrap it). Exits 1 when any count is not zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +36,7 @@ cleanup() {
     fi
     # Whatever the campaign left is killed, after it was counted.
     for pid in $(job_processes); do kill -9 "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
+    if [ -n "${KEEP:-}" ]; then echo "kept: $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 

@@ -409,6 +409,8 @@ impl RunningJob {
             // No file transfer: nothing to send the checkpoint with.
             _ => false,
         };
+        // The checkpoint exit's record is not the restarted run's.
+        let _ = std::fs::remove_file(self.scratch_dir.join(waiter::EXIT_RECORD));
         let restarted = match hold {
             Some(h) => Err(h),
             None => match &self.launch {
@@ -453,17 +455,16 @@ pub fn reattach(
     exec::reattach(req, scratch, waiter, started)
 }
 
-/// The job's exit as its waiter recorded it in `dir` (the record is then removed, so that a
-/// later daemon does not take it for a job that ended while no daemon ran).
+/// The job's exit as its waiter recorded it in `dir`. The record stays until the directory
+/// goes, after the daemon has committed the run's end: a daemon that dies before then leaves
+/// it to the next, which takes the run as ended while no daemon ran.
 fn take_record(dir: &Path) -> std::io::Result<RawExit> {
-    let exit = waiter::read_record(dir).ok_or_else(|| {
+    waiter::read_record(dir).ok_or_else(|| {
         std::io::Error::new(
             std::io::ErrorKind::NotFound,
             format!("the job's waiter recorded no exit in {}", dir.display()),
         )
-    })?;
-    let _ = std::fs::remove_file(dir.join(waiter::EXIT_RECORD));
-    Ok(exit)
+    })
 }
 
 /// The first half of [`RunningJob::wait`]: blocks until process `pid` has exited, without

@@ -55,6 +55,9 @@ pub(super) struct Journal {
     pub(super) events: Vec<PendingEvent>,
     /// The ads of the runs that ended, for the job epoch history once the step commits.
     pub(super) epochs: Vec<ClassAd>,
+    /// The scratch directories of the runs that ended, removed once the step commits: until
+    /// then a master that dies leaves the waiter's record of the exit for the next one.
+    pub(super) scratch_dirs: Vec<std::path::PathBuf>,
 }
 
 /// An event to log once the step's transaction has committed.
@@ -167,6 +170,9 @@ impl Pool {
             self.schedd.reload_next = true;
         }
         self.shadow.cleaner.sync(self.queue.wal_path());
+        for dir in std::mem::take(&mut self.journal.scratch_dirs) {
+            self.shadow.cleaner.remove(dir);
+        }
         let events = std::mem::take(&mut self.journal.events);
         let logs: HashMap<JobId, JobLogs> = events.iter().map(|e| (e.id, e.logs.clone())).collect();
         for e in events {

@@ -137,6 +137,13 @@ impl Pool {
                             }
                             Err(e) => tracing::warn!("job {id} cannot be adopted: {e}"),
                         }
+                        // Its waiter may have ended since it was found: then with the job's
+                        // exit recorded.
+                        if let Some(exit) = waiter::read_record(&s.dir) {
+                            tracing::info!("job {id} ended meanwhile: recording its exit");
+                            actions.extend(self.recover_finished(id, ad, &s.dir, exit, logs, now));
+                            continue;
+                        }
                     }
                     self.end_survivor(&s);
                 }
@@ -355,11 +362,9 @@ impl Pool {
         });
         let (job, machine) = self.reattach(&ad, dir, w, now.t);
         self.execute_event_if_lost(id, &machine, &job, &logs);
-        let _ = std::fs::remove_file(dir.join(waiter::EXIT_RECORD));
         let (result, scratch) = job.finish_deferred(exit);
-        if let Some(dir) = scratch {
-            self.shadow.cleaner.remove(dir);
-        }
+        // Removed once the run's end is committed.
+        self.journal.scratch_dirs.extend(scratch);
         self.apply_starter_updates(id, &mut ad, &result);
         self.job_completed(id, ad, &result, logs, now)
     }
@@ -389,7 +394,10 @@ impl Pool {
             .map_err(|e| format!("cannot watch its waiter: {e}"))?;
         // A static slot is claimed by its name; a dynamic one is carved again from its
         // partitionable slot with the resources it had.
-        let (slot, consumption) = if self.startd.slot_ad(&name).is_some() {
+        // (By its type: the name of a dynamic slot may have been given to another job's
+        // slot adopted before this one.)
+        let dynamic = lookup_str(&machine, "SlotType").is_some_and(|t| &*t == "Dynamic");
+        let (slot, consumption) = if !dynamic && self.startd.slot_ad(&name).is_some() {
             (name, Vec::new())
         } else {
             let parent = match name.split_once('@') {

@@ -485,9 +485,8 @@ impl Pool {
             self.journal.changes.of(id).update.extend(update);
         }
         let (mut result, scratch) = job.finish_deferred(exit);
-        if let Some(dir) = scratch {
-            self.shadow.cleaner.remove(dir);
-        }
+        // Removed once the run's end is committed.
+        self.journal.scratch_dirs.extend(scratch);
         if lost_hold.is_some() {
             result.hold = lost_hold;
         }
@@ -631,9 +630,8 @@ impl Pool {
             status: exit.status,
             ..RawExit::default()
         });
-        if let Some(dir) = scratch {
-            self.shadow.cleaner.remove(dir);
-        }
+        // Removed once the run's end is committed.
+        self.journal.scratch_dirs.extend(scratch);
         result.hold = Some(failure);
         let kept = self.startd.job_ended(&slot, t);
         if let Some(c) = self.matchmaker.claims.get_mut(&slot) {
