@@ -416,7 +416,12 @@ unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> ! {
     libc::setpgid(job, job);
     // The daemon learns the job's pid before the job runs (a job may kill its waiter at once).
     report(ERR_FD, job);
-    write_waiter_record(spec, job);
+    if !write_waiter_record(spec, job) {
+        // Without its record the job could not be found after the daemon's death: it does
+        // not start (the gate closes unopened), and the daemon hears why.
+        report_errno(ERR_FD, errno());
+        die(127);
+    }
     libc::write(gate[1], b"g".as_ptr().cast(), 1);
     libc::close(gate[1]);
     libc::close(ERR_FD);
@@ -510,6 +515,12 @@ unsafe fn watch(sfd: RawFd, job: i32) -> i32 {
             if let Some(status) = reap_children(job) {
                 return status;
             }
+            continue;
+        }
+        // Only what a process sent is forwarded: a signal the kernel raised against the
+        // waiter itself (a SIGPIPE from its write to the pipe of a daemon that died) is not
+        // the job's.
+        if info.ssi_code > 0 {
             continue;
         }
         let sig = if signo == carrier() && info.ssi_code == libc::SI_QUEUE {
@@ -743,9 +754,9 @@ unsafe fn own_start_time() -> Option<u64> {
 
 /// Writes the waiter's [`WaiterId`] (its pid and start time, and the job's pid) into the
 /// job's directory, as [`WaiterId::write`] does.
-unsafe fn write_waiter_record(spec: &Spec, job: i32) {
+unsafe fn write_waiter_record(spec: &Spec, job: i32) -> bool {
     let Some(start) = own_start_time() else {
-        return;
+        return false;
     };
     let mut buf = [0u8; 96];
     let mut w = Writer::new(&mut buf);
@@ -756,24 +767,34 @@ unsafe fn write_waiter_record(spec: &Spec, job: i32) {
     w.int(i64::from(job));
     w.push(b"\n");
     let len = w.len;
-    write_file(&spec.waiter_record_tmp, &spec.waiter_record, &buf[..len]);
+    write_file(&spec.waiter_record_tmp, &spec.waiter_record, &buf[..len])
 }
 
-/// Writes `bytes` to `tmp` and renames it to `path`: the file is whole or absent.
-unsafe fn write_file(tmp: &CString, path: &CString, bytes: &[u8]) {
-    let fd = libc::open(
-        tmp.as_ptr(),
-        libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
-        0o600,
-    );
-    if fd < 0 {
-        return;
+/// Writes `bytes` to `tmp` and renames it to `path`: the file is whole or absent. A few
+/// tries, some milliseconds apart (a full disk may clear); whether it was written.
+unsafe fn write_file(tmp: &CString, path: &CString, bytes: &[u8]) -> bool {
+    let mut pause = 5_000_000;
+    for _ in 0..5 {
+        let fd = libc::open(
+            tmp.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+            0o600,
+        );
+        if fd >= 0 {
+            let ok = libc::write(fd, bytes.as_ptr().cast(), bytes.len()) == bytes.len() as isize;
+            libc::close(fd);
+            if ok && libc::rename(tmp.as_ptr(), path.as_ptr()) == 0 {
+                return true;
+            }
+        }
+        let ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: pause,
+        };
+        libc::nanosleep(&ts, std::ptr::null_mut());
+        pause *= 2;
     }
-    let ok = libc::write(fd, bytes.as_ptr().cast(), bytes.len()) == bytes.len() as isize;
-    libc::close(fd);
-    if ok {
-        libc::rename(tmp.as_ptr(), path.as_ptr());
-    }
+    false
 }
 
 unsafe fn write_record(spec: &Spec, status: i32) {
@@ -793,6 +814,7 @@ unsafe fn write_record(spec: &Spec, status: i32) {
     w.int(ru.ru_maxrss as i64);
     w.push(b"\n");
     let len = w.len;
+    // Unwritten after its tries, the exit is lost: the daemon takes the run for lost.
     write_file(&spec.record_tmp, &spec.record, &buf[..len]);
 }
 

@@ -31,6 +31,16 @@ use crate::starter::{Left, Survivor};
 
 use super::shadow::Running;
 
+/// Which start of its job the run in `dir` was (`NumShadowStarts` in the `.job.ad` it was
+/// given): a later run has a larger one; 0 when it cannot be read.
+fn run_number(dir: &Path) -> i64 {
+    std::fs::read_to_string(dir.join(starter::env::JOB_AD_FILE))
+        .ok()
+        .and_then(|text| crate::classad::parse_old_ad(&text).ok())
+        .and_then(|ad| lookup_int(&ad, "NumShadowStarts"))
+        .unwrap_or(0)
+}
+
 impl Pool {
     /// Puts right what a master that died left (see the module documentation); removed
     /// jobs leave the queue.
@@ -45,16 +55,15 @@ impl Pool {
                 continue;
             };
             let id = JobId::new(cluster, proc);
-            // One directory per job; an older one without a record is only a leftover.
+            // One directory per job: the latest run's (an earlier one may wait for its
+            // removal); between two of one run, the one with something left.
+            let rank = |s: &Survivor| (run_number(&s.dir), !matches!(s.left, Left::Gone));
             match found.get(&id) {
-                Some(old) if !matches!(old.left, Left::Gone) => self.end_survivor(&s),
-                Some(_) => {
+                Some(old) if rank(old) >= rank(&s) => self.end_survivor(&s),
+                _ => {
                     if let Some(old) = found.insert(id, s) {
                         self.end_survivor(&old);
                     }
-                }
-                None => {
-                    found.insert(id, s);
                 }
             }
         }
@@ -206,6 +215,10 @@ impl Pool {
                 continue;
             }
             let Ok(ad) = job.into_ad() else { continue };
+            // A run whose start was committed (and which then ended) is not a lost start.
+            if run_number(&s.dir) <= lookup_int(&ad, "NumShadowStarts").unwrap_or(0) {
+                continue;
+            }
             let read_ad = |name: &str| {
                 std::fs::read_to_string(s.dir.join(name))
                     .ok()
