@@ -165,8 +165,11 @@ impl QueueError {
     pub(crate) fn damaged(path: &std::path::Path, problem: &str) -> Self {
         let marker = path.with_file_name(super::DAMAGE_FILE);
         if !marker.exists() {
-            // Best effort: the error is reported either way.
-            let _ = std::fs::write(&marker, format!("{problem}\n"));
+            // Best effort (the error is reported either way), whole or not at all.
+            let tmp = marker.with_extension("damaged.tmp");
+            if std::fs::write(&tmp, format!("{problem}\n")).is_ok() {
+                let _ = std::fs::rename(&tmp, &marker);
+            }
         }
         QueueError::Damaged {
             path: path.to_owned(),

@@ -448,7 +448,14 @@ impl Queue {
         self.damage.as_deref()
     }
 
-    fn refuse_if_damaged(&self) -> Result<(), QueueError> {
+    fn refuse_if_damaged(&mut self) -> Result<(), QueueError> {
+        // Another process (or this one's reads) may have found the damage since the open.
+        if self.damage.is_none() {
+            let marker = self.path.with_file_name(DAMAGE_FILE);
+            if let Ok(text) = std::fs::read(marker) {
+                self.damage = Some(String::from_utf8_lossy(&text).trim().to_owned());
+            }
+        }
         match &self.damage {
             Some(problem) => Err(QueueError::Damaged {
                 path: self.path.clone(),

@@ -1025,3 +1025,20 @@ fn a_damaged_page_met_by_a_reader_marks_the_store() {
         other => panic!("the damage went unnoticed: {:?}", other.map(|j| j.len())),
     }
 }
+
+#[test]
+fn damage_found_by_another_process_stops_an_open_writer() {
+    let (dir, mut q) = queue();
+    q.submit(cluster_ad("alice"), procs(1)).unwrap();
+    // Another connection meets damage (here: says so) while this one stays open.
+    let err = QueueError::damaged(
+        &dir.path().join(QUEUE_FILE),
+        "page 7: btreeInitPage() error",
+    );
+    assert!(matches!(err, QueueError::Damaged { .. }));
+    let err = q.submit(cluster_ad("alice"), procs(1)).unwrap_err();
+    assert!(
+        err.to_string().contains("page 7: btreeInitPage() error"),
+        "{err}"
+    );
+}
