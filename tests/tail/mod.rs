@@ -65,6 +65,12 @@ fn a_running_jobs_output_error_and_files() {
     assert_eq!(out.to_string(), "line 5\n[exit status: 0]");
     let out = tail(&env, &["-stderr", &job]);
     assert_eq!(out.to_string(), "oops\n[exit status: 0]");
+    // A huge bound is streamed, not held.
+    let out = tail(&env, &["-maxbytes", "99999999999999", &job]);
+    assert_eq!(
+        out.to_string(),
+        "line 1\nline 2\nline 3\nline 4\nline 5\n[exit status: 0]"
+    );
     let out = tail(&env, &[&job, "progress.txt"]);
     assert_eq!(
         out.to_string(),

@@ -158,6 +158,34 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_transfer_data -constraint 'JobStatus == 4'",
             ),
         ],
+        "condor_tail" => &[
+            (
+                "Show the end of running job 12.0's standard output",
+                "condor_tail 12.0",
+            ),
+            (
+                "Follow its standard error as it grows",
+                "condor_tail -f -stderr 12.0",
+            ),
+            (
+                "Show the last 4 KiB of a file the job writes (in its transfer_output_files)",
+                "condor_tail -maxbytes 4096 -no-stdout 12.0 progress.log",
+            ),
+        ],
+        "condor_userlog" => &[
+            (
+                "Summarise the runs in a job event log",
+                "condor_userlog jobs.log",
+            ),
+            (
+                "Only the totals, for cluster 12",
+                "condor_userlog -total -j 12 jobs.log",
+            ),
+            (
+                "The runs that ended by eviction, without the summary",
+                "condor_userlog -raw -evict jobs.log",
+            ),
+        ],
         "condor_run" => &[
             (
                 "Run a command as a job and wait for its output",

@@ -25,6 +25,7 @@
 //!   ends the tool quietly with status 0 (the job has left the queue).
 
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -367,8 +368,15 @@ fn scratch_dir(session: &Session, id: JobId, universe: i64) -> Option<PathBuf> {
         .map(|(_, path)| path)
 }
 
-/// The job's sandbox, read from the `.job.ad` its starter wrote.
-fn sandbox(session: &Session, id: JobId, universe: i64) -> Result<Sandbox, Failure> {
+/// The job's sandbox, read from the `.job.ad` its starter wrote. The job could rewrite that
+/// file: the directory it names is taken only when it is the scratch directory itself (a job
+/// that transfers its files runs there); otherwise the job runs in the queue's `Iwd`.
+fn sandbox(
+    session: &Session,
+    id: JobId,
+    universe: i64,
+    queue_ad: &ClassAd,
+) -> Result<Sandbox, Failure> {
     let not_ready = || {
         Failure::starter(
             "Retrying request, because job not yet initialized.".to_owned(),
@@ -378,14 +386,23 @@ fn sandbox(session: &Session, id: JobId, universe: i64) -> Result<Sandbox, Failu
     let dir = scratch_dir(session, id, universe).ok_or_else(not_ready)?;
     let text = crate::bounded::read_file(dir.join(JOB_AD_FILE)).map_err(|_| not_ready())?;
     let job = parse_old_ad(&String::from_utf8_lossy(&text)).map_err(|_| not_ready())?;
-    let iwd = lookup_str(&job, "Iwd")
-        .map(|s| PathBuf::from(&*s))
-        .ok_or_else(|| Failure::starter("Unknown job remote IWD.".to_owned(), false))?;
+    let named = lookup_str(&job, "Iwd").map(|s| PathBuf::from(&*s));
+    let in_scratch = named
+        .as_deref()
+        .is_some_and(|iwd| std::fs::canonicalize(iwd).ok() == std::fs::canonicalize(&dir).ok());
+    let iwd = if in_scratch {
+        dir
+    } else {
+        lookup_str(queue_ad, "Iwd")
+            .map(|s| PathBuf::from(&*s))
+            .ok_or_else(|| Failure::starter("Unknown job remote IWD.".to_owned(), false))?
+    };
     Ok(Sandbox { iwd, job })
 }
 
-/// The schedd's checks (`GET_JOB_CONNECT_INFO`): the job's universe when it may be peeked at.
-fn connect_info(session: &Session, id: JobId) -> Result<i64, Failure> {
+/// The schedd's checks (`GET_JOB_CONNECT_INFO`): the job's universe and ad when it may be
+/// peeked at.
+fn connect_info(session: &Session, id: JobId) -> Result<(i64, ClassAd), Failure> {
     let queue = session
         .open_queue()
         .map_err(|e| Failure::schedd(e.to_string(), false))?;
@@ -418,7 +435,7 @@ fn connect_info(session: &Session, id: JobId) -> Result<i64, Failure> {
     if status != JobStatus::Running as i64 && status != JobStatus::TransferringOutput as i64 {
         return Err(Failure::schedd(format!("Job {id} is not running."), true));
     }
-    Ok(universe)
+    Ok((universe, ad))
 }
 
 /// `realpath`, with the starter's message when it fails.
@@ -457,14 +474,14 @@ impl Peek {
         max_bytes: u64,
         out: &mut dyn Write,
     ) -> Result<(), Failure> {
-        let universe = connect_info(session, id)?;
+        let (universe, queue_ad) = connect_info(session, id)?;
         if session.config.bool("ENABLE_PEEK_JOB").ok().flatten() == Some(false) {
             return Err(Failure::starter(
                 "Rejecting request, because ENABLE_PEEK_JOB=false".to_owned(),
                 false,
             ));
         }
-        let sandbox = sandbox(session, id, universe)?;
+        let sandbox = sandbox(session, id, universe, &queue_ad)?;
         let iwd = real_path(&sandbox.iwd).map_err(|_| {
             Failure::starter(
                 format!(
@@ -507,7 +524,6 @@ impl Peek {
             plan.push((p, name));
         }
         let mut remaining = max_bytes;
-        let mut chunks = Vec::new();
         for (peeked, name) in plan {
             let path = if Path::new(&name).is_absolute() {
                 PathBuf::from(&name)
@@ -525,9 +541,24 @@ impl Peek {
                     false,
                 ));
             }
-            let mut file = std::fs::File::open(&real).map_err(|e| {
+            let failed = |e: std::io::Error| {
                 Failure::starter(format!("Failed to transfer file {name}: {e}"), false)
-            })?;
+            };
+            let mut file = std::fs::File::open(&real).map_err(failed)?;
+            // What was opened, not what was checked a moment before: a link swapped in
+            // meanwhile is refused too.
+            let opened = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                .map_err(failed)?;
+            if !opened.starts_with(&iwd) {
+                return Err(Failure::starter(
+                    format!(
+                        "Invalid symlink or filename ({}) outside sandbox ({})",
+                        opened.display(),
+                        iwd.display()
+                    ),
+                    false,
+                ));
+            }
             let size = file.metadata().map(|m| m.len()).unwrap_or(0);
             let (start, len) = match peeked.offset {
                 None => {
@@ -540,17 +571,12 @@ impl Peek {
                 }
             };
             remaining -= len;
-            let mut bytes = Vec::new();
-            file.seek(SeekFrom::Start(start))
-                .and_then(|_| (&mut file).take(len).read_to_end(&mut bytes))
-                .map_err(|e| {
-                    Failure::starter(format!("Failed to transfer file {name}: {e}"), false)
-                })?;
-            peeked.offset = Some(start + bytes.len() as u64);
-            chunks.push(bytes);
-        }
-        for bytes in chunks {
-            let _ = out.write_all(&bytes);
+            // Streamed: a large -maxbytes is never held in memory.
+            let sent = file
+                .seek(SeekFrom::Start(start))
+                .and_then(|_| std::io::copy(&mut (&mut file).take(len), out))
+                .map_err(failed)?;
+            peeked.offset = Some(start + sent);
         }
         let _ = out.flush();
         Ok(())
