@@ -3,7 +3,7 @@
 //!
 //! - Removing finished jobs' scratch directories. A directory is handed over once its job's
 //!   output is back and its exit recorded; no later step reads it. A directory a crash
-//!   leaves behind is removed by the next master ([`crate::starter::kill_orphans`]), as
+//!   leaves behind is removed by the next master ([`crate::starter::kill_orphans_except`]), as
 //!   before.
 //! - Syncing the job queue's write-ahead log after the master's own commits, which do not
 //!   wait for the disk (see the durability notes in [`super::pool`]). Requests that arrive

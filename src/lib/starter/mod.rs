@@ -60,9 +60,11 @@ pub use exec::{signal_name, signal_number};
 pub use finish::{remove_scratch, signal_description};
 pub use local::{local_env, local_job_dir, start_local, LocalStartError, LocalStartRequest};
 pub use orphans::{
-    end_survivor, find_local_orphans, find_orphans, group_size, kill_job_processes,
-    kill_local_orphans, kill_orphans, kill_orphans_except, survivors, Left, Survivor,
+    end_survivor, find_local_orphans, group_size, kill_job_processes, kill_local_orphans,
+    kill_orphans_except, survivors, Left, Survivor,
 };
+#[cfg(test)]
+pub use orphans::{find_orphans, kill_orphans};
 
 /// HTCondor's hold reason codes (src/condor_utils/condor_holdcodes.h) that the starter gives.
 /// Codes from 1000 up are vacate codes: the job goes back to idle rather than on hold.

@@ -4,7 +4,7 @@
 //! ancestry variables in their environment in the same spirit, and its startd empties the
 //! execute directory when it starts.) Two marks:
 //!
-//! - a job run on a slot has `_CONDOR_SCRATCH_DIR` under `$(EXECUTE)` ([`kill_orphans`]);
+//! - a job run on a slot has `_CONDOR_SCRATCH_DIR` under `$(EXECUTE)` ([`kill_orphans_except`]);
 //! - a scheduler-universe job, which the schedd runs itself, has `_CONDOR_JOB_AD` under
 //!   `$(LOCAL_UNIV_EXECUTE)` ([`kill_local_orphans`]): the `.job.ad` the schedd writes for it
 //!   there.
@@ -51,6 +51,7 @@ fn env_path_of(pid: i32, var: &str) -> Option<PathBuf> {
 
 /// The processes of this user (other than this one) whose `_CONDOR_SCRATCH_DIR` lies under
 /// `execute_dir`.
+#[cfg(test)]
 pub fn find_orphans(execute_dir: &Path) -> Vec<i32> {
     find_marked(SCRATCH_VAR, execute_dir)
 }
@@ -130,11 +131,12 @@ pub fn group_size(pgid: i32) -> usize {
 
 /// SIGKILLs the orphans under `execute_dir` and their process groups, then removes the
 /// `dir_*` scratch directories there; the number of processes killed.
+#[cfg(test)]
 pub fn kill_orphans(execute_dir: &Path) -> usize {
     kill_orphans_except(execute_dir, &[])
 }
 
-/// [`kill_orphans`], except for the jobs whose scratch directories are `keep` (jobs whose
+/// `kill_orphans` (tests), except for the jobs whose scratch directories are `keep` (jobs whose
 /// waiter runs, or recorded their exit: [`survivors`]).
 pub fn kill_orphans_except(execute_dir: &Path, keep: &[PathBuf]) -> usize {
     let kept: Vec<PathBuf> = keep.iter().flat_map(|d| execute_dir_forms(d)).collect();

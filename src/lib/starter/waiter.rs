@@ -36,8 +36,8 @@ use std::path::Path;
 
 /// The file in the job's directory that holds its exit, written by the waiter.
 pub const EXIT_RECORD: &str = ".job.exit";
-/// The file in the job's directory that names its waiter (pid and start time), written by the
-/// daemon once the job has started.
+/// The file in the job's directory that names its waiter (pid and start time, and the job's
+/// pid), written by the waiter itself before the job may exec.
 pub const WAITER_RECORD: &str = ".job.waiter";
 
 /// The file in the job's directory that the daemon makes once the job's execute event (001) is
@@ -257,6 +257,7 @@ pub struct WaiterId {
 
 impl WaiterId {
     /// The waiter `pid` of the job `job_pid` as it runs now; `None` when it is gone.
+    #[cfg(test)]
     pub fn of(pid: i32, job_pid: i32) -> Option<WaiterId> {
         Some(WaiterId {
             pid,
@@ -272,6 +273,7 @@ impl WaiterId {
 
     /// Writes this record into the job's directory `dir` (not synced: a record lost with the
     /// system is lost with the waiter).
+    #[cfg(test)]
     pub fn write(&self, dir: &Path) -> io::Result<()> {
         let tmp = dir.join(format!("{WAITER_RECORD}.tmp"));
         std::fs::write(
@@ -753,7 +755,7 @@ unsafe fn own_start_time() -> Option<u64> {
 }
 
 /// Writes the waiter's [`WaiterId`] (its pid and start time, and the job's pid) into the
-/// job's directory, as [`WaiterId::write`] does.
+/// job's directory, in the form [`WaiterId::read`] reads.
 unsafe fn write_waiter_record(spec: &Spec, job: i32) -> bool {
     let Some(start) = own_start_time() else {
         return false;
