@@ -238,8 +238,8 @@ fn a_factory_runs_every_job_in_order_and_then_leaves_the_queue() {
 }
 
 /// The attributes that differ between two submits of the same description by design, and
-/// the negotiator's notes (when it last failed to match each).
-const ID_SPECIFIC: [&str; 10] = [
+/// the negotiator's notes (when it last failed to match each), and the time condor_q ran.
+const ID_SPECIFIC: [&str; 11] = [
     "LastRejMatchReason",
     "LastRejMatchTime",
     "ClusterId",
@@ -250,6 +250,7 @@ const ID_SPECIFIC: [&str; 10] = [
     "JobMaterializeLimit",
     "JobMaterializeNextProcId",
     "JobMaterializeNextRow",
+    "ServerTime",
 ];
 
 fn long_ads(env: &TestEnvironment, cluster: &str) -> Vec<Vec<String>> {

@@ -286,6 +286,12 @@ pub trait Host {
     /// The procs of this DAG's jobs in the queue, by cluster (`None` when the queue cannot
     /// be read).
     fn queued_jobs(&mut self) -> Option<HashMap<i32, Vec<i32>>>;
+    /// The size of the default node log now (for `VerifyJobsInQueue`'s race check).
+    fn node_log_size(&mut self) -> u64;
+    /// Whether a job of this cluster has left the queue (it is in the history): the master
+    /// logs a job's last event just after the commit that moved it, so a node whose job is
+    /// gone from the queue but not yet ended in the log is racing that event.
+    fn left_queue(&mut self, cluster: i32) -> bool;
     /// The PROVISIONER job's `ProvisionerState`.
     fn provisioner_state(&mut self, cluster: i32, proc: i32) -> Option<i64>;
     /// Writes a rescue DAG (the next number, or the last one again with `overwrite`).
@@ -902,9 +908,10 @@ impl Engine {
     /// The rest of `Dag::Bootstrap`: after recovery, POST scripts of nodes whose jobs had
     /// finished run again and SUBMITTED nodes are checked against the queue; then SERVICE
     /// nodes start, and the PROVISIONER or every node that can be submitted.
-    pub fn start(&mut self, now: i64, log_grew_meanwhile: bool, host: &mut dyn Host) {
+    pub fn start(&mut self, now: i64, host: &mut dyn Host) {
         self.now = now;
         if self.recovery {
+            let log_size = host.node_log_size();
             let mut submitted = 0;
             for id in 0..self.dag.nodes.len() {
                 match self.st[id].status {
@@ -930,7 +937,7 @@ impl Engine {
                         "{submitted} nodes claim to have jobs submitted to queue. Verifying..."
                     ),
                 );
-                self.verify_jobs_in_queue(log_grew_meanwhile, host);
+                self.verify_jobs_in_queue(log_size, host);
                 if self.exit.is_some() {
                     return;
                 }
@@ -961,7 +968,9 @@ impl Engine {
     }
 
     /// `VerifyJobsInQueue`: every SUBMITTED node's jobs must be in the queue (or have ended).
-    pub fn verify_jobs_in_queue(&mut self, possible_race: bool, host: &mut dyn Host) {
+    /// A node found wanting while its events may still be on their way (the node log grew
+    /// since `before_size`, or its job has just left the queue) is only marked the first time.
+    pub fn verify_jobs_in_queue(&mut self, before_size: u64, host: &mut dyn Host) {
         self.say(
             host,
             Level::Verbose,
@@ -975,6 +984,7 @@ impl Engine {
             );
             return;
         };
+        let log_grew = host.node_log_size() > before_size;
         let mut abort = false;
         for id in 0..self.dag.nodes.len() {
             if self.st[id].status != Status::Submitted {
@@ -994,7 +1004,7 @@ impl Engine {
             };
             if ok {
                 self.st[id].missing_jobs = false;
-            } else if !self.st[id].missing_jobs && possible_race {
+            } else if !self.st[id].missing_jobs && (log_grew || host.left_queue(cluster)) {
                 self.st[id].missing_jobs = true;
             } else {
                 abort = true;

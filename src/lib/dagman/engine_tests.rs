@@ -41,6 +41,12 @@ struct Sim {
     hold_once: Vec<String>,
     /// The largest number of jobs ever in the queue at once, per category prefix.
     max_in_queue: usize,
+    /// The node log's size, as `node_log_size` reports it.
+    log_size: u64,
+    /// Clusters with a job in the history.
+    left: Vec<i32>,
+    /// The node log's size once the queue has been read.
+    log_size_after_query: Option<u64>,
 }
 
 impl Host for Sim {
@@ -127,7 +133,18 @@ impl Host for Sim {
     fn save_point(&mut self, _node: &str, _file: &str, _contents: &str) {}
 
     fn queued_jobs(&mut self) -> Option<HashMap<i32, Vec<i32>>> {
+        if let Some(size) = self.log_size_after_query.take() {
+            self.log_size = size;
+        }
         Some(self.queue.keys().map(|&c| (c, vec![0])).collect())
+    }
+
+    fn node_log_size(&mut self) -> u64 {
+        self.log_size
+    }
+
+    fn left_queue(&mut self, cluster: i32) -> bool {
+        self.left.contains(&cluster)
     }
 
     fn provisioner_state(&mut self, _cluster: i32, _proc: i32) -> Option<i64> {
@@ -208,7 +225,7 @@ fn options() -> Options {
 fn run(e: &mut Engine, sim: &mut Sim) -> i32 {
     let mut now = 1000;
     e.bootstrap(false, now, sim);
-    e.start(now, false, sim);
+    e.start(now, sim);
     for _ in 0..10_000 {
         now += 1;
         e.run_waiting_scripts(now, sim);
@@ -616,7 +633,7 @@ fn submit_failures_retry_then_fail_the_node() {
     let code = {
         let mut now = 1000;
         e.bootstrap(false, now, &mut sim);
-        e.start(now, false, &mut sim);
+        e.start(now, &mut sim);
         loop {
             now += 1;
             e.submit_ready_nodes(now, false, &mut sim);
@@ -672,7 +689,7 @@ fn removal_writes_a_rescue_and_removes_the_jobs() {
     let mut e = engine("JOB A a\nJOB B b\nPARENT A CHILD B\n", options());
     let mut sim = Sim::default();
     e.bootstrap(false, 1000, &mut sim);
-    e.start(1000, false, &mut sim);
+    e.start(1000, &mut sim);
     e.submit_ready_nodes(1001, false, &mut sim);
     assert_eq!(e.removed(1002, &mut sim), Shutdown::Exit(EXIT_ABORT));
     assert_eq!(e.dag_status, DagStatus::Rm);
@@ -726,13 +743,90 @@ fn recovery_replays_the_log_without_running_finished_nodes_again() {
     for ev in &log {
         e.process_event(ev, true, 1000, &mut sim);
     }
-    e.start(1000, false, &mut sim);
+    e.start(1000, &mut sim);
     assert_eq!(e.status(0), Status::Done);
     assert_eq!(e.status(1), Status::PostRun, "B's POST runs again");
     assert_eq!(sim.scripts.len(), 1);
     let code = run_rest(&mut e, &mut sim);
     assert_eq!(code, 0);
     assert_eq!(sim.submitted(), ["C"], "only C's job runs");
+}
+
+/// A first run's log up to B's job started, for the recovery of a DAG `A -> B`.
+fn log_until_b_runs() -> Vec<Event> {
+    let submit = |c: i32, name: &str| {
+        Event::new(
+            c,
+            0,
+            Submit {
+                log_notes: Some(format!("DAG Node: {name}")),
+                ..Submit::default()
+            },
+        )
+    };
+    vec![
+        submit(1, "A"),
+        Event::new(1, 0, Execute::default()),
+        Event::new(
+            1,
+            0,
+            JobTerminated {
+                exit: ExitStatus::Code(0),
+                ..JobTerminated::default()
+            },
+        ),
+        submit(2, "B"),
+        Event::new(2, 0, Execute::default()),
+    ]
+}
+
+#[test]
+fn recovery_waits_for_the_end_of_a_job_that_just_left_the_queue() {
+    // B's job is gone from the queue but its end is not in the log yet: the master logs a
+    // job's last event just after the commit that moved it to the history. Only a job that
+    // is neither queued nor in the history, with the log unchanged, is lost.
+    for (left, log_grew, lost) in [
+        (true, false, false),
+        (false, true, false),
+        (false, false, true),
+    ] {
+        let mut e = engine("JOB A a\nJOB B b\nPARENT A CHILD B\n", options());
+        let mut sim = Sim {
+            next_cluster: 3,
+            log_size: 100,
+            ..Sim::default()
+        };
+        e.bootstrap(true, 1000, &mut sim);
+        for ev in &log_until_b_runs() {
+            e.process_event(ev, true, 1000, &mut sim);
+        }
+        if left {
+            sim.left.push(2);
+        }
+        if log_grew {
+            // The size is taken when recovery ends; the log grows while the queue is read.
+            sim.log_size_after_query = Some(200);
+        }
+        e.start(1000, &mut sim);
+        let aborted = sim
+            .lines()
+            .contains(&"ERROR: DAGMan lost track of node B (ClusterId=2). Please resubmit DAG from produced rescue file.");
+        assert_eq!(aborted, lost, "left {left}, log grew {log_grew}");
+        assert_eq!(e.exit_code().is_some(), lost);
+        if !lost {
+            assert_eq!(e.status(1), Status::Submitted);
+            let end = Event::new(
+                2,
+                0,
+                JobTerminated {
+                    exit: ExitStatus::Code(0),
+                    ..JobTerminated::default()
+                },
+            );
+            e.process_event(&end, false, 1001, &mut sim);
+            assert_eq!(e.status(1), Status::Done);
+        }
+    }
 }
 
 /// Continues a started DAG to its end.
@@ -767,7 +861,7 @@ fn halt_file_stops_new_work_and_exits_with_a_rescue() {
     let mut e = engine("JOB A a\nJOB B b\nPARENT A CHILD B\nFINAL F f\n", options());
     let mut sim = Sim::default();
     e.bootstrap(false, 1000, &mut sim);
-    e.start(1000, false, &mut sim);
+    e.start(1000, &mut sim);
     assert_eq!(e.submit_ready_nodes(1001, false, &mut sim), 1);
     sim.run_jobs();
     assert_eq!(e.submit_ready_nodes(1002, true, &mut sim), 0);
@@ -784,7 +878,7 @@ fn halt_file_stops_new_work_and_exits_with_a_rescue() {
     let mut e = engine("JOB A a\nJOB B b\nPARENT A CHILD B\n", options());
     let mut sim = Sim::default();
     e.bootstrap(false, 1000, &mut sim);
-    e.start(1000, false, &mut sim);
+    e.start(1000, &mut sim);
     assert_eq!(e.submit_ready_nodes(1001, false, &mut sim), 1);
     sim.run_jobs();
     // Halted: A's end is processed, B is not submitted.

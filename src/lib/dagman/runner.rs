@@ -45,7 +45,7 @@ use crate::client::{os_user, Session};
 use crate::config::{Config, Environment, LoadOptions};
 use crate::eventlog::{append_event, Event, LogFollower, LogFormat};
 use crate::output::render::{lookup_int, lookup_str};
-use crate::queue::{JobId, JobQuery, Queue};
+use crate::queue::{ClusterId, HistoryOrder, HistoryQuery, JobId, JobIdSpec, JobQuery, Queue};
 use crate::submit::{CommandLine, SubmitContext, SubmitFile};
 
 /// What condor_dagman was asked to do (its command line, resolved).
@@ -175,8 +175,6 @@ struct PoolHost {
     force: bool,
     /// Node jobs were submitted or removed: the master is woken once at the end of the step.
     wake: bool,
-    /// The nodes log grew since the last verification of the queue.
-    log_grew: bool,
     /// The queue, kept open from one use to the next.
     queue: Option<Queue>,
     /// The pool run in this process, which runs only the clusters DAGMan hands it.
@@ -570,6 +568,20 @@ impl Host for PoolHost {
             out.entry(id.cluster.0).or_default().push(id.proc);
         }
         Some(out)
+    }
+
+    fn node_log_size(&mut self) -> u64 {
+        std::fs::metadata(&self.nodes_log).map_or(0, |m| m.len())
+    }
+
+    fn left_queue(&mut self, cluster: i32) -> bool {
+        let Ok(queue) = open_queue(&mut self.queue, &self.session) else {
+            return false;
+        };
+        let query = JobQuery::all().with_ids([JobIdSpec::Cluster(ClusterId(cluster))]);
+        queue
+            .history(&HistoryQuery::new(query, HistoryOrder::NewestFirst))
+            .is_ok_and(|mut entries| entries.next().is_some())
     }
 
     fn provisioner_state(&mut self, cluster: i32, proc: i32) -> Option<i64> {
@@ -1235,7 +1247,6 @@ impl Run {
             queue: None,
             adopter: None,
             wake: false,
-            log_grew: false,
         };
 
         // The rescue DAG to run, if any.
@@ -1628,7 +1639,7 @@ impl Run {
                 }
             }
         }
-        run.engine.start(now, false, &mut run.host);
+        run.engine.start(now, &mut run.host);
         if let Some(code) = run.engine.exit_code() {
             return Err(run.finish(Ending::Exit {
                 code,
@@ -1673,7 +1684,7 @@ impl Run {
             for m in msgs {
                 let now = crate::daemon::now();
                 match m {
-                    Msg::LogChanged => self.host.log_grew = true,
+                    Msg::LogChanged => {}
                     Msg::ScriptExited { pid, output } => self.script_exited(pid, output, now),
                     Msg::Signal(sig) => {
                         use nix::sys::signal::Signal;
