@@ -263,6 +263,59 @@ fn a_hundred_jobs_complete_with_their_exit_codes_outputs_and_logs() {
     assert!(job_processes(&env).is_empty());
 }
 
+/// The live children of `parent` whose command line starts with `argv0`.
+fn children_named(parent: i32, argv0: &str) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let mut fields = stat.rsplit(')').next().unwrap_or("").split_whitespace();
+        let state = fields.next().unwrap_or("Z");
+        let ppid: i32 = fields.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if ppid == parent
+            && state != "Z"
+            && cmdline.split(|&b| b == 0).next() == Some(argv0.as_bytes())
+        {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// The master's jobs' waiters are forked by its launcher, a small process of its own; one
+/// that dies is replaced at the next job, which runs once all the same.
+#[test]
+fn a_killed_launcher_is_replaced_at_the_next_job() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    // With no job running, the launcher is the master's one child of that name.
+    let launcher = || children_named(master.pid(), "condor_launcher");
+    wait_for("the launcher", || launcher().len() == 1);
+    let first = launcher()[0];
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(first), nix::sys::signal::SIGKILL).unwrap();
+    let cluster = submit(
+        &env,
+        "executable = /bin/echo\narguments = once\noutput = out.txt\nlog = l.log\nqueue\n",
+    );
+    wait_for("the job to leave the queue", || count(&env, "true") == 0);
+    assert_eq!(history_attr(&env, &format!("{cluster}.0"), "ExitCode"), "0");
+    assert_eq!(
+        std::fs::read_to_string(env.work_dir().join("out.txt")).unwrap(),
+        "once\n"
+    );
+    assert_eq!(event_codes(&env, "l.log"), [0, 1, 6, 5]);
+    wait_for("one launcher again", || launcher().len() == 1);
+    assert_ne!(launcher()[0], first);
+    let log = std::fs::read_to_string(env.local_dir().join("log/MasterLog")).unwrap();
+    assert!(log.contains("job launcher lost"), "{log}");
+    drop(master);
+}
+
 #[test]
 fn condor_rm_kills_a_running_job() {
     let env = TestEnvironment::new();

@@ -211,8 +211,10 @@ pub fn run_master(options: MasterOptions) -> Result<(), DaemonError> {
         quiet_stdio();
     }
     drop(tx);
+    crate::starter::launcher::prepare();
     let restart = pool.run(rx);
     drop(lock);
+    crate::starter::launcher::stop();
     if restart {
         tracing::info!("restarting");
         use std::os::unix::process::CommandExt;

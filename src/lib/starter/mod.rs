@@ -40,6 +40,7 @@ pub mod container;
 pub mod env;
 mod exec;
 mod finish;
+pub mod launcher;
 mod local;
 mod orphans;
 mod sys;

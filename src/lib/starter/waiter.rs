@@ -2,8 +2,9 @@
 //! `condor_starter` in spirit) that outlives the daemon, so that a job's end is never lost and
 //! nothing the job started outlives it.
 //!
-//! The daemon forks the waiter (no exec: it starts in microseconds, and needs no binary of its
-//! own). The waiter
+//! The waiter is a fork, with no exec: it starts in microseconds and needs no binary of its
+//! own. The daemon's [`launcher`](super::launcher) forks it (as the daemon's child), or the
+//! daemon itself where it has none. The waiter
 //!
 //! 1. starts a session of its own, so that nothing aimed at the daemon's process group or
 //!    terminal reaches it, and becomes a child subreaper (`PR_SET_CHILD_SUBREAPER`): whatever
@@ -24,7 +25,7 @@
 //! So the record exists exactly when the job's process has ended and nothing of it runs; a
 //! daemon that died meanwhile finds it at its next start ([`read_record`]).
 //!
-//! The waiter is the fork of a multi-threaded process: from `fork` to its `_exit` it makes
+//! The waiter may be the fork of a multi-threaded process: from `fork` to its `_exit` it makes
 //! only async-signal-safe system calls on memory prepared before the fork ([`Spec`]) or on its
 //! own stack, and never allocates.
 
@@ -130,6 +131,82 @@ impl Spec {
             nice: 0,
         })
     }
+
+    /// The spec as bytes, for the [`launcher`](super::launcher) (read back by [`Spec::decode`]).
+    pub(super) fn encode(&self) -> Vec<u8> {
+        let strings = [
+            &self.program,
+            &self.cwd,
+            &self.record,
+            &self.record_tmp,
+            &self.waiter_record,
+            &self.waiter_record_tmp,
+        ];
+        let all = strings.into_iter().chain(&self._argv).chain(&self._envp);
+        let mut out =
+            Vec::with_capacity(64 + all.clone().map(|s| s.as_bytes().len() + 4).sum::<usize>());
+        out.push(u8::from(self.core_limit.is_some()));
+        #[allow(clippy::unnecessary_cast)] // `rlim_t` is u32 on some targets
+        out.extend_from_slice(&(self.core_limit.unwrap_or(0) as u64).to_le_bytes());
+        out.extend_from_slice(&self.nice.to_le_bytes());
+        out.extend_from_slice(&(self._argv.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(self._envp.len() as u32).to_le_bytes());
+        for s in all {
+            out.extend_from_slice(&(s.as_bytes().len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        out
+    }
+
+    /// The spec [`Spec::encode`] made; `EINVAL` for anything else.
+    pub(super) fn decode(bytes: &[u8]) -> io::Result<Spec> {
+        let invalid = || io::Error::from_raw_os_error(libc::EINVAL);
+        let mut rest = bytes;
+        let mut take = |n: usize| -> io::Result<&[u8]> {
+            if rest.len() < n {
+                return Err(invalid());
+            }
+            let (head, tail) = rest.split_at(n);
+            rest = tail;
+            Ok(head)
+        };
+        let has_core = take(1)?[0] != 0;
+        let core = u64::from_le_bytes(take(8)?.try_into().map_err(|_| invalid())?);
+        let nice = i32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?);
+        let n_argv = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
+        let n_envp = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
+        let count = n_argv
+            .checked_add(n_envp)
+            .and_then(|n| n.checked_add(6))
+            .filter(|&n| n <= bytes.len() / 4)
+            .ok_or_else(invalid)?;
+        let mut strings = Vec::with_capacity(count);
+        for _ in 0..count {
+            let len = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
+            strings.push(cstring(take(len)?)?);
+        }
+        if !rest.is_empty() {
+            return Err(invalid());
+        }
+        let envp = strings.split_off(6 + n_argv);
+        let argv = strings.split_off(6);
+        let mut fixed = strings.into_iter();
+        let mut next = || fixed.next().ok_or_else(invalid);
+        Ok(Spec {
+            program: next()?,
+            cwd: next()?,
+            record: next()?,
+            record_tmp: next()?,
+            waiter_record: next()?,
+            waiter_record_tmp: next()?,
+            argv_ptrs: pointers(&argv),
+            _argv: argv,
+            envp_ptrs: pointers(&envp),
+            _envp: envp,
+            core_limit: has_core.then_some(core as libc::rlim_t),
+            nice,
+        })
+    }
 }
 
 /// A job started under its waiter.
@@ -141,31 +218,64 @@ pub(super) struct Spawned {
     pub(super) job: i32,
 }
 
-/// Forks a waiter that runs the job of `spec` with `stdio` as its standard input, output and
-/// error. An error is the fork's, or the job's `execve`'s (the waiter has then been reaped).
+/// Starts a waiter that runs the job of `spec` with `stdio` as its standard input, output
+/// and error: the [`launcher`](super::launcher) forks it where there is one (the waiter is
+/// this process's child all the same), else this process does. An error is the fork's, or
+/// the job's `execve`'s (the waiter has then been reaped).
 pub(super) fn spawn(spec: &Spec, stdio: [OwnedFd; 3]) -> io::Result<Spawned> {
-    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
     let fds = [
         stdio[0].as_raw_fd(),
         stdio[1].as_raw_fd(),
         stdio[2].as_raw_fd(),
     ];
-    // SAFETY: the child runs `waiter_main`, which makes only async-signal-safe calls on
-    // memory made before the fork (borrowed from `spec`, alive in the child's copy) and
-    // never returns.
-    let pid = unsafe { libc::fork() };
+    // A launcher that went away before it forked (nothing came back on the pipe: a waiter
+    // writes its pid first thing) is started again, once; then this process forks.
+    for attempt in 0..3 {
+        let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
+        let forked = if attempt < 2 && super::launcher::hand_over(spec, fds, write.as_raw_fd()) {
+            None
+        } else {
+            Some(fork_here(spec, fds, write.as_raw_fd())?)
+        };
+        drop(write);
+        let words = read_words(&read);
+        if forked.is_none() && words.is_empty() {
+            super::launcher::forget();
+            continue;
+        }
+        return outcome(forked, &words);
+    }
+    unreachable!("the last attempt forks here")
+}
+
+/// Forks the waiter in this process (with every signal blocked across the fork, so that no
+/// handler of this process's runs in the child before it sets its own).
+fn fork_here(spec: &Spec, fds: [RawFd; 3], err: RawFd) -> io::Result<i32> {
+    let mut all: libc::sigset_t = unsafe { std::mem::zeroed() };
+    let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: signal-mask calls on valid sets; the child runs `waiter_main`, which makes only
+    // async-signal-safe calls on memory made before the fork (borrowed from `spec`, alive in
+    // the child's copy) and never returns.
+    let pid = unsafe {
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let pid = libc::fork();
+        if pid == 0 {
+            waiter_main(spec, fds, err)
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        pid
+    };
     if pid < 0 {
         return Err(io::Error::last_os_error());
     }
-    if pid == 0 {
-        // SAFETY: see above.
-        unsafe { waiter_main(spec, fds, write.as_raw_fd()) }
-    }
-    drop(write);
-    drop(stdio);
-    // The pipe carries the job's pid (from the waiter) and, when something failed, a negated
-    // errno; it closes when the job has exec'd (or failed to).
-    let mut buf = [0u8; 8];
+    Ok(pid)
+}
+
+/// What came back on a waiter's pipe until it closed (when the job has exec'd or failed to):
+/// the waiter's pid, then the job's; a negated errno where something failed.
+fn read_words(read: &OwnedFd) -> Vec<i32> {
+    let mut buf = [0u8; 12];
     let mut got = 0;
     while got < buf.len() {
         // SAFETY: reads into `buf` past what is already there.
@@ -184,24 +294,43 @@ pub(super) fn spawn(spec: &Spec, stdio: [OwnedFd; 3]) -> io::Result<Spawned> {
         }
         got += n as usize;
     }
-    let words: Vec<i32> = buf[..got - got % 4]
+    buf[..got - got % 4]
         .chunks(4)
         .map(|c| i32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let job = words.iter().copied().find(|&w| w > 0);
-    let failed = words.iter().copied().find(|&w| w < 0);
-    match (job, failed) {
+        .collect()
+}
+
+/// The start's outcome from the pipe's `words`; `forked`: the waiter's pid when this
+/// process forked it.
+fn outcome(forked: Option<i32>, words: &[i32]) -> io::Result<Spawned> {
+    let failure =
+        |errno: Option<i32>| io::Error::from_raw_os_error(errno.map_or(libc::EIO, |e| -e));
+    let waiter = match words.first() {
+        Some(&pid) if pid > 0 => pid,
+        // The launcher could not fork: there is no waiter.
+        Some(&e) if forked.is_none() => return Err(failure(Some(e))),
+        _ => match forked {
+            Some(pid) => pid,
+            None => return Err(failure(None)),
+        },
+    };
+    match words.get(1).copied() {
         // The waiter recorded itself (what a later daemon adopts the job by) before the job
         // could start.
-        (Some(job), None) => Ok(Spawned { waiter: pid, job }),
-        (_, failed) => {
+        Some(job) if job > 0 && !words[2..].iter().any(|&w| w < 0) => Ok(Spawned { waiter, job }),
+        other => {
             // The job did not start: the waiter ends at once.
             let mut status = 0;
-            // SAFETY: waits for our own child.
-            unsafe { libc::waitpid(pid, &mut status, 0) };
-            Err(io::Error::from_raw_os_error(
-                failed.map_or(libc::EIO, |e| -e),
-            ))
+            // SAFETY: waits for our own child (the launcher forks with CLONE_PARENT).
+            unsafe { libc::waitpid(waiter, &mut status, 0) };
+            let errno = words
+                .get(1..)
+                .unwrap_or(&[])
+                .iter()
+                .copied()
+                .find(|&w| w < 0);
+            let errno = errno.or(other.filter(|&w| w < 0));
+            Err(failure(errno))
         }
     }
 }
@@ -336,7 +465,9 @@ fn errno() -> i32 {
         .unwrap_or(libc::EIO)
 }
 
-unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> ! {
+pub(super) unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> ! {
+    // The daemon learns who its waiter is first (the launcher's fork gives it no pid).
+    report(err, libc::getpid());
     // The standard files to 0, 1, 2 and the error pipe to 3, whatever their numbers were:
     // first out of the way (10 and up), then into place; then everything else closed (the
     // daemon's descriptors, close-on-exec or not, for the waiter never execs).
@@ -710,11 +841,6 @@ unsafe fn ppid_of(pid: i32) -> Option<i32> {
     (digits > 0).then_some(ppid)
 }
 
-/// Writes the record: "<status> <user µs> <system µs> <max rss KiB>\n", whole or not at all
-/// (a temporary file renamed). Not synced: the record outlives the daemon (it is in the
-/// operating system's hands), and what a system crash could lose of it is no more than what
-/// it loses of the daemon's own commits, which are synced in the background too (see
-/// `daemon::pool`); an `fsync` per job held every job's end up behind the disk.
 /// This process's start time (clock ticks since boot), from `/proc/self/stat`.
 unsafe fn own_start_time() -> Option<u64> {
     let fd = libc::open(
@@ -799,6 +925,11 @@ unsafe fn write_file(tmp: &CString, path: &CString, bytes: &[u8]) -> bool {
     false
 }
 
+/// Writes the record: "<status> <user µs> <system µs> <max rss KiB>\n", whole or not at all
+/// (a temporary file renamed). Not synced: the record outlives the daemon (it is in the
+/// operating system's hands), and what a system crash could lose of it is no more than what
+/// it loses of the daemon's own commits, which are synced in the background too (see
+/// `daemon::pool`); an `fsync` per job held every job's end up behind the disk.
 unsafe fn write_record(spec: &Spec, status: i32) {
     let mut ru: libc::rusage = std::mem::zeroed();
     libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
@@ -874,6 +1005,47 @@ mod tests {
         w.int(i64::MAX);
         let len = w.len;
         assert_eq!(&buf[..len], b"0 -42 9223372036854775807");
+    }
+
+    #[test]
+    fn specs_travel_to_the_launcher_whole() {
+        let env = [
+            (OsStr::new("A"), OsStr::new("1")),
+            (OsStr::new("EMPTY"), OsStr::new("")),
+        ];
+        let argv = ["/bin/echo", "a b", ""].map(OsStr::new);
+        let mut spec = Spec::new(
+            Path::new("/bin/echo"),
+            argv,
+            env,
+            Path::new("/tmp/w"),
+            Path::new("/tmp/d"),
+        )
+        .unwrap();
+        spec.core_limit = Some(4096);
+        spec.nice = -3;
+        let bytes = spec.encode();
+        let back = Spec::decode(&bytes).unwrap();
+        assert_eq!(back.encode(), bytes);
+        assert_eq!(back._argv, spec._argv);
+        assert_eq!(back._envp, spec._envp);
+        assert_eq!(back.record, spec.record);
+        assert_eq!((back.core_limit, back.nice), (Some(4096), -3));
+        assert_eq!(back.argv_ptrs.len(), 4);
+        assert!(back.argv_ptrs[3].is_null() && back.envp_ptrs[2].is_null());
+        // Cut short, with bytes left over, or with counts past its length: refused.
+        for bad in [
+            &bytes[..bytes.len() - 1],
+            &[bytes.as_slice(), b"x"].concat(),
+        ] {
+            assert_eq!(
+                Spec::decode(bad).err().and_then(|e| e.raw_os_error()),
+                Some(libc::EINVAL)
+            );
+        }
+        let mut huge = bytes.clone();
+        huge[13..17].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Spec::decode(&huge).is_err());
     }
 
     #[test]

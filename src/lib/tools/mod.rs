@@ -169,6 +169,10 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 /// # Panics
 /// If no tool of that name is registered.
 pub fn main(name: &str) -> ExitCode {
+    if let Some(code) = crate::starter::launcher::serve_if_asked() {
+        return code;
+    }
+    crate::starter::launcher::enable();
     let tool = find(name).unwrap_or_else(|| panic!("{name} is not in the tool registry"));
     let stdout = io::stdout();
     // Like C stdio: line by line for a person, in blocks for a pipe or a file.
