@@ -29,6 +29,11 @@ pub struct ReadOptions {
 /// The most a follower reads from its file at a time.
 const FILL_CHUNK: u64 = 1 << 20;
 
+/// The longest event a follower takes: past this without the event's end, the bytes are
+/// reported as malformed and passed over, so a log that never ends an event is never held
+/// whole in memory.
+pub const MAX_EVENT_BYTES: usize = 16 << 20;
+
 /// A place in a log: the byte offset, and the number of the line starting there (1-based), so
 /// that errors after a resumed read still name the right line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +133,17 @@ impl LogFollower {
         loop {
             if let Some(r) = self.take() {
                 return r.map(Some);
+            }
+            let held = self.buf().len();
+            if held > MAX_EVENT_BYTES {
+                let line = self.pos.line;
+                self.consume(held);
+                return Err(self.malformed(
+                    line,
+                    format!(
+                        "no end of event in {held} bytes (an event is at most {MAX_EVENT_BYTES})"
+                    ),
+                ));
             }
             if self.fill()? == 0 {
                 return Ok(None);

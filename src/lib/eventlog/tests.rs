@@ -1068,3 +1068,43 @@ fn bytes_that_are_not_utf8_are_reported_and_skipped() {
     assert_eq!(f.next_event().unwrap(), Some(e));
     assert_eq!(f.next_event().unwrap(), None);
 }
+
+#[test]
+fn an_event_that_never_ends_is_reported_and_passed_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("endless.log");
+    let e = at(JobReleased::default());
+    let good = format_event(&e, &LogFormat::default()).unwrap();
+    // A good event, then a header and lines without the event's "..." past the bound.
+    let mut bytes = good.as_bytes().to_vec();
+    bytes.extend_from_slice(good.lines().next().unwrap().as_bytes());
+    bytes.push(b'\n');
+    let filler = "x".repeat(1023) + "\n";
+    while bytes.len() < good.len() + reader::MAX_EVENT_BYTES + (2 << 20) {
+        bytes.extend_from_slice(filler.as_bytes());
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let mut f = LogFollower::new(&path);
+    assert_eq!(f.next_event().unwrap(), Some(e.clone()));
+    let err = f.next_event().unwrap_err().to_string();
+    assert!(err.contains(", line 3: no end of event in "), "{err}");
+    assert!(f.pending_bytes() <= reader::MAX_EVENT_BYTES + (1 << 20));
+    // What follows is read on: an event written after the junk is found.
+    let mut more = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut more, format!("...\n{good}").as_bytes()).unwrap();
+    let mut seen = None;
+    for _ in 0..4 {
+        match f.next_event() {
+            Ok(Some(ev)) => {
+                seen = Some(ev);
+                break;
+            }
+            Ok(None) => break,
+            Err(_) => continue,
+        }
+    }
+    assert_eq!(seen, Some(e));
+}

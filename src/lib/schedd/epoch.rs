@@ -108,6 +108,11 @@ impl EpochHistory {
             .with_timezone(&chrono::Local)
             .format("%Y%m%dT%H%M%S");
         let rotated = PathBuf::from(format!("{}.{stamp}", self.path.display()));
+        if rotated.exists() {
+            // Rotated once already this second: the file grows past its bound until the
+            // next second rather than replace that copy.
+            return Ok(());
+        }
         std::fs::rename(&self.path, rotated)?;
         let mut old = rotated_copies(&self.path);
         old.sort();
@@ -189,5 +194,29 @@ mod tests {
         assert_eq!(copies.len(), 2, "{copies:?}");
         let size = std::fs::metadata(&h.path).unwrap().len();
         assert!(size <= 200, "{size}");
+    }
+
+    #[test]
+    fn a_second_rotation_in_the_same_second_keeps_the_first_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = EpochHistory {
+            path: dir.path().join("epoch_history"),
+            max_bytes: 200,
+            rotations: 5,
+        };
+        let a = ad(r#"[ClusterId = 1; ProcId = 0; Owner = "alice"; NumShadowStarts = 1]"#);
+        for _ in 0..6 {
+            h.append(&a, 1_706_702_400).unwrap();
+        }
+        let copies = rotated_copies(&h.path);
+        assert_eq!(copies.len(), 1, "{copies:?}");
+        let records = |p: &Path| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .matches("*** EPOCH")
+                .count()
+        };
+        // Nothing was lost to a rename over the first copy.
+        assert_eq!(records(&copies[0]) + records(&h.path), 6);
     }
 }
