@@ -50,7 +50,9 @@ pub enum Msg {
     Command(Command, Peer, Sender<Result<String, String>>),
     /// A job's process ended (not yet reaped: the main loop reaps it once it has forgotten
     /// the job, so that no signal meant for the job can reach a process reusing its pid).
-    Exited { job: JobId },
+    /// `pid`: the waiter's (an exit reported late, after the job was started anew, is not
+    /// the new run's).
+    Exited { job: JobId, pid: i32 },
     /// A signal the master handles (SIGTERM, SIGINT, SIGQUIT, SIGHUP).
     Signal(i32),
     /// A query for ads (who sent it), answered with the ads: the socket's thread renders

@@ -165,7 +165,7 @@ impl Reaper {
                 if let Err(e) = starter::wait_exited(pid) {
                     tracing::error!("waiting for job {id} (pid {pid}): {e}");
                 }
-                let _ = tx.send(Msg::Exited { job: id });
+                let _ = tx.send(Msg::Exited { job: id, pid });
             })
             .map(|_| ())
     }
@@ -240,7 +240,7 @@ fn run(shared: &Shared, to_main: &Sender<Msg>) {
                 }
                 _ => {}
             }
-            if to_main.send(Msg::Exited { job: id }).is_err() {
+            if to_main.send(Msg::Exited { job: id, pid }).is_err() {
                 return;
             }
         }

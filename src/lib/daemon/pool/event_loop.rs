@@ -119,9 +119,9 @@ impl Pool {
                 self.timers.negotiate_now = true;
                 self.schedd.local.woken();
             }
-            Msg::Exited { job } => {
-                if !self.local_exited(job, now) {
-                    let actions = self.job_exited(job, now);
+            Msg::Exited { job, pid } => {
+                if !self.local_exited(job, pid, now) {
+                    let actions = self.job_exited(job, pid, now);
                     self.apply(actions, now);
                 }
             }

@@ -665,7 +665,7 @@ impl Pool {
             tracing::error!("job {id}: nothing can wait for it ({e}); killing it");
             let _ = job.hard_kill();
             let _ = starter::wait_exited(pid);
-            let _ = self.to_main.send(Msg::Exited { job: id });
+            let _ = self.to_main.send(Msg::Exited { job: id, pid });
         }
         let updates = start_updates(&ad, t);
         updates.apply(&mut ad);
@@ -694,7 +694,13 @@ impl Pool {
     }
 
     /// A scheduler-universe job's process ended; false when `id` is not one.
-    pub(super) fn local_exited(&mut self, id: JobId, now: Now) -> bool {
+    pub(super) fn local_exited(&mut self, id: JobId, pid: i32, now: Now) -> bool {
+        match self.schedd.local.running.get(&id) {
+            None => return false,
+            // The end of an earlier process of the job's, reported late.
+            Some(l) if l.job.pid != pid => return true,
+            Some(_) => {}
+        }
         let Some(l) = self.schedd.local.running.remove(&id) else {
             return false;
         };

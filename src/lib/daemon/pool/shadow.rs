@@ -394,7 +394,7 @@ impl Pool {
                     tracing::error!("job {id}: nothing can wait for it ({e}); killing it");
                     let _ = job.hard_kill();
                     let _ = starter::wait_exited(pid);
-                    let _ = self.to_main.send(Msg::Exited { job: id });
+                    let _ = self.to_main.send(Msg::Exited { job: id, pid });
                 }
                 self.journal.changes.of(id).update.extend(updates);
                 self.journal.changes.of(id).status = Some(JobStatus::Running);
@@ -426,7 +426,17 @@ impl Pool {
 
     /// A job's process ended: what comes next depends on why it ended (a stop the pool
     /// asked for) or, when it ended by itself, on its exit policy.
-    pub(super) fn job_exited(&mut self, id: JobId, now: Now) -> Vec<Action> {
+    pub(super) fn job_exited(&mut self, id: JobId, pid: i32, now: Now) -> Vec<Action> {
+        if self
+            .shadow
+            .running
+            .get(&id)
+            .is_none_or(|r| r.job.pid != pid)
+        {
+            // Not running, or the end of an earlier waiter's (an adoption given up, a run
+            // replaced), reported late: not this run's.
+            return Vec::new();
+        }
         let Some(mut r) = self.shadow.running.remove(&id) else {
             return Vec::new();
         };
@@ -603,7 +613,7 @@ impl Pool {
             tracing::error!("job {id}: nothing can wait for it ({e}); killing it");
             let _ = r.job.hard_kill();
             let _ = starter::wait_exited(pid);
-            let _ = self.to_main.send(Msg::Exited { job: id });
+            let _ = self.to_main.send(Msg::Exited { job: id, pid });
         }
         Ok(())
     }

@@ -492,3 +492,38 @@ mod factories {
         assert_eq!(procs(&pool, cluster), [0, 1, 2]);
     }
 }
+
+#[test]
+fn a_late_exit_of_another_waiter_is_not_the_runs() {
+    let at = Instant::now();
+    let now = Now::fake(T, at);
+    let (_dir, mut pool, rx) = pool_at(now);
+    submit(&pool, "executable = /bin/sleep\narguments = 60\nqueue\n");
+    pool.step(now).unwrap();
+    let job = id(1, 0);
+    let waiter = pool.shadow.running.get(&job).expect("the job runs").job.pid;
+    // An exit reported for an earlier waiter of the job's (an adoption given up, a run
+    // replaced) neither ends this run nor waits for it.
+    pool.handle(
+        Msg::Exited {
+            job,
+            pid: waiter + 100_000,
+        },
+        now,
+    );
+    assert!(pool.shadow.running.contains_key(&job));
+    // Its own waiter's end does.
+    let _ = pool.shadow.running[&job].job.hard_kill();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left).expect("the reaper reports the exit") {
+            msg @ Msg::Exited { pid, .. } if pid == waiter => {
+                pool.handle(msg, now);
+                break;
+            }
+            _ => continue,
+        }
+    }
+    assert!(!pool.shadow.running.contains_key(&job));
+}
