@@ -286,11 +286,13 @@ job_processes() {
         sed -n 's|^/proc/\([0-9]*\)/environ$|\1|p' || true
 }
 
-# Whether process PID still runs: a zombie has exited (a detached master's parent is
-# whatever adopted it, which may be slow to reap it).
-running() {
+# Whether the master PID still runs: a zombie has exited (a detached master's parent is
+# whatever adopted it, which may be slow to reap it), and a process of another name has
+# taken the pid since.
+master_running() {
     local stat
     stat="$(cat "/proc/$1/stat" 2>/dev/null)" || { kill -0 "$1" 2>/dev/null; return; }
+    [ "$(cat "/proc/$1/comm" 2>/dev/null)" = condor_master ] || return 1
     stat="${stat##*) }"
     [ "${stat%% *}" != Z ]
 }
@@ -324,7 +326,7 @@ cmd_stop() {
         ok=1
     elif [[ "$pid" =~ ^[0-9]+$ ]]; then
         local deadline=$(($(now_ms) + timeout * 1000))
-        while running "$pid"; do
+        while master_running "$pid"; do
             if [ "$(now_ms)" -ge "$deadline" ]; then
                 say "condor_master (pid $pid) still running $timeout s after condor_off -master: killing it"
                 kill -KILL "$pid" 2>/dev/null || true

@@ -176,8 +176,11 @@ pub(super) fn forget() {
 fn serve(socket: RawFd) -> io::Result<()> {
     // The daemon's death closes the socket; nothing else ends the launcher, and no signal
     // meant for the daemon's group reaches it.
-    // SAFETY: plain system call.
-    unsafe { libc::setsid() };
+    // SAFETY: plain system calls (the name is a NUL-terminated string).
+    unsafe {
+        libc::setsid();
+        libc::prctl(libc::PR_SET_NAME, c"condor_launcher".as_ptr());
+    }
     let mut buf = vec![0u8; MAX_REQUEST + 1];
     loop {
         let mut cmsg = nix::cmsg_space!([RawFd; 4]);

@@ -468,6 +468,8 @@ fn errno() -> i32 {
 pub(super) unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> ! {
     // The daemon learns who its waiter is first (the launcher's fork gives it no pid).
     report(err, libc::getpid());
+    // Named as HTCondor's process between the daemons and a job (in `ps`, `pgrep`).
+    libc::prctl(libc::PR_SET_NAME, c"condor_starter".as_ptr());
     // The standard files to 0, 1, 2 and the error pipe to 3, whatever their numbers were:
     // first out of the way (10 and up), then into place; then everything else closed (the
     // daemon's descriptors, close-on-exec or not, for the waiter never execs).
