@@ -207,3 +207,51 @@ impl fmt::Display for CommandOutput {
         }
     }
 }
+
+/// A tool left running, its standard output read by a thread as it comes; killed when dropped.
+#[allow(dead_code)]
+pub struct Following {
+    pub child: std::process::Child,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+#[allow(dead_code)]
+impl Following {
+    pub fn start(env: &TestEnvironment, tool: &str, args: &[&str]) -> Following {
+        use std::io::Read;
+        use std::process::Stdio;
+        let mut child = env
+            .command(tool)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("running {tool}: {e}"));
+        let mut stdout = child.stdout.take().expect("a pipe");
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Following { child, seen }
+    }
+
+    /// What the tool printed so far.
+    pub fn seen(&self) -> String {
+        String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned()
+    }
+}
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
