@@ -121,7 +121,12 @@ impl TestEnvironment {
 
     /// A command for condorlite's binary `tool`, in this environment.
     pub fn command(&self, tool: &str) -> Command {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin(tool));
+        self.command_for(assert_cmd::cargo::cargo_bin(tool))
+    }
+
+    /// A command for any program, in this environment.
+    pub fn command_for(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut cmd = Command::new(program);
         cmd.env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(self.work_dir());
@@ -218,16 +223,21 @@ pub struct Following {
 #[allow(dead_code)]
 impl Following {
     pub fn start(env: &TestEnvironment, tool: &str, args: &[&str]) -> Following {
+        let mut cmd = env.command(tool);
+        cmd.args(args);
+        Following::spawn(cmd)
+    }
+
+    /// Starts a command, its standard input empty and its output read.
+    pub fn spawn(mut cmd: Command) -> Following {
         use std::io::Read;
         use std::process::Stdio;
-        let mut child = env
-            .command(tool)
-            .args(args)
+        let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .unwrap_or_else(|e| panic!("running {tool}: {e}"));
+            .unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
         let mut stdout = child.stdout.take().expect("a pipe");
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = seen.clone();

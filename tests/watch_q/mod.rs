@@ -2,6 +2,7 @@
 //! on fixture logs (tests/fixtures/watch_q/cases.json, from generate.py there), and watching a
 //! real pool's jobs until an `-exit` condition ends the watch (stdout a pipe: frames appended).
 
+use std::io::Write;
 use std::path::Path;
 
 use crate::common::{Following, TestEnvironment};
@@ -201,4 +202,108 @@ fn no_jobs_and_jobs_without_a_log() {
              [exit status: 0]"
         )
     );
+}
+
+/// On a terminal (a pseudo-terminal from util-linux's `script`): colours, the temporary
+/// `Processing new events...`, and each frame erased and drawn again in place.
+#[test]
+fn redraws_in_place_on_a_terminal() {
+    let mut env = TestEnvironment::new();
+    env.set_env("COLUMNS", "60");
+    env.set_env("LINES", "30");
+    let jobs = std::fs::read_to_string(Path::new(FIXTURES).join("other.log")).unwrap();
+    // Cluster 21's job runs: the first frame shows it running.
+    let log = env.write_file("jobs.log", &jobs[jobs.find("000 (021.").unwrap()..]);
+    let tool = assert_cmd::cargo::cargo_bin("condor_watch_q");
+    let mut cmd = env.command_for("script");
+    cmd.args([
+        "-qfec",
+        &format!(
+            "{} -files jobs.log -no-updated-at -exit all,done",
+            tool.display()
+        ),
+        "/dev/null",
+    ]);
+    let mut watch = Following::spawn(cmd);
+    wait_for("the first frame", || watch.seen().contains("1 running"));
+    // Job 20.0's termination, as 21.0's.
+    let from = jobs.find("005 (020.000.000)").unwrap();
+    let end = from + jobs[from..].find("...\n").unwrap() + 4;
+    // Appended, as a writer does: the log never looks shorter than what was read.
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    file.write_all(
+        jobs[from..end]
+            .replace("(020.000.000)", "(021.000.000)")
+            .as_bytes(),
+    )
+    .unwrap();
+    drop(file);
+    wait_for("condor_watch_q to end", || {
+        watch.child.try_wait().unwrap().is_some()
+    });
+    assert_eq!(watch.child.wait().unwrap().code(), Some(0));
+    let seen = untimed(&watch.seen()).replace("\r\n", "\n");
+    // Colours of a bar's sections, empty ones included, as HTCondor's `colorize` writes them.
+    let bar = |done: usize, run: usize| {
+        format!(
+            "[\x1b[32m{}\x1b[0m\x1b[36m{}\x1b[0m\x1b[93m\x1b[0m\x1b[31m\x1b[0m\x1b[31m\x1b[0m\
+             \x1b[31m\x1b[0m]",
+            "#".repeat(done),
+            "=".repeat(run)
+        )
+    };
+    let header = "BATCH    IDLE  RUN  DONE  TOTAL  JOB_IDS\n";
+    let processing = "Processing new events...\r                        \r";
+    let first = format!(
+        "{processing}{header}\x1b[36mID: 21     -    1     -      1   21.0   \x1b[0m{}\n\n{}\n\n\
+         Total: 1 jobs; 1 running\n",
+        bar(0, 18),
+        bar(0, 58)
+    );
+    let blanks = [40, 60, 0, 60, 0, 24].map(|n| " ".repeat(n)).join("\n");
+    let second = format!(
+        "{processing}\x1b[6A\r{blanks}\n\x1b[6A\r{header}\
+         \x1b[32mID: 21     -    -     1      1          \x1b[0m{}\n\n{}\n\n\
+         Total: 1 jobs; 1 completed\n\
+         Exiting with code 0 because of condition \"all done\" at TIME\n",
+        bar(18, 0),
+        bar(58, 0)
+    );
+    assert_eq!(seen, format!("{first}{second}"));
+}
+
+/// With no `-exit` condition the watch goes on (`Input ^C to exit`) until Ctrl-C, which ends
+/// it with status 0 (`KeyboardInterrupt`).
+#[test]
+fn ctrl_c_ends_the_watch_with_status_0() {
+    let env = TestEnvironment::new();
+    let jobs = std::fs::read_to_string(Path::new(FIXTURES).join("jobs.log")).unwrap();
+    env.write_file("jobs.log", &jobs);
+    let mut watch = Following::start(
+        &env,
+        "condor_watch_q",
+        &[
+            "-files",
+            "jobs.log",
+            "-no-table",
+            "-no-progress",
+            "-no-updated-at",
+        ],
+    );
+    wait_for("a frame", || watch.seen().contains("Input ^C to exit\n"));
+    // Frames are appended every 2 s: the first one is whole.
+    let seen = watch.seen();
+    assert!(
+        seen.starts_with(
+            "Total: 11 jobs; 5 completed, 1 removed, 2 idle, 1 running, 1 held, 1 suspended\n\
+             ...\nInput ^C to exit\n"
+        ),
+        "{seen}"
+    );
+    let pid = nix::unistd::Pid::from_raw(watch.child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    wait_for("condor_watch_q to end", || {
+        watch.child.try_wait().unwrap().is_some()
+    });
+    assert_eq!(watch.child.wait().unwrap().code(), Some(0));
 }

@@ -729,13 +729,7 @@ fn watch(r: &Request, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Fa
         if refresh {
             write!(out, "\r{}\r", " ".repeat(PROCESSING.len()))?;
             if let Some(prev) = &previous {
-                let lines: Vec<&str> = prev.lines().collect();
-                let up = format!("\x1b[{}A\r", lines.len());
-                let blank: Vec<String> = lines
-                    .iter()
-                    .map(|l| " ".repeat(view::visible_width(l)))
-                    .collect();
-                write!(out, "{up}{}\n{up}", blank.join("\n"))?;
+                write!(out, "{}", view::erase(prev))?;
             }
         }
         if !messages.is_empty() {

@@ -195,6 +195,15 @@ pub fn visible_width(s: &str) -> usize {
     n
 }
 
+/// What erases a frame drawn on a terminal, leaving the cursor where it began: up its lines,
+/// blanks as wide as each, and up again (HTCondor's `move + clear + move`).
+pub fn erase(frame: &str) -> String {
+    let lines: Vec<&str> = frame.lines().collect();
+    let up = format!("\x1b[{}A\r", lines.len());
+    let blank: Vec<String> = lines.iter().map(|l| " ".repeat(visible_width(l))).collect();
+    format!("{up}{}\n{up}", blank.join("\n"))
+}
+
 /// The length Python's `len` gives.
 fn width(s: &str) -> usize {
     s.chars().count()
@@ -576,6 +585,10 @@ mod tests {
         let text = frame(&colored, &rows, "now", (80, 24));
         assert!(text.contains("\x1b[31m</w/jobs.log>"), "{text:?}");
         assert_eq!(visible_width("\x1b[31mab\x1b[0m"), 2);
+        assert_eq!(
+            erase("\x1b[31mab\x1b[0m\n\nxyz"),
+            "\x1b[3A\r  \n\n   \n\x1b[3A\r"
+        );
     }
 
     #[test]
