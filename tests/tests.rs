@@ -40,3 +40,4 @@ mod userlog;
 mod userprio;
 mod version;
 mod wait;
+mod watch_q;

@@ -121,7 +121,12 @@ impl TestEnvironment {
 
     /// A command for condorlite's binary `tool`, in this environment.
     pub fn command(&self, tool: &str) -> Command {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin(tool));
+        self.command_for(assert_cmd::cargo::cargo_bin(tool))
+    }
+
+    /// A command for any program, in this environment.
+    pub fn command_for(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut cmd = Command::new(program);
         cmd.env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(self.work_dir());
@@ -205,5 +210,58 @@ impl fmt::Display for CommandOutput {
             Some(code) => write!(f, "[exit status: {code}]"),
             None => write!(f, "[killed by a signal]"),
         }
+    }
+}
+
+/// A tool left running, its standard output read by a thread as it comes; killed when dropped.
+#[allow(dead_code)]
+pub struct Following {
+    pub child: std::process::Child,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+#[allow(dead_code)]
+impl Following {
+    pub fn start(env: &TestEnvironment, tool: &str, args: &[&str]) -> Following {
+        let mut cmd = env.command(tool);
+        cmd.args(args);
+        Following::spawn(cmd)
+    }
+
+    /// Starts a command, its standard input empty and its output read.
+    pub fn spawn(mut cmd: Command) -> Following {
+        use std::io::Read;
+        use std::process::Stdio;
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("running {cmd:?}: {e}"));
+        let mut stdout = child.stdout.take().expect("a pipe");
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Following { child, seen }
+    }
+
+    /// What the tool printed so far.
+    pub fn seen(&self) -> String {
+        String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned()
+    }
+}
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

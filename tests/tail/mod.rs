@@ -1,11 +1,7 @@
 //! `condor_tail`: a running job's output, other files of its sandbox, following, and the
 //! refusals of HTCondor 24.0's tail.cpp, schedd and starter.
 
-use std::io::Read;
-use std::process::{Child, Stdio};
-use std::sync::{Arc, Mutex};
-
-use crate::common::TestEnvironment;
+use crate::common::{Following, TestEnvironment};
 use crate::pool::{count, script, submit, wait_for, Master};
 
 /// A job that prints five lines and `oops` on stderr, writes `progress.txt`, leaves a link
@@ -114,56 +110,13 @@ fn a_job_without_file_transfer_is_read_where_it_writes() {
     std::fs::write(env.work_dir().join("go"), "").unwrap();
 }
 
-/// `condor_tail` with its standard output read by a thread, as it comes.
-struct Following {
-    child: Child,
-    seen: Arc<Mutex<Vec<u8>>>,
-}
-
-impl Following {
-    fn start(env: &TestEnvironment, args: &[&str]) -> Following {
-        let mut child = env
-            .command("condor_tail")
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = seen.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stdout.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        Following { child, seen }
-    }
-
-    fn seen(&self) -> String {
-        String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned()
-    }
-}
-
-impl Drop for Following {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn follow_shows_what_the_job_appends_and_ends_when_the_job_leaves() {
     let env = TestEnvironment::new();
     let _master = Master::start(&env);
     let cluster = a_waiting_job(&env, true);
     wait_for_output(&env, &cluster);
-    let mut follow = Following::start(&env, &["-f", &cluster]);
+    let mut follow = Following::start(&env, "condor_tail", &["-f", &cluster]);
     wait_for("the first lines", || follow.seen().contains("line 5\n"));
     std::fs::write(env.work_dir().join("go"), "").unwrap();
     wait_for("condor_tail -f to end with the job", || {
@@ -188,7 +141,7 @@ fn an_idle_job_is_waited_for() {
     env.warn_no_master();
     let cluster = a_waiting_job(&env, true);
     // No master yet: the job is idle, and condor_tail waits (silently) for it to run.
-    let follow = Following::start(&env, &[&cluster]);
+    let follow = Following::start(&env, "condor_tail", &[&cluster]);
     let _master = Master::start(&env);
     wait_for("the job to run", || count(&env, "JobStatus == 2") == 1);
     wait_for_output(&env, &cluster);

@@ -186,6 +186,20 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_userlog -raw -evict jobs.log",
             ),
         ],
+        "condor_watch_q" => &[
+            (
+                "Watch your jobs until they are all done, stopping with status 1 if one is held",
+                "condor_watch_q -exit all,done,0 -exit any,held,1",
+            ),
+            (
+                "Watch the jobs of two event logs, grouped by log, without the table",
+                "condor_watch_q -files a.log b.log -groupby log -no-table",
+            ),
+            (
+                "Watch clusters 12 and 13 with percentages, appending updates to a file",
+                "condor_watch_q -clusters 12 13 -summary-type percentages -no-refresh > watch.txt",
+            ),
+        ],
         "condor_run" => &[
             (
                 "Run a command as a job and wait for its output",

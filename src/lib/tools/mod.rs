@@ -33,6 +33,7 @@ pub mod userlog;
 pub mod userprio;
 pub mod version;
 pub mod wait;
+pub mod watch_q;
 
 /// Sets `handler` for the signals a tool waiting on its job handles (SIGHUP, SIGINT,
 /// SIGQUIT, SIGTERM), as condor_run's script and condor_ssh_to_job do. A handler must only
@@ -85,6 +86,7 @@ pub static TOOLS: &[Tool] = &[
     userprio::TOOL,
     status::TOOL,
     wait::TOOL,
+    watch_q::TOOL,
     master::TOOL,
     daemon_cmd::OFF,
     daemon_cmd::ON,
