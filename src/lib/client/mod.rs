@@ -22,6 +22,7 @@
 
 pub mod actions;
 pub mod counts;
+pub mod jobattr;
 pub mod locate;
 pub mod master;
 pub mod select;
