@@ -3,6 +3,7 @@
 //! environment).
 
 mod checkpoint;
+mod chirp;
 mod classad_eval;
 mod cli;
 mod common;

@@ -21,6 +21,7 @@
 //! shows for a personal HTCondor.
 
 pub mod actions;
+pub mod chirp;
 pub mod counts;
 pub mod jobattr;
 pub mod locate;

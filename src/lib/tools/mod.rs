@@ -6,6 +6,7 @@
 //! over the registry, so a tool added here is documented and tested with the others.
 
 pub mod argv;
+pub mod chirp;
 pub mod classad_eval;
 pub mod config_val;
 pub mod daemon_cmd;
@@ -78,6 +79,7 @@ pub static TOOLS: &[Tool] = &[
     submit::TOOL,
     transfer_data::TOOL,
     tail::TOOL,
+    chirp::TOOL,
     userlog::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
