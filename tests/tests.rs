@@ -41,3 +41,4 @@ mod userlog;
 mod userprio;
 mod version;
 mod wait;
+mod who;

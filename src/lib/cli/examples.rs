@@ -190,6 +190,14 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_chirp set_job_attr_delayed ChirpProgress 42",
             ),
         ],
+        "condor_who" => &[
+            ("Show the jobs running on this machine", "condor_who"),
+            ("The whole slot ads of the running jobs", "condor_who -long"),
+            (
+                "The job id, process id and slot of each running job",
+                "condor_who -af JobId '#PID' '#SLOT'",
+            ),
+        ],
         "condor_userlog" => &[
             (
                 "Summarise the runs in a job event log",

@@ -34,6 +34,7 @@ pub mod userlog;
 pub mod userprio;
 pub mod version;
 pub mod wait;
+pub mod who;
 
 /// Sets `handler` for the signals a tool waiting on its job handles (SIGHUP, SIGINT,
 /// SIGQUIT, SIGTERM), as condor_run's script and condor_ssh_to_job do. A handler must only
@@ -80,6 +81,7 @@ pub static TOOLS: &[Tool] = &[
     transfer_data::TOOL,
     tail::TOOL,
     chirp::TOOL,
+    who::TOOL,
     userlog::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
