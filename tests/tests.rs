@@ -3,6 +3,7 @@
 //! environment).
 
 mod checkpoint;
+mod chirp;
 mod classad_eval;
 mod cli;
 mod common;
@@ -41,3 +42,4 @@ mod userprio;
 mod version;
 mod wait;
 mod watch_q;
+mod who;

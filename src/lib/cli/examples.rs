@@ -172,6 +172,32 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_tail -maxbytes 4096 -no-stdout 12.0 progress.log",
             ),
         ],
+        "condor_chirp" => &[
+            (
+                "From inside a job (submitted with want_io_proxy = true), record its progress in the queue",
+                "condor_chirp set_job_attr Progress 42",
+            ),
+            (
+                "Read an attribute of the job, and write a note to its event log",
+                "condor_chirp get_job_attr RequestMemory; condor_chirp ulog 'phase 2 started'",
+            ),
+            (
+                "Copy a file from the submit directory, and a result back to it",
+                "condor_chirp fetch input.dat input.dat; condor_chirp put result.dat result.dat",
+            ),
+            (
+                "Without want_io_proxy: an update sent with the starter's next update",
+                "condor_chirp set_job_attr_delayed ChirpProgress 42",
+            ),
+        ],
+        "condor_who" => &[
+            ("Show the jobs running on this machine", "condor_who"),
+            ("The whole slot ads of the running jobs", "condor_who -long"),
+            (
+                "The job id, process id and slot of each running job",
+                "condor_who -af JobId '#PID' '#SLOT'",
+            ),
+        ],
         "condor_userlog" => &[
             (
                 "Summarise the runs in a job event log",

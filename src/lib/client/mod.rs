@@ -21,7 +21,9 @@
 //! shows for a personal HTCondor.
 
 pub mod actions;
+pub mod chirp;
 pub mod counts;
+pub mod jobattr;
 pub mod locate;
 pub mod master;
 pub mod select;

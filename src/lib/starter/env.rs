@@ -119,6 +119,8 @@ pub struct EnvContext<'a> {
     pub slot: &'a ClassAd,
     /// From the startd: assigned resources.
     pub slot_env: &'a [(String, String)],
+    /// The `.chirp.config` the starter wrote, if it wrote one.
+    pub chirp_config: Option<&'a Path>,
 }
 
 /// The slot's short name: `slot1_1` of `slot1_1@host`.
@@ -203,6 +205,9 @@ fn publish(env: &mut JobEnv, ctx: &EnvContext<'_>, config: &Config) {
         &path(&ctx.scratch_dir.join(MACHINE_AD_FILE)),
     );
     env.set("_CONDOR_JOB_AD", &path(&ctx.scratch_dir.join(JOB_AD_FILE)));
+    if let Some(chirp_config) = ctx.chirp_config {
+        env.set("_CONDOR_CHIRP_CONFIG", &path(chirp_config));
+    }
     let chirp = knob(config, "CHIRP_DELAYED_UPDATE_PREFIX").unwrap_or_else(|| "CHIRP".into());
     env.set("_CHIRP_DELAYED_UPDATE_PREFIX", &chirp);
     if config

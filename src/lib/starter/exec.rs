@@ -21,6 +21,7 @@ use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use crate::submit::argenv::{append_arg, split_args};
 
 use super::checkpoint::{self, CheckpointPlan};
+use super::chirp;
 use super::container;
 use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
@@ -527,6 +528,20 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     }
     let write_ads = std::fs::write(scratch.join(JOB_AD_FILE), ad_to_old(&job_view, false))
         .and_then(|()| std::fs::write(scratch.join(MACHINE_AD_FILE), ad_to_old(req.slot, false)));
+    // Chirp (`initIOProxy`): the file that tells condor_chirp where the job's pool is.
+    let chirp_config = chirp::Features::of(job, req.config)
+        .any()
+        .then(|| scratch.join(chirp::CHIRP_CONFIG_FILE));
+    let write_ads = write_ads.and_then(|()| match &chirp_config {
+        Some(path) => {
+            let local_dir = req.config.string("LOCAL_DIR").ok().flatten();
+            std::fs::write(
+                path,
+                chirp::config_text(req.config.env(), local_dir.as_deref()),
+            )
+        }
+        None => Ok(()),
+    });
     if let Err(e) = write_ads {
         tracing::error!("cannot write the job's ads into {}: {e}", scratch.display());
         return Err(StartFailure::new(
@@ -606,6 +621,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         job_iwd: &job_iwd,
         slot: req.slot,
         slot_env: req.slot_env,
+        chirp_config: chirp_config.as_deref(),
     };
     let job_env = env::build(job, &ctx, req.config).map_err(|e| {
         StartFailure::new(

@@ -36,6 +36,7 @@
 //! This module is the only one that forks or signals processes.
 
 pub mod checkpoint;
+pub mod chirp;
 pub mod container;
 pub mod env;
 mod exec;

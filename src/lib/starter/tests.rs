@@ -383,6 +383,7 @@ fn environment() {
         "_CONDOR_JOB_PIDS=".into(),
         "_CONDOR_AssignedGPUs=GPU-0".into(),
         "_CHIRP_DELAYED_UPDATE_PREFIX=Chirp*".into(),
+        format!("_CONDOR_CHIRP_CONFIG={scratch}/.chirp.config"),
     ] {
         assert!(has(&expected), "missing {expected} in:\n{text}");
     }

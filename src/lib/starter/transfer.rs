@@ -31,6 +31,7 @@ use crate::config::expand::tokens;
 use crate::config::Config;
 use crate::output::render::lookup_str;
 
+use super::chirp::{CHIRP_CONFIG_FILE, DELAYED_UPDATES_FILE};
 use super::env::{JOB_AD_FILE, MACHINE_AD_FILE};
 use super::exec::{basename, errno_of, strerror, STDERR_NAME, STDOUT_NAME};
 use super::hold_codes::{TRANSFER_INPUT_ERROR, TRANSFER_OUTPUT_ERROR};
@@ -612,7 +613,15 @@ impl OutputPlan {
             let Ok(name) = entry.file_name().into_string() else {
                 continue;
             };
-            if [JOB_AD_FILE, MACHINE_AD_FILE, STDOUT_NAME, STDERR_NAME].contains(&name.as_str())
+            if [
+                JOB_AD_FILE,
+                MACHINE_AD_FILE,
+                STDOUT_NAME,
+                STDERR_NAME,
+                CHIRP_CONFIG_FILE,
+                DELAYED_UPDATES_FILE,
+            ]
+            .contains(&name.as_str())
                 || name == self.exe_name
                 || super::waiter::is_bookkeeping(&name)
             {

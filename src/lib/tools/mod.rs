@@ -6,6 +6,7 @@
 //! over the registry, so a tool added here is documented and tested with the others.
 
 pub mod argv;
+pub mod chirp;
 pub mod classad_eval;
 pub mod config_val;
 pub mod daemon_cmd;
@@ -34,6 +35,7 @@ pub mod userprio;
 pub mod version;
 pub mod wait;
 pub mod watch_q;
+pub mod who;
 
 /// Sets `handler` for the signals a tool waiting on its job handles (SIGHUP, SIGINT,
 /// SIGQUIT, SIGTERM), as condor_run's script and condor_ssh_to_job do. A handler must only
@@ -79,6 +81,8 @@ pub static TOOLS: &[Tool] = &[
     submit::TOOL,
     transfer_data::TOOL,
     tail::TOOL,
+    chirp::TOOL,
+    who::TOOL,
     userlog::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,

@@ -394,21 +394,6 @@ fn projected_prio(job: &ClassAd) -> Option<i32> {
         .map(|p| p as i32)
 }
 
-/// How an attribute is listed in the schedd's configuration (`IMMUTABLE_JOB_ATTRS`,
-/// `PROTECTED_JOB_ATTRS` and their `SYSTEM_` lists).
-fn listed(session: &Session, knobs: [&str; 2], attr: &str) -> bool {
-    knobs.iter().any(|k| {
-        session
-            .config
-            .string(k)
-            .ok()
-            .flatten()
-            .unwrap_or_default()
-            .split([',', ' ', '\t'])
-            .any(|a| !a.is_empty() && a.eq_ignore_ascii_case(attr))
-    })
-}
-
 /// `UpdateJobAd` for each selected job: `SetAttributeInt(C, P, JobPrio, new, SHOULDLOG)`, in
 /// one transaction; a job that cannot be set is reported and skipped. The attribute-update
 /// events are logged once the transaction has committed. Returns whether anything changed.
@@ -422,16 +407,9 @@ fn update(
     if selected.is_empty() {
         return Ok(false);
     }
-    let immutable = listed(
-        session,
-        ["IMMUTABLE_JOB_ATTRS", "SYSTEM_IMMUTABLE_JOB_ATTRS"],
-        JOB_PRIO,
-    );
-    let protected = listed(
-        session,
-        ["PROTECTED_JOB_ATTRS", "SYSTEM_PROTECTED_JOB_ATTRS"],
-        JOB_PRIO,
-    ) && !session.user_is_superuser();
+    let protection = crate::client::jobattr::protection(session, JOB_PRIO);
+    let immutable = protection == Some("immutable");
+    let protected = protection == Some("protected") && !session.user_is_superuser();
     let mut events: Vec<(JobId, JobLogs, AttributeUpdate)> = Vec::new();
     let mut refused: Vec<JobId> = Vec::new();
     queue.transaction(|tx| -> Result<(), QueueError> {

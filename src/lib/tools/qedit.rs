@@ -21,6 +21,7 @@ use crate::classad::parser::parse_old_expr;
 use crate::classad::Expr;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::jobattr::{protection, valid_attr_name};
 use crate::client::locate::PoolLocation;
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
@@ -218,13 +219,6 @@ impl QeditArgs {
     }
 }
 
-/// `IsValidAttrName`.
-fn valid_attr_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 /// `makeJobidConstraint`: the ids as a constraint, cluster by cluster.
 fn jobid_constraint(ids: &[(i32, i32)]) -> String {
     let mut out = String::new();
@@ -283,31 +277,6 @@ fn and_query(parts: &[String]) -> String {
     }
     q.push_str(" )");
     q
-}
-
-/// How an attribute is protected (`IsProtectedAttribute`).
-fn protection(session: &Session, attr: &str) -> Option<&'static str> {
-    let listed = |knobs: [&str; 2]| {
-        knobs.iter().any(|k| {
-            session
-                .config
-                .string(k)
-                .ok()
-                .flatten()
-                .unwrap_or_default()
-                .split([',', ' ', '\t'])
-                .any(|a| !a.is_empty() && a.eq_ignore_ascii_case(attr))
-        })
-    };
-    if listed(["IMMUTABLE_JOB_ATTRS", "SYSTEM_IMMUTABLE_JOB_ATTRS"]) {
-        Some("immutable")
-    } else if listed(["PROTECTED_JOB_ATTRS", "SYSTEM_PROTECTED_JOB_ATTRS"]) {
-        Some("protected")
-    } else if listed(["SECURE_JOB_ATTRS", "SYSTEM_SECURE_JOB_ATTRS"]) {
-        Some("secure")
-    } else {
-        None
-    }
 }
 
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {

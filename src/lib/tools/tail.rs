@@ -338,7 +338,7 @@ struct Sandbox {
 /// The scratch directory of job `id` of universe `universe`: `$(LOCAL_UNIV_EXECUTE)/dir_C_P`
 /// for a local-universe job, else the newest `$(EXECUTE)/dir_C_P_N` (a job started again has
 /// a new one; an earlier one may not have been removed yet).
-fn scratch_dir(session: &Session, id: JobId, universe: i64) -> Option<PathBuf> {
+pub(crate) fn scratch_dir(session: &Session, id: JobId, universe: i64) -> Option<PathBuf> {
     let config_dir = |knob: &str| {
         session
             .config
