@@ -1352,3 +1352,63 @@ fn file_sources_leave_the_pool_untouched() {
         )
     );
 }
+
+/// A pool replaces condor_q's views with print-format files of its own
+/// (`Q_DEFAULT_<TAG>_PRINT_FORMAT_FILE`, queue.cpp's `initOutputMask`); `-pr !` turns them
+/// off, a knob naming no file is ignored, and the batch view is not replaced by another
+/// view's file.
+#[test]
+fn a_pool_replaces_default_views_with_print_format_files() {
+    let mut env = three_clusters();
+    let builtin_nobatch = env.run("condor_q", ["-nobatch"]).to_string();
+    let builtin_batch = env.run("condor_q", Vec::<&str>::new()).to_string();
+    let jobs = env.write_file(
+        "jobs.cpf",
+        "SELECT\nClusterId AS CLUSTER PRINTF %d\nJobStatus AS ST PRINTAS JOB_STATUS\nSUMMARY NONE\n",
+    );
+    let totals = env.write_file("totals.cpf", "SELECT NOHEADER NOTITLE\nSUMMARY STANDARD\n");
+    env.set_env(
+        "_CONDOR_Q_DEFAULT_PRINT_FORMAT_FILE",
+        jobs.to_str().unwrap(),
+    );
+    env.set_env(
+        "_CONDOR_Q_DEFAULT_HOLD_PRINT_FORMAT_FILE",
+        totals.to_str().unwrap(),
+    );
+    env.set_env(
+        "_CONDOR_Q_DEFAULT_RUN_PRINT_FORMAT_FILE",
+        "no-such-file.cpf",
+    );
+    check(
+        &env,
+        &["-nobatch"],
+        &format!("{TITLE}CLUSTER ST\n1       I\n1       I\n1       I\n3       H\n[exit status: 0]"),
+    );
+    // -hold's constraint stays; the file shows only the summary.
+    check(
+        &env,
+        &["-hold"],
+        "\nTotal for query: 1 jobs; 0 completed, 0 removed, 0 idle, 0 running, 1 held, 0 suspended \n\
+         Total for alice: 4 jobs; 0 completed, 0 removed, 3 idle, 0 running, 1 held, 0 suspended \n\
+         Total for all users: 6 jobs; 0 completed, 0 removed, 4 idle, 1 running, 1 held, 0 suspended\n\
+         \n\
+         [exit status: 0]",
+    );
+    // `-pr !`: the built-in views; the batch view is not the -nobatch view's to replace.
+    assert_eq!(
+        env.run("condor_q", ["-nobatch", "-pr", "!"]).to_string(),
+        builtin_nobatch
+    );
+    assert_eq!(
+        env.run("condor_q", Vec::<&str>::new()).to_string(),
+        builtin_batch
+    );
+    // A knob naming a file that does not exist is not an error.
+    let run = env.run("condor_q", ["-run"]);
+    assert_eq!((run.stderr.as_str(), run.status), ("", Some(0)), "{run}");
+    assert!(
+        run.stdout
+            .contains(" ID      OWNER            SUBMITTED     RUN_TIME HOST(S)"),
+        "{run}"
+    );
+}

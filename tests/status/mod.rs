@@ -1133,3 +1133,81 @@ fn direct_and_broken() {
     );
     drop(master);
 }
+
+/// A pool replaces condor_status's tables with print-format files of its own
+/// (`STATUS_DEFAULT_SLOTS_PRINT_FORMAT_FILE`, `STATUS_SLOTS_CLAIMED_PRINT_FORMAT_FILE`, ...:
+/// prettyPrint.cpp's `ppInitPrintMask` and `paramNameFromPPMode`); the totals stay the
+/// mode's, `-pr !` turns the files off, and a file that aggregates is warned about.
+#[test]
+fn a_pool_replaces_default_tables_with_print_format_files() {
+    let mut env = pool();
+    let ads = fixture("slots.ads");
+    let builtin = env.run("condor_status", ["-ads", &ads]).to_string();
+    let claimed_builtin = env
+        .run("condor_status", ["-ads", &ads, "-claimed"])
+        .to_string();
+    let pf = env.write_file(
+        "mine.pf",
+        "SELECT\nName AS Slot WIDTH -24\nMemory PRINTF %6d\nWHERE State == \"Claimed\"\nSUMMARY NONE\n",
+    );
+    env.set_env(
+        "_CONDOR_STATUS_DEFAULT_SLOTS_PRINT_FORMAT_FILE",
+        pf.to_str().unwrap(),
+    );
+    // The table's headings and the empty line after them, as prettyPrintHeadings prints
+    // them for any style but the custom one.
+    let expected = "Slot                     Memory
+
+slot1_1@ep1.example.org    1024
+slot1_2@ep1.example.org    2048
+slot2@ep2.example.org      1996
+[exit status: 0]";
+    check(&env, &["-ads", &ads], expected);
+    // The claimed slots' table has its own knob.
+    assert_eq!(
+        env.run("condor_status", ["-ads", &ads, "-claimed"])
+            .to_string(),
+        claimed_builtin
+    );
+    assert_eq!(
+        env.run("condor_status", ["-ads", &ads, "-pr", "!"])
+            .to_string(),
+        builtin
+    );
+    // With the summary, the totals are the slots' own.
+    let standard = env.write_file(
+        "standard.pf",
+        "SELECT\nName AS Slot WIDTH -24\nSUMMARY STANDARD\n",
+    );
+    env.set_env(
+        "_CONDOR_STATUS_DEFAULT_SLOTS_PRINT_FORMAT_FILE",
+        standard.to_str().unwrap(),
+    );
+    let out = env.run("condor_status", ["-ads", &ads]);
+    let totals = &builtin[builtin.find("\n\n               Total").unwrap()..];
+    assert!(
+        out.stdout
+            .starts_with("Slot                    \n\nslot1@ep1.example.org   \n"),
+        "{out}"
+    );
+    assert!(out.to_string().ends_with(totals), "{out}");
+    let unique = env.write_file("unique.pf", "SELECT UNIQUE\nArch\n");
+    env.set_env(
+        "_CONDOR_STATUS_SLOTS_CLAIMED_PRINT_FORMAT_FILE",
+        unique.to_str().unwrap(),
+    );
+    let out = env.run("condor_status", ["-ads", &ads, "-claimed"]);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "print-format aggregation not supported\n\
+             Warning: default STATUS_SLOTS_CLAIMED_PRINT_FORMAT_FILE select file '{}' is invalid\n",
+            unique.display()
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        out.stdout,
+        claimed_builtin.strip_suffix("[exit status: 0]").unwrap()
+    );
+}

@@ -160,3 +160,47 @@ fn command_line_errors_as_htcondor_words_them() {
     let out = env.run("condor_transfer_data", ["77"]);
     assert_eq!(out.to_string(), "Fetching data files...\n[exit status: 0]");
 }
+
+#[test]
+fn a_spooled_job_whose_output_was_never_fetched_leaves_the_queue_after_ten_days() {
+    // condor_submit -spool keeps a completed job for ten days (its `LeaveJobInQueue`); the
+    // schedd's periodic pass (`PERIODIC_EXPR_INTERVAL`) asks again, and moves the job to the
+    // history, its spool directory removed, once the expression says no more.
+    let mut env = TestEnvironment::new();
+    env.set_env("_CONDOR_PERIODIC_EXPR_INTERVAL", "1");
+    let master = Master::start(&env);
+    script(&env, "job.sh", "#!/bin/sh\necho out\n");
+    let sub = "executable = job.sh\noutput = o.txt\nlog = j.log\nqueue\n";
+    let old = spool_submit(&env, sub);
+    let recent = spool_submit(&env, sub);
+    wait_for("both jobs to complete", || {
+        count(&env, "JobStatus == 4") == 2
+    });
+    let old_spool = spool_dir(&env, &old);
+    assert!(old_spool.join("o.txt").exists());
+    // Its output was never fetched, and it completed eleven days ago.
+    let eleven_days_ago = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 11 * 24 * 3600)
+        .to_string();
+    let out = env.run(
+        "condor_qedit",
+        [&format!("{old}.0"), "CompletionDate", &eleven_days_ago],
+    );
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("the old job to leave the queue", || {
+        count(&env, &format!("ClusterId == {old}")) == 0
+    });
+    let out = env.run("condor_history", [&format!("{old}.0"), "-af", "JobStatus"]);
+    assert_eq!(out.to_string(), "4\n[exit status: 0]");
+    assert!(!old_spool.exists(), "{}", old_spool.display());
+    // The job that completed now stays, its output waiting for condor_transfer_data.
+    assert_eq!(
+        count(&env, &format!("ClusterId == {recent} && JobStatus == 4")),
+        1
+    );
+    assert!(spool_dir(&env, &recent).join("o.txt").exists());
+    drop(master);
+}

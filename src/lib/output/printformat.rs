@@ -690,12 +690,17 @@ pub fn read_format_arg(arg: &str) -> Result<Option<String>, FormatArgError> {
     if arg.starts_with('-') && arg != "-" {
         return Err(FormatArgError::NoFileName);
     }
-    use std::io::Read;
-    let source: Box<dyn Read> = if arg == "-" {
+    let source: Box<dyn std::io::Read> = if arg == "-" {
         Box::new(std::io::stdin())
     } else {
         Box::new(std::fs::File::open(arg).map_err(|_| FormatArgError::CantOpen)?)
     };
+    read_format_text(source).map(Some)
+}
+
+/// A print format's text, at most [`MAX_FORMAT_BYTES`] of it.
+fn read_format_text(source: impl std::io::Read) -> Result<String, FormatArgError> {
+    use std::io::Read;
     let mut text = String::new();
     source
         .take(MAX_FORMAT_BYTES + 1)
@@ -704,7 +709,29 @@ pub fn read_format_arg(arg: &str) -> Result<Option<String>, FormatArgError> {
     if text.len() as u64 > MAX_FORMAT_BYTES {
         return Err(FormatArgError::TooLarge);
     }
-    Ok(Some(text))
+    Ok(text)
+}
+
+/// The print-format file a pool's configuration puts in place of a tool's default view
+/// (condor_q's `Q_DEFAULT_<TAG>_PRINT_FORMAT_FILE`, condor_status's
+/// `STATUS_[DEFAULT_]<MODE>_PRINT_FORMAT_FILE`), as queue.cpp's `initOutputMask` and
+/// prettyPrint.cpp's `ppInitPrintMask` look for it: none when the knob is unset or names
+/// nothing that exists (`stat` fails: "this is not an error"), else the file's name and its
+/// text, or why it could not be read.
+pub fn default_format_file(
+    config: &crate::config::Config,
+    knob: &str,
+) -> Option<(String, Result<String, FormatArgError>)> {
+    let file = config
+        .string(knob)
+        .ok()
+        .flatten()
+        .filter(|f| !f.is_empty())?;
+    std::fs::metadata(&file).ok()?;
+    let text = std::fs::File::open(&file)
+        .map_err(|_| FormatArgError::CantOpen)
+        .and_then(read_format_text);
+    Some((file, text))
 }
 
 #[cfg(test)]

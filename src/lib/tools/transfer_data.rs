@@ -23,7 +23,9 @@
 //! directory is read (a symbolic link the job left that leads out is refused), and a file
 //! already at the destination is replaced, never written through.
 //!
-//! The jobs stay in the queue (their `LeaveJobInQueue`); `condor_rm` takes them out.
+//! The jobs stay in the queue while their `LeaveJobInQueue` holds (ten days after they
+//! completed, for `-spool`; the master's periodic pass then moves them to the history);
+//! `condor_rm` takes them out sooner.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

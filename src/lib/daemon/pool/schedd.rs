@@ -233,6 +233,9 @@ impl Pool {
                 }
                 ad = l.ad.clone();
             }
+            if self.leaves_queue_now(id, status, &ad) {
+                continue;
+            }
             let firing = self.schedd.policy.periodic(&ad, status.code(), t);
             if !firing.fired() {
                 continue;
@@ -317,6 +320,31 @@ impl Pool {
             self.journal.events.push(PendingEvent { logs, id, body });
         }
         Ok(stops)
+    }
+
+    /// A completed or removed job that stayed in the queue (its `LeaveJobInQueue`) and no
+    /// longer runs is asked again at each periodic pass, as the schedd's `PeriodicExprEval`
+    /// calls `DestroyProc` on it: once the expression is no longer true (a `condor_submit
+    /// -spool` job ten days after it completed, its output never fetched), the job goes to
+    /// the history in this step's commit, and its spool directory with it. Nothing is logged:
+    /// its end (or its abort) was logged when it happened.
+    fn leaves_queue_now(&mut self, id: JobId, status: JobStatus, ad: &ClassAd) -> bool {
+        let stays = match status {
+            JobStatus::Completed => false,
+            // A removed job still running as far as the queue knows is the recovery's.
+            JobStatus::Removed => ad.lookup("RemoteHost").is_some(),
+            _ => true,
+        };
+        if stays
+            || self.shadow.running.contains_key(&id)
+            || self.schedd.local.is_running(id)
+            || ad.eval_attr("LeaveJobInQueue").as_bool_equiv() == Some(true)
+        {
+            return false;
+        }
+        tracing::info!("job {id} leaves the queue: its LeaveJobInQueue is no longer true");
+        self.journal.changes.expecting(id, status).to_history = true;
+        true
     }
 
     /// Puts a job that is not running on hold, logging the hold.

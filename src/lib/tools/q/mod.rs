@@ -52,7 +52,7 @@ use crate::error::CommandError;
 use crate::output::ads::{AdFormat, AdListWriter, Selection};
 use crate::output::autoformat::add_format_args;
 use crate::output::mask::{Cell, PrintMask, RenderEnv, AUTO_WIDTH};
-use crate::output::printformat::{read_format_arg, FormatArgError, PrintFormat};
+use crate::output::printformat::{self, read_format_arg, FormatArgError, PrintFormat};
 use crate::output::render::lookup_str;
 use crate::output::time::title_time;
 use crate::output::wrapped_text;
@@ -655,6 +655,18 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
     } else {
         View::Jobs
     };
+    // initOutputMask: a view the pool replaced with a print-format file of its own, unless
+    // `-pr !` says not to (the formats and the analysis have no view to replace).
+    let print_format = match print_format {
+        None if args.print_format.as_deref() != Some("!")
+            && output.ads.is_none()
+            && output.formats.is_empty()
+            && args.analyze.is_none() =>
+        {
+            default_view_format(&session.config, view, args.totals, err)
+        }
+        pf => pf,
+    };
     Ok(Request {
         words,
         constraints: args.constraints,
@@ -687,6 +699,46 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         jobads: args.jobads,
         userlog: args.userlog,
     })
+}
+
+/// The print-format file that replaces `view` (`Q_DEFAULT_<TAG>_PRINT_FORMAT_FILE`, the tags
+/// of queue.cpp's `initOutputMask`), parsed; none when it is not configured or does not
+/// exist, and a warning (then the built-in view) when it cannot be read. The batch view's
+/// rows are computed in code from 24.0's own columns (`PROGRESS`), so its knob is not read.
+fn default_view_format(
+    config: &crate::config::Config,
+    view: View,
+    totals: bool,
+    err: &mut dyn Write,
+) -> Option<PrintFormat> {
+    let tag = match view {
+        _ if totals => "TOTALS_",
+        View::Jobs => "",
+        View::Run => "RUN_",
+        View::Idle => "IDLE_",
+        View::Hold => "HOLD_",
+        View::Io => "IO_",
+        View::Dag => "DAG_",
+        View::Factory => "FACTORY_",
+        View::Batch => return None,
+    };
+    let (file, text) =
+        printformat::default_format_file(config, &format!("Q_DEFAULT_{tag}PRINT_FORMAT_FILE"))?;
+    match text {
+        Ok(text) => {
+            let pf = views::parse(&text);
+            let _ = err.write_all(pf.messages.as_bytes());
+            Some(pf)
+        }
+        Err(_) => {
+            let _ = writeln!(
+                err,
+                "Warning: default {} print-format file '{file}' is invalid",
+                tag.trim_end_matches('_')
+            );
+            None
+        }
+    }
 }
 
 /// `-pool HOST`: this host's pool is queried as without it; a host that does not resolve
@@ -1581,7 +1633,14 @@ impl<'s> Query<'s> {
         }
         out.write_all(text.as_bytes())?;
         let mut buf = String::new();
-        for row in &rows {
+        // `streaming_print_job`: no row without columns, nor with -totals (a pool's
+        // `Q_DEFAULT_TOTALS_PRINT_FORMAT_FILE` shapes only the title, headings and summary).
+        let listed = if pf.mask.is_empty() || self.req.totals {
+            &rows[..0]
+        } else {
+            &rows[..]
+        };
+        for row in listed {
             buf.clear();
             pf.mask.display(&mut buf, row);
             if widescreen {

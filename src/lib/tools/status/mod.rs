@@ -250,6 +250,27 @@ impl Mode {
         })
     }
 
+    /// The knob naming a pool's print-format file for the mode's table (prettyPrint.cpp's
+    /// `paramNameFromPPMode`: `STATUS_`, `DEFAULT_` when the `SDO_` name has one word, the
+    /// name, `_PRINT_FORMAT_FILE`).
+    fn print_format_knob(self) -> &'static str {
+        match self {
+            Mode::Slots => "STATUS_DEFAULT_SLOTS_PRINT_FORMAT_FILE",
+            Mode::SlotsAvail => "STATUS_SLOTS_AVAIL_PRINT_FORMAT_FILE",
+            Mode::SlotsClaimed => "STATUS_SLOTS_CLAIMED_PRINT_FORMAT_FILE",
+            Mode::StartDaemon => "STATUS_DEFAULT_STARTDAEMON_PRINT_FORMAT_FILE",
+            Mode::Schedd => "STATUS_DEFAULT_SCHEDD_PRINT_FORMAT_FILE",
+            Mode::ScheddRun => "STATUS_SCHEDD_RUN_PRINT_FORMAT_FILE",
+            Mode::Submitters => "STATUS_DEFAULT_SUBMITTERS_PRINT_FORMAT_FILE",
+            Mode::Master => "STATUS_DEFAULT_MASTER_PRINT_FORMAT_FILE",
+            Mode::Collector => "STATUS_DEFAULT_COLLECTOR_PRINT_FORMAT_FILE",
+            Mode::Negotiator => "STATUS_DEFAULT_NEGOTIATOR_PRINT_FORMAT_FILE",
+            Mode::SlotsGpus => "STATUS_SLOTS_GPUS_PRINT_FORMAT_FILE",
+            Mode::StartdGpus => "STATUS_STARTD_GPUS_PRINT_FORMAT_FILE",
+            Mode::Any => "STATUS_DEFAULT_ANY_PRINT_FORMAT_FILE",
+        }
+    }
+
     fn style(self) -> Pp {
         match self {
             Mode::Slots | Mode::SlotsAvail => Pp::SlotsNormal,
@@ -433,6 +454,8 @@ struct StatusArgs {
     hash_order: bool,
     /// `-print-format FILE` (the last one; `-pr !` gives none).
     print_format: Option<String>,
+    /// `-pr !`: the pool's print-format files do not replace the default tables.
+    no_default_formats: bool,
     /// `-direct NAME`: the daemon to ask (the last one given).
     direct: Option<String>,
 }
@@ -487,6 +510,7 @@ impl StatusArgs {
                 attributes: Vec::new(),
                 hash_order: false,
                 print_format: None,
+                no_default_formats: false,
                 direct: None,
             },
             mode: None,
@@ -650,7 +674,9 @@ impl Reader {
                             )));
                         };
                         // `-pr !` only turns off the configured default print formats.
-                        if file != "!" {
+                        if file == "!" {
+                            self.args.no_default_formats = true;
+                        } else {
                             self.args.explicit_format = true;
                             self.set_style(Pp::Custom, index, &text);
                             self.args.print_format = Some(file);
@@ -1356,29 +1382,58 @@ fn query_master(
 /// stderr and the reading goes on; a file that cannot be read, or a format that aggregates
 /// (`SELECT UNIQUE`, `FROM AUTOCLUSTER`), is refused.
 fn load_print_format(file: &str, err: &mut dyn Write) -> Result<PrintFormat, CommandError> {
-    let invalid = |err: &mut dyn Write| {
+    let text = match read_format_arg(file) {
+        Ok(Some(text)) => Ok(text),
+        Ok(None) | Err(FormatArgError::NoFileName) => unreachable!("refused by the reading"),
+        Err(e) => Err(e),
+    };
+    status_print_format(file, text, err).ok_or_else(|| {
         let _ = writeln!(err, "Error: invalid select file {file}");
         CommandError::Exit(1)
-    };
-    let text = match read_format_arg(file) {
-        Ok(Some(text)) => text,
-        Ok(None) | Err(FormatArgError::NoFileName) => unreachable!("refused by the reading"),
-        Err(FormatArgError::CantOpen) => {
-            let _ = writeln!(err, "Can't open select file: {file}");
-            return Err(invalid(err));
-        }
+    })
+}
+
+/// The print-format file the pool puts in place of the mode's table (`ppInitPrintMask`):
+/// none when its knob is unset or names nothing that exists; a file that cannot be read, or
+/// that aggregates, is reported with a warning and the table is used.
+fn pool_print_format(config: &Config, mode: Mode, err: &mut dyn Write) -> Option<PrintFormat> {
+    let knob = mode.print_format_knob();
+    let (file, text) = printformat::default_format_file(config, knob)?;
+    let pf = status_print_format(&file, text, err);
+    if pf.is_none() {
+        let _ = writeln!(
+            err,
+            "Warning: default {knob} select file '{file}' is invalid"
+        );
+    }
+    pf
+}
+
+/// A print format read for condor_status (`set_status_print_mask_from_stream`), its
+/// messages written: none when it could not be read or it aggregates.
+fn status_print_format(
+    file: &str,
+    text: Result<String, FormatArgError>,
+    err: &mut dyn Write,
+) -> Option<PrintFormat> {
+    let text = match text {
+        Ok(text) => text,
         Err(FormatArgError::TooLarge) => {
             let _ = writeln!(err, "{}", FormatArgError::too_large(file));
-            return Err(invalid(err));
+            return None;
+        }
+        Err(_) => {
+            let _ = writeln!(err, "Can't open select file: {file}");
+            return None;
         }
     };
     let pf = printformat::parse(&text, &[views::SLOT_COUNT_TAG]);
     if pf.aggregate != Aggregate::None {
         let _ = writeln!(err, "print-format aggregation not supported");
-        return Err(invalid(err));
+        return None;
     }
     let _ = err.write_all(pf.messages.as_bytes());
-    Ok(pf)
+    Some(pf)
 }
 
 /// `-direct NAME` (status.cpp): the daemon of the mode's kind that NAME names is located
@@ -1563,12 +1618,17 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         Pp::StartdGpus => Pp::StartDaemon,
         style => style,
     };
-    if let Some(file) = args
-        .print_format
-        .as_deref()
-        .filter(|_| args.style == Pp::Custom)
-    {
-        let pf = load_print_format(file, err)?;
+    let table = args.style != Pp::Custom
+        && !args.style.longish()
+        && !args.explicit_format
+        && !args.only_totals;
+    let file_format = match args.print_format.as_deref() {
+        Some(file) if args.style == Pp::Custom => Some(load_print_format(file, err)?),
+        // ppInitPrintMask: the pool's own file for the mode, if it has one, else the table.
+        _ if table && !args.no_default_formats => pool_print_format(&config, mode, err),
+        _ => None,
+    };
+    if let Some(pf) = file_format {
         mask = pf.mask;
         if args.forced_width > 0 || (!args.wide && !piped) {
             mask.overall_width = display.max(0) as usize;
@@ -1579,7 +1639,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
     } else if args.style.longish() {
         headfoot = HF_BARE;
-    } else if args.style != Pp::Custom && !args.explicit_format && !args.only_totals {
+    } else if table {
         if let Some(v) = view_of(&args, display) {
             mask.set_separators(None, Some(" "), None, Some("\n"));
             if args.forced_width > 0 || (!args.wide && !piped) {
