@@ -391,6 +391,39 @@ fn a_master_killed_under_a_scheduler_universe_job_loses_nothing() {
     assert!(local_processes(&env).is_empty());
 }
 
+/// A master that dies between a scheduler-universe job's start and its execute event (001):
+/// the next master logs the lost 001 before it starts the job again. (Made here by taking the
+/// event and its mark away after the kill.)
+#[test]
+fn a_lost_execute_event_of_a_scheduler_universe_job_is_logged_by_the_next_master() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    script(&env, "dag.sh", WAITER);
+    let cluster = submit(&env, &dagman_like("dag.sh", "lost.log", ""));
+    let dir = env
+        .local_dir()
+        .join(format!("spool/local_univ_execute/dir_{cluster}_0"));
+    let mark = dir.join(".job.executed");
+    wait_for("the execute event and its mark", || {
+        work(&env, "ready").exists() && mark.exists()
+    });
+    master.kill();
+    assert_events(&env, "lost.log", &[0, 1]);
+    // As if the master had died before it logged the 001.
+    let log = work(&env, "lost.log");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let second = text.find("...\n").unwrap() + 4;
+    std::fs::write(&log, &text[..second]).unwrap();
+    std::fs::remove_file(&mark).unwrap();
+    std::fs::remove_file(work(&env, "ready")).unwrap();
+    let master = Master::start(&env);
+    wait_for("the job to run again", || work(&env, "ready").exists());
+    std::fs::write(work(&env, "release"), "").unwrap();
+    wait_for("the job to leave the queue", || count(&env, "true") == 0);
+    assert_events(&env, "lost.log", &[0, 1, 1, 5]);
+    drop(master);
+}
+
 /// The jobs of a DAG (`DAGManJobId` = the DAGMan job's cluster) go with it when it is
 /// removed; other jobs stay. With a master: running nodes are killed.
 #[test]

@@ -58,6 +58,9 @@ pub(super) struct Journal {
     /// The scratch directories of the runs that ended, removed once the step commits: until
     /// then a master that dies leaves the waiter's record of the exit for the next one.
     pub(super) scratch_dirs: Vec<std::path::PathBuf>,
+    /// The directories of scheduler-universe jobs whose execute event this step logs: marked
+    /// once it is written (their event names no scratch directory to mark by).
+    pub(super) executed_marks: Vec<(JobId, std::path::PathBuf)>,
 }
 
 /// An event to log once the step's transaction has committed.
@@ -190,6 +193,14 @@ impl Pool {
                     if let Err(e) = std::fs::File::create(&marker) {
                         tracing::warn!("cannot mark {}: {e}", marker.display());
                     }
+                }
+            }
+        }
+        for (id, dir) in std::mem::take(&mut self.journal.executed_marks) {
+            if !dropped.contains(&id) {
+                let marker = dir.join(starter::waiter::EXECUTE_LOGGED);
+                if let Err(e) = std::fs::File::create(&marker) {
+                    tracing::warn!("cannot mark {}: {e}", marker.display());
                 }
             }
         }

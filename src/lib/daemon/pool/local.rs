@@ -264,6 +264,24 @@ pub fn start_updates(job: &ClassAd, t: i64) -> AdUpdate {
 /// The execute event (001) of a scheduler-universe job: the schedd's own address, the one
 /// its submit event gives (`WriteExecuteToUserLog` with `daemonCore->privateNetworkIpAddr()`),
 /// no slot, no resources.
+/// The scheduler-universe jobs with a directory under `local_dir` (`dir_<cluster>_<proc>`)
+/// that lacks the mark of its execute event.
+pub(super) fn unlogged_starts(local_dir: &std::path::Path) -> std::collections::HashSet<JobId> {
+    let Ok(entries) = std::fs::read_dir(local_dir) else {
+        return Default::default();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let (cluster, proc) = name.to_str()?.strip_prefix("dir_")?.split_once('_')?;
+            let id = JobId::new(cluster.parse().ok()?, proc.parse().ok()?);
+            let marked = e.path().join(starter::waiter::EXECUTE_LOGGED).exists();
+            (!marked).then_some(id)
+        })
+        .collect()
+}
+
 pub fn execute_event(config: &Config) -> EventBody {
     EventBody::Execute(Execute {
         execute_host: crate::client::schedd_sinful(config),
@@ -678,6 +696,9 @@ impl Pool {
             id,
             body: execute_event(&self.config),
         });
+        self.journal
+            .executed_marks
+            .push((id, job.scratch_dir.clone()));
         let owner = lookup_str(&ad, "Owner").map(|o| o.to_string());
         self.schedd.local.running.insert(
             id,

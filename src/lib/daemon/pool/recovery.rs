@@ -76,6 +76,10 @@ impl Pool {
         if killed > 0 {
             tracing::info!("killed {killed} processes of jobs an earlier master started");
         }
+        // The scheduler-universe jobs whose start was committed but whose execute event was
+        // not logged (the master died in between), known by their directories, which the
+        // orphans' removal takes.
+        let unlogged = local::unlogged_starts(&self.schedd.local.config.dir);
         self.kill_local_orphans();
         self.record_lost_starts(&found, now)?;
         // Scheduler-universe jobs with hosts left are `mark_idle`'s too (held while running).
@@ -102,6 +106,14 @@ impl Pool {
             if local::is_scheduler_universe(&ad) {
                 // No reconnection in the scheduler universe: idle again, no event.
                 tracing::info!("scheduler universe job {id} found running: stopped");
+                if unlogged.contains(&id) {
+                    tracing::info!("job {id}: its execute event was lost: logged now");
+                    self.journal.events.push(PendingEvent {
+                        logs: logs.clone(),
+                        id,
+                        body: local::execute_event(&self.config),
+                    });
+                }
                 self.push_outcome(id, local::recovered(&ad));
                 continue;
             }
