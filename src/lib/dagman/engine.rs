@@ -151,6 +151,9 @@ pub struct Options {
     pub prohibit_multi_jobs: bool,
     /// `DAGMAN_PENDING_REPORT_INTERVAL`.
     pub pending_report_interval: i64,
+    /// `DAGMAN_CHECK_QUEUE_INTERVAL`: with no event for this long, the queue is checked
+    /// again for the submitted nodes' jobs (0: never).
+    pub check_queue_interval: i64,
     /// The primary DAG file, as rescue files name it.
     pub primary_dag: String,
     /// The halt file (`<dag>.halt`).
@@ -200,6 +203,7 @@ impl Default for Options {
             record_retry: false,
             prohibit_multi_jobs: false,
             pending_report_interval: 600,
+            check_queue_interval: 28800,
             primary_dag: String::new(),
             halt_file: String::new(),
             max_rescue: 100,
@@ -449,6 +453,8 @@ pub struct Engine {
     pub metrics: Metrics,
     /// The last event's time, for the pending-nodes report.
     pub last_event_time: i64,
+    /// The last check of the queue found every submitted node's jobs (`_validatedState`).
+    validated_state: bool,
     /// Node states changed since the status file was last written.
     pub status_outdated: bool,
     /// What the nodes' status was when the status table was last printed.
@@ -589,6 +595,7 @@ impl Engine {
             ended_procs: std::collections::HashSet::new(),
             metrics,
             last_event_time: 0,
+            validated_state: false,
             status_outdated: true,
             last_printed: None,
             wrote_rescue: false,
@@ -986,6 +993,7 @@ impl Engine {
         };
         let log_grew = host.node_log_size() > before_size;
         let mut abort = false;
+        let mut valid = true;
         for id in 0..self.dag.nodes.len() {
             if self.st[id].status != Status::Submitted {
                 continue;
@@ -1002,6 +1010,7 @@ impl Engine {
                         })
                 }
             };
+            valid &= ok;
             if ok {
                 self.st[id].missing_jobs = false;
             } else if !self.st[id].missing_jobs && (log_grew || host.left_queue(cluster)) {
@@ -1015,6 +1024,7 @@ impl Engine {
                 self.say(host, Level::Normal, text);
             }
         }
+        self.validated_state = valid;
         if abort {
             self.shutdown_rescue(EXIT_ERROR, DagStatus::Error, true, host);
         } else {
@@ -3338,6 +3348,15 @@ impl Engine {
                 );
                 self.say(host, Level::Silent, text);
             }
+        }
+        // `GetCondorLogStatus`: long without an event, the queue is asked whether the
+        // submitted nodes' jobs are still there (a node found wanting a second time ends the
+        // DAG with a rescue).
+        let check = self.opts.check_queue_interval;
+        let submitted = self.st.iter().any(|s| s.status == Status::Submitted);
+        if check > 0 && submitted && !self.validated_state && since_event >= check {
+            let size = host.node_log_size();
+            self.verify_jobs_in_queue(size, host);
         }
     }
 

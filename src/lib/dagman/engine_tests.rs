@@ -829,6 +829,35 @@ fn recovery_waits_for_the_end_of_a_job_that_just_left_the_queue() {
     }
 }
 
+#[test]
+fn a_job_whose_end_never_reaches_the_log_ends_the_dag_at_the_next_queue_check() {
+    // Recovery marks B (its job left the queue, its end is on its way); when no event comes
+    // for DAGMAN_CHECK_QUEUE_INTERVAL, the queue is checked again and B, still wanting,
+    // ends the DAG with a rescue.
+    let mut e = engine("JOB A a\nJOB B b\nPARENT A CHILD B\n", options());
+    let mut sim = Sim {
+        next_cluster: 3,
+        log_size: 100,
+        left: vec![2],
+        ..Sim::default()
+    };
+    e.bootstrap(true, 1000, &mut sim);
+    for ev in &log_until_b_runs() {
+        e.process_event(ev, true, 1000, &mut sim);
+    }
+    e.start(1000, &mut sim);
+    assert_eq!(e.exit_code(), None);
+    let mut last = 1000;
+    e.pending_report(1000 + 600, &mut last, &mut sim);
+    assert_eq!(e.exit_code(), None, "not before the check interval");
+    e.pending_report(1000 + 28_800, &mut last, &mut sim);
+    assert_eq!(e.exit_code(), Some(1));
+    assert!(sim.lines().contains(
+        &"ERROR: DAGMan lost track of node B (ClusterId=2). Please resubmit DAG from produced rescue file."
+    ));
+    assert_eq!(sim.rescues.len(), 1);
+}
+
 /// Continues a started DAG to its end.
 fn run_rest(e: &mut Engine, sim: &mut Sim) -> i32 {
     let mut now = 1001;

@@ -962,7 +962,7 @@ impl Run {
         k.bool("DAGMAN_ABORT_DUPLICATES", true);
         let scary = k.bool("DAGMAN_ABORT_ON_SCARY_SUBMIT", true);
         let pending_interval = k.int("DAGMAN_PENDING_REPORT_INTERVAL", 600, i64::MIN, i64::MAX);
-        k.int("DAGMAN_CHECK_QUEUE_INTERVAL", 28800, i64::MIN, i64::MAX);
+        let check_queue_interval = k.int("DAGMAN_CHECK_QUEUE_INTERVAL", 28800, i64::MIN, i64::MAX);
         let auto_rescue_knob = k.bool("DAGMAN_AUTO_RESCUE", true);
         let max_rescue = k.int("DAGMAN_MAX_RESCUE_NUM", 100, 0, 999) as i32;
         let partial_rescue = config
@@ -1415,6 +1415,7 @@ impl Run {
             record_retry,
             prohibit_multi_jobs: prohibit_multi,
             pending_report_interval: pending_interval,
+            check_queue_interval,
             primary_dag: primary.clone(),
             halt_file: format!("{primary}.halt"),
             max_rescue,
