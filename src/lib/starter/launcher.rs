@@ -114,24 +114,26 @@ fn start() -> io::Result<Launcher> {
 }
 
 /// Hands the start of `spec`'s waiter to the launcher, with the job's standard files and
-/// the waiter's pipe `err`; whether it was handed over (else the caller forks).
-pub(super) fn hand_over(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> bool {
+/// the waiter's pipe `err`: the pid of the launcher it went to, or `None` when it was not
+/// handed over (the caller forks).
+pub(super) fn hand_over(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> Option<u32> {
     if !ENABLED.load(Ordering::Relaxed) {
-        return false;
+        return None;
     }
     let request = spec.encode();
     if request.len() > MAX_REQUEST {
-        return false;
+        return None;
     }
     let fds = [stdio[0], stdio[1], stdio[2], err];
     let mut slot = LAUNCHER.lock().unwrap_or_else(|e| e.into_inner());
     // A launcher that went away is started again, once.
-    for _ in 0..2 {
+    let mut lost = 0;
+    while lost < 2 {
         let launcher = match ensure(&mut slot) {
             Ok(l) => l,
             Err(e) => {
                 tracing::warn!("cannot start the job launcher (the daemon forks): {e}");
-                return false;
+                return None;
             }
         };
         let sent = sendmsg::<()>(
@@ -142,19 +144,20 @@ pub(super) fn hand_over(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> bool {
             None,
         );
         match sent {
-            Ok(_) => return true,
+            Ok(_) => return Some(launcher.child.id()),
             Err(nix::errno::Errno::EINTR) => continue,
             Err(e @ (nix::errno::Errno::EMSGSIZE | nix::errno::Errno::ENOBUFS)) => {
                 tracing::debug!("job launcher: request of {} bytes: {e}", request.len());
-                return false;
+                return None;
             }
             Err(e) => {
                 tracing::warn!("job launcher lost ({e}): starting another");
                 *slot = None;
+                lost += 1;
             }
         }
     }
-    false
+    None
 }
 
 /// Stops the launcher (before the daemon execs itself again).
@@ -162,11 +165,12 @@ pub fn stop() {
     LAUNCHER.lock().unwrap_or_else(|e| e.into_inner()).take();
 }
 
-/// Drops the launcher, which took a request and went away without forking: the next
-/// request starts another.
-pub(super) fn forget() {
+/// Drops the launcher `pid`, which took a request and went away without forking: the next
+/// request starts another. (Another thread may have replaced it already.)
+pub(super) fn forget(pid: u32) {
     let mut slot = LAUNCHER.lock().unwrap_or_else(|e| e.into_inner());
-    if slot.take().is_some() {
+    if slot.as_ref().is_some_and(|l| l.child.id() == pid) {
+        slot.take();
         tracing::warn!("job launcher lost: starting another");
     }
 }

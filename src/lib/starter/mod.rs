@@ -471,6 +471,16 @@ fn take_record(dir: &Path) -> std::io::Result<RawExit> {
     })
 }
 
+/// Reaps `pid` if it is a child of this process's that has exited; nothing otherwise (not a
+/// child, or still running).
+pub fn reap_if_exited(pid: i32) {
+    if pid > 0 {
+        let mut status = 0;
+        // SAFETY: plain system call on a local.
+        unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+    }
+}
+
 /// The first half of [`RunningJob::wait`]: blocks until process `pid` has exited, without
 /// reaping it, and kills the rest of its process group. Until [`reap`], the pid (and so the
 /// group id) cannot be reused, so signals sent to it meanwhile reach nobody else.

@@ -232,15 +232,19 @@ pub(super) fn spawn(spec: &Spec, stdio: [OwnedFd; 3]) -> io::Result<Spawned> {
     // writes its pid first thing) is started again, once; then this process forks.
     for attempt in 0..3 {
         let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
-        let forked = if attempt < 2 && super::launcher::hand_over(spec, fds, write.as_raw_fd()) {
-            None
+        let launcher = if attempt < 2 {
+            super::launcher::hand_over(spec, fds, write.as_raw_fd())
         } else {
-            Some(fork_here(spec, fds, write.as_raw_fd())?)
+            None
+        };
+        let forked = match launcher {
+            Some(_) => None,
+            None => Some(fork_here(spec, fds, write.as_raw_fd())?),
         };
         drop(write);
         let words = read_words(&read);
-        if forked.is_none() && words.is_empty() {
-            super::launcher::forget();
+        if let (Some(launcher), true) = (launcher, words.is_empty()) {
+            super::launcher::forget(launcher);
             continue;
         }
         return outcome(forked, &words);
@@ -357,7 +361,7 @@ pub(super) fn signal(pid: i32, sig: i32) -> io::Result<()> {
 /// The job's exit as its waiter recorded it in `dir`: the raw wait status, user and system
 /// CPU seconds, and peak RSS (KiB); `None` when there is no (complete) record.
 pub fn read_record(dir: &Path) -> Option<super::RawExit> {
-    let text = std::fs::read_to_string(dir.join(EXIT_RECORD)).ok()?;
+    let text = read_small(&dir.join(EXIT_RECORD))?;
     let mut fields = text.trim_end().split(' ').map(|f| f.parse::<i64>().ok());
     let status = fields.next()??;
     let user_us = fields.next()??;
@@ -372,6 +376,21 @@ pub fn read_record(dir: &Path) -> Option<super::RawExit> {
         sys_cpu: sys_us as f64 / 1e6,
         max_rss_kib,
     })
+}
+
+/// A record of the waiter's: a regular file (not followed through a link, never a FIFO that
+/// would block) of a few bytes, in a directory the job can write to.
+fn read_small(path: &Path) -> Option<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    String::from_utf8(crate::bounded::read_to_end(file, 256).ok()?).ok()
 }
 
 /// A waiter as the daemon records it in the job's directory: its pid and its start time (in
@@ -414,7 +433,7 @@ impl WaiterId {
 
     /// The record in `dir`, if there is a readable one.
     pub fn read(dir: &Path) -> Option<WaiterId> {
-        let text = std::fs::read_to_string(dir.join(WAITER_RECORD)).ok()?;
+        let text = read_small(&dir.join(WAITER_RECORD))?;
         let mut fields = text.split_ascii_whitespace();
         let id = WaiterId {
             pid: fields.next()?.parse().ok()?,
@@ -1048,6 +1067,26 @@ mod tests {
         let mut huge = bytes.clone();
         huge[13..17].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(Spec::decode(&huge).is_err());
+    }
+
+    #[test]
+    fn records_are_read_only_from_small_regular_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join(EXIT_RECORD);
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        // A FIFO in place of the record neither blocks nor reads as one.
+        assert_eq!(read_record(dir.path()), None);
+        std::fs::remove_file(&fifo).unwrap();
+        std::fs::write(dir.path().join("elsewhere"), "256 1 1 1\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), &fifo).unwrap();
+        assert_eq!(read_record(dir.path()), None, "a link is not followed");
+        std::fs::remove_file(&fifo).unwrap();
+        std::fs::write(&fifo, format!("256 1 1 1{}\n", " ".repeat(1 << 20))).unwrap();
+        assert_eq!(
+            read_record(dir.path()),
+            None,
+            "a huge file is not read whole"
+        );
     }
 
     #[test]

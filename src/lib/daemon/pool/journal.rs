@@ -188,20 +188,13 @@ impl Pool {
                 e.logs
                     .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
                 if let Some(dir) = executed {
-                    // What tells a later master that the execute event is in the log.
-                    let marker = Path::new(&*dir).join(starter::waiter::EXECUTE_LOGGED);
-                    if let Err(e) = std::fs::File::create(&marker) {
-                        tracing::warn!("cannot mark {}: {e}", marker.display());
-                    }
+                    mark_executed(Path::new(&*dir));
                 }
             }
         }
         for (id, dir) in std::mem::take(&mut self.journal.executed_marks) {
             if !dropped.contains(&id) {
-                let marker = dir.join(starter::waiter::EXECUTE_LOGGED);
-                if let Err(e) = std::fs::File::create(&marker) {
-                    tracing::warn!("cannot mark {}: {e}", marker.display());
-                }
+                mark_executed(&dir);
             }
         }
         let epochs = std::mem::take(&mut self.journal.epochs);
@@ -330,4 +323,13 @@ fn run_bookkeeping(update: &AdUpdate) -> (Vec<(String, Expr)>, Vec<String>) {
             .collect(),
         update.delete.iter().filter(|n| keep(n)).cloned().collect(),
     )
+}
+
+/// Marks a job's directory: its execute event is in the log (what tells a later master not to
+/// log it again).
+fn mark_executed(dir: &Path) {
+    let marker = dir.join(starter::waiter::EXECUTE_LOGGED);
+    if let Err(e) = std::fs::File::create(&marker) {
+        tracing::warn!("cannot mark {}: {e}", marker.display());
+    }
 }

@@ -261,9 +261,6 @@ pub fn start_updates(job: &ClassAd, t: i64) -> AdUpdate {
     u
 }
 
-/// The execute event (001) of a scheduler-universe job: the schedd's own address, the one
-/// its submit event gives (`WriteExecuteToUserLog` with `daemonCore->privateNetworkIpAddr()`),
-/// no slot, no resources.
 /// The scheduler-universe jobs with a directory under `local_dir` (`dir_<cluster>_<proc>`)
 /// that lacks the mark of its execute event.
 pub(super) fn unlogged_starts(local_dir: &std::path::Path) -> std::collections::HashSet<JobId> {
@@ -282,6 +279,9 @@ pub(super) fn unlogged_starts(local_dir: &std::path::Path) -> std::collections::
         .collect()
 }
 
+/// The execute event (001) of a scheduler-universe job: the schedd's own address, the one
+/// its submit event gives (`WriteExecuteToUserLog` with `daemonCore->privateNetworkIpAddr()`),
+/// no slot, no resources.
 pub fn execute_event(config: &Config) -> EventBody {
     EventBody::Execute(Execute {
         execute_host: crate::client::schedd_sinful(config),
@@ -718,13 +718,19 @@ impl Pool {
     pub(super) fn local_exited(&mut self, id: JobId, pid: i32, now: Now) -> bool {
         match self.schedd.local.running.get(&id) {
             None => return false,
-            // The end of an earlier process of the job's, reported late.
-            Some(l) if l.job.pid != pid => return true,
+            Some(l) if l.job.pid != pid => {
+                // The end of an earlier process of the job's, reported late.
+                starter::reap_if_exited(pid);
+                return true;
+            }
             Some(_) => {}
         }
-        let Some(l) = self.schedd.local.running.remove(&id) else {
-            return false;
-        };
+        let l = self
+            .schedd
+            .local
+            .running
+            .remove(&id)
+            .expect("looked up above");
         let pid = l.job.pid;
         // Forgotten first, reaped second: nothing signals the pid once it can be reused.
         let exit = l.job.collect().unwrap_or_else(|e| {

@@ -434,12 +434,11 @@ impl Pool {
             .is_none_or(|r| r.job.pid != pid)
         {
             // Not running, or the end of an earlier waiter's (an adoption given up, a run
-            // replaced), reported late: not this run's.
+            // replaced), reported late: not this run's (reaped if it was this process's).
+            starter::reap_if_exited(pid);
             return Vec::new();
         }
-        let Some(mut r) = self.shadow.running.remove(&id) else {
-            return Vec::new();
-        };
+        let mut r = self.shadow.running.remove(&id).expect("looked up above");
         // Forgotten first, reaped second: nothing signals the pid once it can be reused.
         let mut lost = false;
         let exit = r.job.collect().unwrap_or_else(|e| {
