@@ -27,6 +27,14 @@ pub fn console_width() -> Option<usize> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
+    terminal_size()
+        .map(|(columns, _)| columns)
+        .filter(|&c| c > 0)
+}
+
+/// The columns and rows of the terminal on standard output (`TIOCGWINSZ`; either may be 0
+/// where the terminal does not say); `None` when stdout is no terminal.
+pub fn terminal_size() -> Option<(usize, usize)> {
     let mut ws = nix::libc::winsize {
         ws_row: 0,
         ws_col: 0,
@@ -35,7 +43,7 @@ pub fn console_width() -> Option<usize> {
     };
     // SAFETY: TIOCGWINSZ writes one `winsize` into the struct we pass.
     let rc = unsafe { nix::libc::ioctl(1, nix::libc::TIOCGWINSZ, &mut ws) };
-    (rc == 0 && ws.ws_col > 0).then_some(ws.ws_col as usize)
+    (rc == 0).then_some((ws.ws_col as usize, ws.ws_row as usize))
 }
 
 /// `print_wrapped_text`: words filled into lines of fewer than `width` characters, each

@@ -326,16 +326,15 @@ fn add_process(session: &Session, ad: &mut ClassAd) {
     let Some(dir) = super::tail::scratch_dir(session, id, universe) else {
         return;
     };
-    let Some(waiter) = crate::starter::waiter::WaiterId::read(&dir) else {
+    // The record's pids are the job's only while its waiter runs (else they may be anyone's).
+    let Some(waiter) = crate::starter::waiter::WaiterId::read(&dir).filter(|w| w.is_alive()) else {
         return;
     };
     let pid = waiter.job_pid;
     ad.insert(PID_ATTR, Expr::lit(i64::from(pid)));
-    if let Ok(cmdline) = crate::bounded::read_to_end(
-        std::fs::File::open(format!("/proc/{pid}/cmdline"))
-            .unwrap_or_else(|_| std::fs::File::open("/dev/null").expect("/dev/null opens")),
-        64 << 10,
-    ) {
+    let cmdline = std::fs::File::open(format!("/proc/{pid}/cmdline"))
+        .and_then(|f| crate::bounded::read_to_end(f, 64 << 10));
+    if let Ok(cmdline) = cmdline {
         let program: Vec<String> = cmdline
             .split(|&b| b == 0)
             .filter(|a| !a.is_empty())

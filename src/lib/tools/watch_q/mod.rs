@@ -555,19 +555,7 @@ fn terminal_size() -> (usize, usize) {
     if let (Some(c), Some(l)) = (columns, lines) {
         return (c, l);
     }
-    let mut ws = libc::winsize {
-        ws_row: 0,
-        ws_col: 0,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: TIOCGWINSZ writes a winsize into the one given.
-    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0;
-    let (c, l) = if ok {
-        (ws.ws_col as usize, ws.ws_row as usize)
-    } else {
-        (80, 24)
-    };
+    let (c, l) = crate::output::terminal_size().unwrap_or((80, 24));
     (
         columns.unwrap_or(if c > 0 { c } else { 80 }),
         lines.unwrap_or(if l > 0 { l } else { 24 }),
