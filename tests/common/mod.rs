@@ -265,3 +265,28 @@ impl Drop for Following {
         let _ = self.child.wait();
     }
 }
+
+/// A job directory's record (`.job.waiter`, which the job, its waiter and the master append
+/// lines to): whether it has a whole line tagged `tag` (`W` the waiter, `E` the execute
+/// event logged, `X` the job's exit).
+#[allow(dead_code)]
+pub fn record_has(dir: &Path, tag: &str) -> bool {
+    std::fs::read_to_string(dir.join(".job.waiter")).is_ok_and(|text| {
+        text.split_inclusive('\n')
+            .any(|line| line.ends_with('\n') && line.trim_end().split(' ').next() == Some(tag))
+    })
+}
+
+/// Takes the lines tagged `tag` out of a job directory's record (see [`record_has`]).
+#[allow(dead_code)]
+pub fn record_drop(dir: &Path, tag: &str) {
+    let path = dir.join(".job.waiter");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return;
+    };
+    let kept: String = text
+        .split_inclusive('\n')
+        .filter(|line| line.trim_end().split(' ').next() != Some(tag))
+        .collect();
+    std::fs::write(path, kept).unwrap();
+}

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::TestEnvironment;
+use crate::common::{record_drop, record_has, TestEnvironment};
 use crate::pool::{count, event_codes, history_attr, script, submit, wait_for, Master};
 
 /// Whether process `pid` is gone (or a zombie: it no longer runs).
@@ -40,8 +40,8 @@ fn exit_records(env: &TestEnvironment) -> Vec<PathBuf> {
         .map(|entries| {
             entries
                 .flatten()
-                .map(|e| e.path().join(".job.exit"))
-                .filter(|p| p.exists())
+                .map(|e| e.path())
+                .filter(|dir| record_has(dir, "X"))
                 .collect()
         })
         .unwrap_or_default()
@@ -250,7 +250,7 @@ fn a_lost_execute_event_is_logged_by_the_next_master() {
     std::fs::write(&log, kept.concat()).unwrap();
     let execute = env.local_dir().join("execute");
     for dir in std::fs::read_dir(&execute).unwrap().flatten() {
-        let _ = std::fs::remove_file(dir.path().join(".job.executed"));
+        record_drop(&dir.path(), "E");
     }
     assert_eq!(how_many(&env, "x.log", 1), 0);
     let master = Master::start(&env);

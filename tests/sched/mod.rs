@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use condorlite::eventlog::{read_events, EventBody, Eviction, ExitStatus};
 
-use crate::common::TestEnvironment;
+use crate::common::{record_drop, record_has, TestEnvironment};
 use crate::pool::{
     assert_events, count, event_codes, history_attr, job_processes, reference_available, script,
     submit, wait_for, Master, READ_WITH_REFERENCE,
@@ -403,9 +403,8 @@ fn a_lost_execute_event_of_a_scheduler_universe_job_is_logged_by_the_next_master
     let dir = env
         .local_dir()
         .join(format!("spool/local_univ_execute/dir_{cluster}_0"));
-    let mark = dir.join(".job.executed");
     wait_for("the execute event and its mark", || {
-        work(&env, "ready").exists() && mark.exists()
+        work(&env, "ready").exists() && record_has(&dir, "E")
     });
     master.kill();
     assert_events(&env, "lost.log", &[0, 1]);
@@ -414,7 +413,7 @@ fn a_lost_execute_event_of_a_scheduler_universe_job_is_logged_by_the_next_master
     let text = std::fs::read_to_string(&log).unwrap();
     let second = text.find("...\n").unwrap() + 4;
     std::fs::write(&log, &text[..second]).unwrap();
-    std::fs::remove_file(&mark).unwrap();
+    record_drop(&dir, "E");
     std::fs::remove_file(work(&env, "ready")).unwrap();
     let master = Master::start(&env);
     wait_for("the job to run again", || work(&env, "ready").exists());

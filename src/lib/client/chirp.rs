@@ -49,7 +49,7 @@ use crate::output::render::{lookup_int, lookup_str};
 use crate::queue::{JobId, JobStatus, QueueError};
 use crate::starter::chirp::{self, Features, OpenMode, DELAYED_UPDATES_FILE};
 use crate::starter::env::JOB_AD_FILE;
-use crate::starter::waiter::EXECUTE_LOGGED;
+use crate::starter::waiter;
 
 use super::userlog::JobLogs;
 use super::Session;
@@ -112,7 +112,7 @@ impl ChirpJob {
         // requests wait for both (the daemon marks the scratch directory once the event is
         // in the log), so that what they log comes after it.
         let deadline = Instant::now() + START_WAIT;
-        while !scratch.join(EXECUTE_LOGGED).exists() && Instant::now() < deadline {
+        while !waiter::executed(&scratch) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
         let ad = job_ad_of(&session, id)?.ok_or(Errno::ECONNREFUSED)?;

@@ -1,15 +1,17 @@
 //! The master's background work: what must happen after a step but need not hold up the
 //! next one.
 //!
-//! - Removing finished jobs' scratch directories. A directory is handed over once its job's
-//!   output is back and its exit recorded; no later step reads it. A directory a crash
+//! - Removing finished jobs' scratch directories, or parking them for later runs
+//!   ([`starter::recycle`]). A directory is handed over once its job's output is back and its
+//!   exit recorded; no later step reads it. A directory a crash
 //!   leaves behind is removed by the next master ([`crate::starter::kill_orphans_except`]), as
 //!   before.
 //! - Syncing the job queue's write-ahead log after the master's own commits, which do not
 //!   wait for the disk (see the durability notes in [`super::pool`]). Requests that arrive
 //!   while a sync is under way are served by the next one.
 //!
-//! Stopping the pool waits until every handed-over directory is gone and the log synced.
+//! Stopping the pool waits until every handed-over directory is gone (parked ones too) and the
+//! log synced.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +23,7 @@ use crate::starter;
 
 enum Work {
     Remove(PathBuf),
+    Recycle(PathBuf),
     Sync(PathBuf),
 }
 
@@ -57,6 +60,7 @@ impl Cleaner {
                 for work in rx {
                     match work {
                         Work::Remove(dir) => starter::remove_scratch(&dir),
+                        Work::Recycle(dir) => starter::recycle(&dir),
                         Work::Sync(path) => {
                             if wanted.swap(false, Ordering::AcqRel) {
                                 sync_file(&path);
@@ -92,6 +96,7 @@ impl Cleaner {
         };
         match work {
             Work::Remove(dir) => starter::remove_scratch(&dir),
+            Work::Recycle(dir) => starter::recycle(&dir),
             Work::Sync(path) => {
                 self.sync_wanted.store(false, Ordering::Release);
                 sync_file(&path);
@@ -104,6 +109,12 @@ impl Cleaner {
         self.send(Work::Remove(dir));
     }
 
+    /// Parks the scratch directory `dir` of a run that ended for a later run, or removes it
+    /// ([`starter::recycle`]), soon.
+    pub fn recycle(&self, dir: PathBuf) {
+        self.send(Work::Recycle(dir));
+    }
+
     /// Syncs the file `path` (the queue's write-ahead log), soon.
     pub fn sync(&self, path: PathBuf) {
         if !self.sync_wanted.swap(true, Ordering::AcqRel) {
@@ -111,12 +122,13 @@ impl Cleaner {
         }
     }
 
-    /// Waits until all the work handed over is done.
+    /// Waits until all the work handed over is done, then removes the parked directories.
     pub fn finish(&mut self) {
         self.tx.take();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+        starter::remove_parked();
     }
 }
 

@@ -3,7 +3,7 @@
 //! `UserProc::openStdFile`), and signals to the job's process group.
 
 use std::ffi::OsStr;
-use std::fs::{DirBuilder, File, OpenOptions};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -26,9 +26,10 @@ use super::container;
 use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::*;
+use super::scratch::write_file;
 use super::transfer::{self, Endpoints, OutputPlan};
 use super::waiter::{self, Spawned, WaiterId};
-use super::{next_scratch_number, RunningJob, StartFailure, StartRequest};
+use super::{RunningJob, StartFailure, StartRequest};
 
 /// The sandbox name of the job's standard output with file transfer (`StdoutRemapName`).
 pub const STDOUT_NAME: &str = "_condor_stdout";
@@ -132,25 +133,6 @@ impl Drop for ScratchGuard<'_> {
             if let Err(e) = std::fs::remove_dir_all(dir) {
                 tracing::warn!("cannot remove scratch directory {}: {e}", dir.display());
             }
-        }
-    }
-}
-
-/// Makes `$(EXECUTE)/dir_<cluster>_<proc>_<n>` (mode 0700), making `$(EXECUTE)` if needed.
-fn make_scratch_dir(execute_dir: &Path, cluster: i64, proc: i64) -> io::Result<PathBuf> {
-    let mut made_parent = false;
-    loop {
-        let n = next_scratch_number();
-        let dir = execute_dir.join(format!("dir_{cluster}_{proc}_{n}"));
-        match DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => return Ok(dir),
-            // Left behind by an earlier daemon: take the next number.
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) if e.kind() == io::ErrorKind::NotFound && !made_parent => {
-                made_parent = true;
-                std::fs::create_dir_all(execute_dir)?;
-            }
-            Err(e) => return Err(e),
         }
     }
 }
@@ -459,7 +441,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
 
     let transferring = wants_file_transfer(req);
     let execute_dir = absolute(req.execute_dir);
-    let scratch = make_scratch_dir(&execute_dir, cluster, proc).map_err(|e| {
+    let scratch = super::scratch::make(&execute_dir, cluster, proc).map_err(|e| {
         tracing::error!(
             "cannot create a scratch directory in {}: {e}",
             execute_dir.display()
@@ -526,8 +508,16 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     if transferring {
         job_view.insert("Iwd", Expr::lit(scratch.to_string_lossy().into_owned()));
     }
-    let write_ads = std::fs::write(scratch.join(JOB_AD_FILE), ad_to_old(&job_view, false))
-        .and_then(|()| std::fs::write(scratch.join(MACHINE_AD_FILE), ad_to_old(req.slot, false)));
+    let write_ads = write_file(
+        &scratch.join(JOB_AD_FILE),
+        ad_to_old(&job_view, false).as_bytes(),
+    )
+    .and_then(|()| {
+        write_file(
+            &scratch.join(MACHINE_AD_FILE),
+            ad_to_old(req.slot, false).as_bytes(),
+        )
+    });
     // Chirp (`initIOProxy`): the file that tells condor_chirp where the job's pool is.
     let chirp_config = chirp::Features::of(job, req.config)
         .any()

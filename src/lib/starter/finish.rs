@@ -210,13 +210,3 @@ impl FinishPlan {
         }
     }
 }
-
-/// Removes a scratch directory; a second try covers files a dying process was still making.
-pub fn remove_scratch(dir: &Path) {
-    let first = std::fs::remove_dir_all(dir);
-    if first.is_err() && dir.exists() {
-        if let Err(e) = std::fs::remove_dir_all(dir) {
-            tracing::warn!("cannot remove scratch directory {}: {e}", dir.display());
-        }
-    }
-}

@@ -44,6 +44,7 @@ mod finish;
 pub mod launcher;
 mod local;
 mod orphans;
+mod scratch;
 mod sys;
 pub mod transfer;
 pub mod waiter;
@@ -59,7 +60,7 @@ use crate::classad::{ClassAd, Expr};
 use crate::config::Config;
 
 pub use exec::{signal_name, signal_number};
-pub use finish::{remove_scratch, signal_description};
+pub use finish::signal_description;
 pub use local::{local_env, local_job_dir, start_local, LocalStartError, LocalStartRequest};
 pub use orphans::{
     end_survivor, find_local_orphans, group_size, kill_job_processes, kill_local_orphans,
@@ -67,6 +68,7 @@ pub use orphans::{
 };
 #[cfg(test)]
 pub use orphans::{find_orphans, kill_orphans};
+pub use scratch::{recycle, remove_parked, remove_scratch};
 
 /// HTCondor's hold reason codes (src/condor_utils/condor_holdcodes.h) that the starter gives.
 /// Codes from 1000 up are vacate codes: the job goes back to idle rather than on hold.
@@ -414,7 +416,9 @@ impl RunningJob {
             _ => false,
         };
         // The checkpoint exit's record is not the restarted run's.
-        let _ = std::fs::remove_file(self.scratch_dir.join(waiter::EXIT_RECORD));
+        if let Err(e) = waiter::restart(&self.scratch_dir) {
+            tracing::warn!("job {}: cannot restart its record: {e}", self.pid);
+        }
         let restarted = match hold {
             Some(h) => Err(h),
             None => match &self.launch {

@@ -287,14 +287,14 @@ fn remove_job_dirs(dir: &Path) {
     remove_job_dirs_except(dir, &[])
 }
 
-/// Removes the `dir_*` job directories in `dir` but those in `keep`.
+/// Removes the `dir_*` job directories in `dir` but those in `keep`, and the directories an
+/// earlier daemon parked for later runs.
 fn remove_job_dirs_except(dir: &Path, keep: &[PathBuf]) {
     if let Ok(entries) = fs::read_dir(dir) {
         for entry in entries.flatten() {
-            let is_scratch = entry
-                .file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with("dir_"));
+            let is_scratch = entry.file_name().to_str().is_some_and(|n| {
+                n.starts_with("dir_") || n.starts_with(super::scratch::FREE_PREFIX)
+            });
             let kept = keep.iter().any(|k| *k == entry.path());
             if is_scratch && !kept && entry.file_type().is_ok_and(|t| t.is_dir()) {
                 if let Err(e) = fs::remove_dir_all(entry.path()) {

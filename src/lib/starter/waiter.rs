@@ -18,12 +18,25 @@
 //!    that left its group (reparented to the waiter) get them too;
 //! 4. when the job's main process exits, kills every process that is left of the job (its
 //!    group while the exited process still holds the group's id, then every descendant), reaps
-//!    them all, and writes the job's exit (wait status and the family's resource usage) to
-//!    [`EXIT_RECORD`] in the job's directory (a temporary file, renamed: whole or not at all).
-//!    Only then does it exit (status 0).
+//!    them all, and appends the job's exit (wait status and the family's resource usage) to
+//!    the job's [`RECORD`]. Only then does it exit (status 0).
 //!
-//! So the record exists exactly when the job's process has ended and nothing of it runs; a
-//! daemon that died meanwhile finds it at its next start ([`read_record`]).
+//! The record is one small file in the job's directory that three writers append whole lines
+//! to, each in one `write` with `O_APPEND` (a line is there whole or, cut short by a full
+//! disk, without its newline and ignored):
+//!
+//! - `W <waiter pid> <waiter start time> <job pid>`: the job's process itself, before its
+//!   `execve` ([`WaiterId`]): whatever the daemon's fate, a job that runs can be found;
+//! - `E`: the daemon, once the job's execute event (001) is in its log (a later daemon that
+//!   adopts the job or records its exit logs the event when the mark is missing);
+//! - `X <status> <user µs> <system µs> <max rss KiB>`: the waiter, when the job has ended;
+//! - `R`: the daemon, when it readies the directory for another job's run ([`reset`]):
+//!   nothing before it counts.
+//!
+//! So an exit is recorded exactly when the job's process has ended and nothing of it runs; a
+//! daemon that died meanwhile finds it at its next start ([`read_record`]). One file rather
+//! than one per fact: each file a job's directory holds is an inode made and freed per job,
+//! which is most of what starting a short job costs the file system.
 //!
 //! The waiter may be the fork of a multi-threaded process: from `fork` to its `_exit` it makes
 //! only async-signal-safe system calls on memory prepared before the fork ([`Spec`]) or on its
@@ -35,28 +48,23 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// The file in the job's directory that holds its exit, written by the waiter.
-pub const EXIT_RECORD: &str = ".job.exit";
-/// The file in the job's directory that names its waiter (pid and start time, and the job's
-/// pid), written by the waiter itself before the job may exec.
-pub const WAITER_RECORD: &str = ".job.waiter";
+/// The file in the job's directory that holds the waiter's, the job's and the daemon's
+/// records (see the module's documentation).
+pub const RECORD: &str = ".job.waiter";
 
-/// The file in the job's directory that the daemon makes once the job's execute event (001) is
-/// in its log: a later daemon that adopts the job or records its exit logs the event when the
-/// mark is missing (the daemon died between the start's commit and its event).
-pub const EXECUTE_LOGGED: &str = ".job.executed";
-
-/// Whether `name`, in a job's directory, is one of the waiter's or the daemon's bookkeeping
-/// files above (never output of the job's).
+/// Whether `name`, in a job's directory, is the bookkeeping [`RECORD`] (never output of the
+/// job's).
 pub fn is_bookkeeping(name: &str) -> bool {
-    let name = name.strip_suffix(".tmp").unwrap_or(name);
-    [EXIT_RECORD, WAITER_RECORD, EXECUTE_LOGGED].contains(&name)
+    name == RECORD
 }
 
 /// The signal the daemon sends a waiter, queued with the signal to forward to the job.
 pub fn carrier() -> i32 {
     libc::SIGRTMAX() - 1
 }
+
+/// The strings of a [`Spec`] before its arguments and environment: program, cwd, record.
+const FIXED_STRINGS: usize = 3;
 
 /// What a waiter runs, every string made before the fork.
 pub(super) struct Spec {
@@ -67,10 +75,8 @@ pub(super) struct Spec {
     _envp: Vec<CString>,
     envp_ptrs: Vec<*const libc::c_char>,
     cwd: CString,
+    /// The job's [`RECORD`].
     record: CString,
-    record_tmp: CString,
-    waiter_record: CString,
-    waiter_record_tmp: CString,
     /// The hard core-size limit to set for the job, if any.
     pub(super) core_limit: Option<libc::rlim_t>,
     /// A nice increment for the job.
@@ -123,10 +129,7 @@ impl Spec {
             envp_ptrs: pointers(&envp),
             _envp: envp,
             cwd: cpath(cwd)?,
-            record: cpath(&dir.join(EXIT_RECORD))?,
-            record_tmp: cpath(&dir.join(format!("{EXIT_RECORD}.tmp")))?,
-            waiter_record: cpath(&dir.join(WAITER_RECORD))?,
-            waiter_record_tmp: cpath(&dir.join(format!("{WAITER_RECORD}.tmp")))?,
+            record: cpath(&dir.join(RECORD))?,
             core_limit: None,
             nice: 0,
         })
@@ -134,14 +137,7 @@ impl Spec {
 
     /// The spec as bytes, for the [`launcher`](super::launcher) (read back by [`Spec::decode`]).
     pub(super) fn encode(&self) -> Vec<u8> {
-        let strings = [
-            &self.program,
-            &self.cwd,
-            &self.record,
-            &self.record_tmp,
-            &self.waiter_record,
-            &self.waiter_record_tmp,
-        ];
+        let strings = [&self.program, &self.cwd, &self.record];
         let all = strings.into_iter().chain(&self._argv).chain(&self._envp);
         let mut out =
             Vec::with_capacity(64 + all.clone().map(|s| s.as_bytes().len() + 4).sum::<usize>());
@@ -177,7 +173,7 @@ impl Spec {
         let n_envp = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
         let count = n_argv
             .checked_add(n_envp)
-            .and_then(|n| n.checked_add(6))
+            .and_then(|n| n.checked_add(FIXED_STRINGS))
             .filter(|&n| n <= bytes.len() / 4)
             .ok_or_else(invalid)?;
         let mut strings = Vec::with_capacity(count);
@@ -188,17 +184,14 @@ impl Spec {
         if !rest.is_empty() {
             return Err(invalid());
         }
-        let envp = strings.split_off(6 + n_argv);
-        let argv = strings.split_off(6);
+        let envp = strings.split_off(FIXED_STRINGS + n_argv);
+        let argv = strings.split_off(FIXED_STRINGS);
         let mut fixed = strings.into_iter();
         let mut next = || fixed.next().ok_or_else(invalid);
         Ok(Spec {
             program: next()?,
             cwd: next()?,
             record: next()?,
-            record_tmp: next()?,
-            waiter_record: next()?,
-            waiter_record_tmp: next()?,
             argv_ptrs: pointers(&argv),
             _argv: argv,
             envp_ptrs: pointers(&envp),
@@ -319,8 +312,8 @@ fn outcome(forked: Option<i32>, words: &[i32]) -> io::Result<Spawned> {
         },
     };
     match words.get(1).copied() {
-        // The waiter recorded itself (what a later daemon adopts the job by) before the job
-        // could start.
+        // The job's process recorded its waiter (what a later daemon adopts the job by)
+        // before it exec'd: the pipe closed at the exec with no error on it.
         Some(job) if job > 0 && !words[2..].iter().any(|&w| w < 0) => Ok(Spawned { waiter, job }),
         other => {
             // The job did not start: the waiter ends at once.
@@ -358,28 +351,138 @@ pub(super) fn signal(pid: i32, sig: i32) -> io::Result<()> {
     Ok(())
 }
 
+/// What the [`RECORD`] in a job's directory says.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Record {
+    /// The job's waiter, as the job's process recorded it before its `execve` (the last
+    /// run's, when a job is restarted in its directory).
+    pub waiter: Option<WaiterId>,
+    /// The job's exit, as its waiter recorded it after the last [`Record::waiter`].
+    pub exit: Option<super::RawExit>,
+    /// Whether the daemon has logged the job's execute event.
+    pub executed: bool,
+}
+
+/// The longest record read: a few lines per run (a job restarted after checkpoints starts
+/// its record again, see [`restart`]).
+const MAX_RECORD: u64 = 4096;
+
+impl Record {
+    /// The record in `dir`; `None` when there is none, or it is not one (a line that is not
+    /// one of the record's, or a file no record would be: a link, a FIFO, a huge file). A
+    /// last line without its newline is still being written, or was cut short: not read.
+    pub fn read(dir: &Path) -> Option<Record> {
+        Record::parse(&read_small(&dir.join(RECORD))?)
+    }
+
+    fn parse(text: &str) -> Option<Record> {
+        let mut record = Record::default();
+        let Some(end) = text.rfind('\n') else {
+            return Some(record);
+        };
+        for line in text[..end].split('\n') {
+            let mut fields = line.split(' ');
+            let tag = fields.next()?;
+            let mut numbers = fields.map(|f| f.parse::<i64>().ok());
+            let mut next = || numbers.next().flatten();
+            match tag {
+                "W" => {
+                    record.waiter = Some(WaiterId {
+                        pid: i32::try_from(next()?).ok()?,
+                        start_time: u64::try_from(next()?).ok()?,
+                        job_pid: i32::try_from(next()?).ok()?,
+                    });
+                    record.exit = None;
+                }
+                "X" => {
+                    record.exit = Some(super::RawExit {
+                        status: i32::try_from(next()?).ok()?,
+                        user_cpu: next()? as f64 / 1e6,
+                        sys_cpu: next()? as f64 / 1e6,
+                        max_rss_kib: next()?,
+                    });
+                }
+                "E" => record.executed = true,
+                "R" => record = Record::default(),
+                _ => return None,
+            }
+            if numbers.next().is_some() {
+                return None;
+            }
+        }
+        Some(record)
+    }
+}
+
 /// The job's exit as its waiter recorded it in `dir`: the raw wait status, user and system
 /// CPU seconds, and peak RSS (KiB); `None` when there is no (complete) record.
 pub fn read_record(dir: &Path) -> Option<super::RawExit> {
-    let text = read_small(&dir.join(EXIT_RECORD))?;
-    let mut fields = text.trim_end().split(' ').map(|f| f.parse::<i64>().ok());
-    let status = fields.next()??;
-    let user_us = fields.next()??;
-    let sys_us = fields.next()??;
-    let max_rss_kib = fields.next()??;
-    if fields.next().is_some() {
-        return None;
-    }
-    Some(super::RawExit {
-        status: i32::try_from(status).ok()?,
-        user_cpu: user_us as f64 / 1e6,
-        sys_cpu: sys_us as f64 / 1e6,
-        max_rss_kib,
-    })
+    Record::read(dir)?.exit
 }
 
-/// A record of the waiter's: a regular file (not followed through a link, never a FIFO that
-/// would block) of a few bytes, in a directory the job can write to.
+/// Whether the daemon has marked the job's execute event logged in its directory `dir`.
+pub fn executed(dir: &Path) -> bool {
+    Record::read(dir).is_some_and(|r| r.executed)
+}
+
+/// Marks the job's execute event (001) logged in its directory `dir` (what tells a later
+/// daemon not to log it again).
+pub fn mark_executed(dir: &Path) -> io::Result<()> {
+    append(&dir.join(RECORD), b"E\n")
+}
+
+/// Starts the record in `dir` again for a new run of the job in the same directory (after a
+/// checkpoint exit): the last run's exit is not the new run's. Only the execute event's mark
+/// is kept.
+pub fn restart(dir: &Path) -> io::Result<()> {
+    let path = dir.join(RECORD);
+    let executed = executed(dir);
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    if executed {
+        append(&path, b"E\n")?;
+    }
+    Ok(())
+}
+
+/// Resets the record in `dir` for another job's run in the directory (see
+/// `scratch::recycle`): its first line becomes `R`, and the file is cut after it. (Not
+/// truncated to nothing and appended to again: ext4 flushes such a file to the disk when it
+/// is closed after the next write.) An error when there is no record.
+pub fn reset(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{FileExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(dir.join(RECORD))?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    file.set_len(2)?;
+    file.write_all_at(b"R\n", 0)
+}
+
+/// Appends `line` to the record at `path` in one write (never through a link, never into a
+/// FIFO a job could plant: opening one would block).
+fn append(path: &Path, line: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    file.write_all(line)
+}
+
+/// A record: a regular file (not followed through a link, never a FIFO that would block) of
+/// a few lines, in a directory the job can write to.
 fn read_small(path: &Path) -> Option<String> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
@@ -390,10 +493,10 @@ fn read_small(path: &Path) -> Option<String> {
     if !file.metadata().ok()?.is_file() {
         return None;
     }
-    String::from_utf8(crate::bounded::read_to_end(file, 256).ok()?).ok()
+    String::from_utf8(crate::bounded::read_to_end(file, MAX_RECORD).ok()?).ok()
 }
 
-/// A waiter as the daemon records it in the job's directory: its pid and its start time (in
+/// A waiter as its job records it in the job's directory: its pid and its start time (in
 /// clock ticks since boot, `/proc/<pid>/stat`'s 22nd field), which tells it from a process
 /// that reuses the pid, and the job's pid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -419,28 +522,16 @@ impl WaiterId {
         start_time(self.pid) == Some(self.start_time) && !is_zombie(self.pid)
     }
 
-    /// Writes this record into the job's directory `dir` (not synced: a record lost with the
-    /// system is lost with the waiter).
+    /// Appends this waiter to the record in the job's directory `dir`, as its job does.
     #[cfg(test)]
     pub fn write(&self, dir: &Path) -> io::Result<()> {
-        let tmp = dir.join(format!("{WAITER_RECORD}.tmp"));
-        std::fs::write(
-            &tmp,
-            format!("{} {} {}\n", self.pid, self.start_time, self.job_pid),
-        )?;
-        std::fs::rename(tmp, dir.join(WAITER_RECORD))
+        let line = format!("W {} {} {}\n", self.pid, self.start_time, self.job_pid);
+        append(&dir.join(RECORD), line.as_bytes())
     }
 
-    /// The record in `dir`, if there is a readable one.
+    /// The waiter of the record in `dir`, if there is a readable one.
     pub fn read(dir: &Path) -> Option<WaiterId> {
-        let text = read_small(&dir.join(WAITER_RECORD))?;
-        let mut fields = text.split_ascii_whitespace();
-        let id = WaiterId {
-            pid: fields.next()?.parse().ok()?,
-            start_time: fields.next()?.parse().ok()?,
-            job_pid: fields.next()?.parse().ok()?,
-        };
-        fields.next().is_none().then_some(id)
+        Record::read(dir)?.waiter
     }
 }
 
@@ -536,48 +627,32 @@ pub(super) unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> 
         die(127);
     }
 
-    // The job waits at a gate until the waiter has recorded itself in the job's directory:
-    // whenever the daemon dies, a job that started can be found and adopted.
-    let mut gate = [0 as RawFd; 2];
-    if libc::pipe2(gate.as_mut_ptr(), libc::O_CLOEXEC) < 0 {
-        report_errno(ERR_FD, errno());
+    // The job's process records its waiter (and itself) before it execs: whenever the daemon
+    // dies, a job that started can be found and adopted.
+    let Some(start_time) = own_start_time() else {
+        report_errno(ERR_FD, libc::EIO);
         die(127);
-    }
+    };
+    let me = libc::getpid();
     let job = libc::fork();
     if job < 0 {
         report_errno(ERR_FD, errno());
         die(127);
     }
     if job == 0 {
-        libc::close(gate[1]);
-        let mut byte = 0u8;
-        let n = loop {
-            let n = libc::read(gate[0], (&mut byte as *mut u8).cast(), 1);
-            if n < 0 && errno() == libc::EINTR {
-                continue;
-            }
-            break n;
-        };
-        libc::close(gate[0]);
-        if n != 1 {
-            // The waiter is gone: the job never starts.
+        libc::setpgid(0, 0);
+        if !write_waiter_line(spec, me, start_time) {
+            // Without the record the job could not be found after the daemon's death: it
+            // does not start, and the daemon hears why.
+            report_errno(ERR_FD, errno());
             die(127);
         }
         exec_job(spec);
     }
-    libc::close(gate[0]);
     // Set on both sides, so that the group exists before either goes on.
     libc::setpgid(job, job);
     // The daemon learns the job's pid before the job runs (a job may kill its waiter at once).
     report(ERR_FD, job);
-    if !write_waiter_record(spec, job) {
-        // Without its record the job could not be found after the daemon's death: it does
-        // not start (the gate closes unopened), and the daemon hears why.
-        report_errno(ERR_FD, errno());
-        die(127);
-    }
-    libc::write(gate[1], b"g".as_ptr().cast(), 1);
-    libc::close(gate[1]);
     libc::close(ERR_FD);
     // The job has its standard files; the waiter keeps none of them open.
     let null = c"/dev/null".as_ptr();
@@ -596,7 +671,6 @@ pub(super) unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> 
 /// unblocked, its directory, limits and niceness, then `execve`. A failure is reported on
 /// the error pipe.
 unsafe fn exec_job(spec: &Spec) -> ! {
-    libc::setpgid(0, 0);
     for sig in 1..libc::SIGRTMAX() {
         if sig != libc::SIGKILL && sig != libc::SIGSTOP {
             libc::signal(sig, libc::SIG_DFL);
@@ -901,38 +975,48 @@ unsafe fn own_start_time() -> Option<u64> {
     Some(n)
 }
 
-/// Writes the waiter's [`WaiterId`] (its pid and start time, and the job's pid) into the
-/// job's directory, in the form [`WaiterId::read`] reads.
-unsafe fn write_waiter_record(spec: &Spec, job: i32) -> bool {
-    let Some(start) = own_start_time() else {
-        return false;
-    };
+/// Appends the job's `W` line to its record: the waiter `waiter` started at `start_time`,
+/// and this process, the job's. Whether it was written.
+unsafe fn write_waiter_line(spec: &Spec, waiter: i32, start_time: u64) -> bool {
     let mut buf = [0u8; 96];
     let mut w = Writer::new(&mut buf);
+    w.push(b"W ");
+    w.int(i64::from(waiter));
+    w.push(b" ");
+    w.int(start_time as i64);
+    w.push(b" ");
     w.int(i64::from(libc::getpid()));
-    w.push(b" ");
-    w.int(start as i64);
-    w.push(b" ");
-    w.int(i64::from(job));
     w.push(b"\n");
     let len = w.len;
-    write_file(&spec.waiter_record_tmp, &spec.waiter_record, &buf[..len])
+    append_line(&spec.record, &buf[..len])
 }
 
-/// Writes `bytes` to `tmp` and renames it to `path`: the file is whole or absent. A few
-/// tries, some milliseconds apart (a full disk may clear); whether it was written.
-unsafe fn write_file(tmp: &CString, path: &CString, bytes: &[u8]) -> bool {
+/// Appends `line` to the record at `path` in one write (`O_APPEND`: the record's other
+/// writers' lines stay whole), never through a link or into anything but a regular file. A
+/// few tries, some milliseconds apart (a full disk may clear); whether it was written.
+unsafe fn append_line(path: &CString, line: &[u8]) -> bool {
     let mut pause = 5_000_000;
     for _ in 0..5 {
         let fd = libc::open(
-            tmp.as_ptr(),
-            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+            path.as_ptr(),
+            libc::O_WRONLY
+                | libc::O_APPEND
+                | libc::O_CREAT
+                | libc::O_NOFOLLOW
+                | libc::O_NONBLOCK
+                | libc::O_CLOEXEC,
             0o600,
         );
         if fd >= 0 {
-            let ok = libc::write(fd, bytes.as_ptr().cast(), bytes.len()) == bytes.len() as isize;
+            let mut st: libc::stat = std::mem::zeroed();
+            // Only into a regular file: not a FIFO or a device a job put in its place.
+            if libc::fstat(fd, &mut st) < 0 || st.st_mode & libc::S_IFMT != libc::S_IFREG {
+                libc::close(fd);
+                return false;
+            }
+            let written = libc::write(fd, line.as_ptr().cast(), line.len());
             libc::close(fd);
-            if ok && libc::rename(tmp.as_ptr(), path.as_ptr()) == 0 {
+            if written == line.len() as isize {
                 return true;
             }
         }
@@ -946,11 +1030,11 @@ unsafe fn write_file(tmp: &CString, path: &CString, bytes: &[u8]) -> bool {
     false
 }
 
-/// Writes the record: "<status> <user µs> <system µs> <max rss KiB>\n", whole or not at all
-/// (a temporary file renamed). Not synced: the record outlives the daemon (it is in the
-/// operating system's hands), and what a system crash could lose of it is no more than what
-/// it loses of the daemon's own commits, which are synced in the background too (see
-/// `daemon::pool`); an `fsync` per job held every job's end up behind the disk.
+/// Appends the job's exit: "X <status> <user µs> <system µs> <max rss KiB>". Not synced:
+/// the record outlives the daemon (it is in the operating system's hands), and what a system
+/// crash could lose of it is no more than what it loses of the daemon's own commits, which
+/// are synced in the background too (see `daemon::pool`); an `fsync` per job held every
+/// job's end up behind the disk.
 unsafe fn write_record(spec: &Spec, status: i32) {
     let mut ru: libc::rusage = std::mem::zeroed();
     libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
@@ -958,6 +1042,7 @@ unsafe fn write_record(spec: &Spec, status: i32) {
     let us = |t: libc::timeval| t.tv_sec as i64 * 1_000_000 + t.tv_usec as i64;
     let mut buf = [0u8; 128];
     let mut w = Writer::new(&mut buf);
+    w.push(b"X ");
     w.int(status as i64);
     w.push(b" ");
     w.int(us(ru.ru_utime));
@@ -969,7 +1054,7 @@ unsafe fn write_record(spec: &Spec, status: i32) {
     w.push(b"\n");
     let len = w.len;
     // Unwritten after its tries, the exit is lost: the daemon takes the run for lost.
-    write_file(&spec.record_tmp, &spec.record, &buf[..len]);
+    append_line(&spec.record, &buf[..len]);
 }
 
 /// Formats into a fixed buffer, without allocating.
@@ -1072,16 +1157,18 @@ mod tests {
     #[test]
     fn records_are_read_only_from_small_regular_files() {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join(EXIT_RECORD);
+        let fifo = dir.path().join(RECORD);
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
         // A FIFO in place of the record neither blocks nor reads as one.
         assert_eq!(read_record(dir.path()), None);
+        assert!(mark_executed(dir.path()).is_err(), "nor is it written to");
         std::fs::remove_file(&fifo).unwrap();
-        std::fs::write(dir.path().join("elsewhere"), "256 1 1 1\n").unwrap();
+        std::fs::write(dir.path().join("elsewhere"), "X 256 1 1 1\n").unwrap();
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), &fifo).unwrap();
         assert_eq!(read_record(dir.path()), None, "a link is not followed");
+        assert!(mark_executed(dir.path()).is_err(), "nor written through");
         std::fs::remove_file(&fifo).unwrap();
-        std::fs::write(&fifo, format!("256 1 1 1{}\n", " ".repeat(1 << 20))).unwrap();
+        std::fs::write(&fifo, format!("X 256 1 1 1\n{}\n", "E\n".repeat(1 << 12))).unwrap();
         assert_eq!(
             read_record(dir.path()),
             None,
@@ -1099,17 +1186,58 @@ mod tests {
     #[test]
     fn records_round_trip() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(EXIT_RECORD), "256 1500000 250000 2048\n").unwrap();
+        let path = dir.path().join(RECORD);
+        assert_eq!(Record::read(dir.path()), None, "no record");
+        let me = WaiterId::of(std::process::id() as i32, 7).unwrap();
+        me.write(dir.path()).unwrap();
+        assert_eq!(WaiterId::read(dir.path()), Some(me));
+        assert!(me.is_alive());
+        assert!(!executed(dir.path()) && read_record(dir.path()).is_none());
+        mark_executed(dir.path()).unwrap();
+        assert!(executed(dir.path()));
+        // The waiter's exit, appended.
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("X 256 1500000 250000 2048\n");
+        std::fs::write(&path, &text).unwrap();
         let exit = read_record(dir.path()).unwrap();
         assert_eq!(exit.status, 256);
         assert_eq!(exit.user_cpu, 1.5);
         assert_eq!(exit.sys_cpu, 0.25);
         assert_eq!(exit.max_rss_kib, 2048);
-        std::fs::write(dir.path().join(EXIT_RECORD), "256 15").unwrap();
-        assert_eq!(read_record(dir.path()), None);
-        let me = WaiterId::of(std::process::id() as i32, 7).unwrap();
-        me.write(dir.path()).unwrap();
         assert_eq!(WaiterId::read(dir.path()), Some(me));
-        assert!(me.is_alive());
+        // A line still being written (no newline yet) is not read; the rest is.
+        std::fs::write(&path, format!("{text}X 256 15")).unwrap();
+        assert_eq!(read_record(dir.path()), Some(exit));
+        // A restart keeps only the execute event's mark: the last run's exit is not the next
+        // run's, nor is its waiter.
+        restart(dir.path()).unwrap();
+        let r = Record::read(dir.path()).unwrap();
+        assert_eq!((r.waiter, r.exit, r.executed), (None, None, true));
+        // A new waiter line hides an exit before it.
+        std::fs::write(&path, "X 0 1 1 1\nW 1 2 3\n").unwrap();
+        let r = Record::read(dir.path()).unwrap();
+        assert_eq!(r.exit, None);
+        assert_eq!(r.waiter.map(|w| w.job_pid), Some(3));
+        // A reset (the directory readied for another job) hides everything before it.
+        std::fs::write(&path, "W 9 9 9\nE\nX 0 1 1 1\n").unwrap();
+        reset(dir.path()).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"R\n");
+        std::fs::write(&path, "W 9 9 9\nE\nX 0 1 1 1\nR\nW 1 2 3\n").unwrap();
+        let r = Record::read(dir.path()).unwrap();
+        assert_eq!((r.exit, r.executed), (None, false));
+        assert_eq!(r.waiter.map(|w| w.pid), Some(1));
+        // Anything else is not a record.
+        for bad in [
+            "X 256 1 1\n",
+            "X 256 1 1 1 1\n",
+            "W 1 2 x\n",
+            "E\n\nX 0 1 1 1\n",
+            "Q\n",
+            "W 1 -2 3\n",
+            "X 99999999999 1 1 1\n",
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            assert_eq!(Record::read(dir.path()), None, "{bad:?}");
+        }
     }
 }

@@ -174,7 +174,7 @@ impl Pool {
         }
         self.shadow.cleaner.sync(self.queue.wal_path());
         for dir in std::mem::take(&mut self.journal.scratch_dirs) {
-            self.shadow.cleaner.remove(dir);
+            self.shadow.cleaner.recycle(dir);
         }
         let events = std::mem::take(&mut self.journal.events);
         let logs: HashMap<JobId, JobLogs> = events.iter().map(|e| (e.id, e.logs.clone())).collect();
@@ -328,8 +328,7 @@ fn run_bookkeeping(update: &AdUpdate) -> (Vec<(String, Expr)>, Vec<String>) {
 /// Marks a job's directory: its execute event is in the log (what tells a later master not to
 /// log it again).
 fn mark_executed(dir: &Path) {
-    let marker = dir.join(starter::waiter::EXECUTE_LOGGED);
-    if let Err(e) = std::fs::File::create(&marker) {
-        tracing::warn!("cannot mark {}: {e}", marker.display());
+    if let Err(e) = starter::waiter::mark_executed(dir) {
+        tracing::warn!("cannot mark {}'s execute event logged: {e}", dir.display());
     }
 }

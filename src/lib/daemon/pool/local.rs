@@ -273,7 +273,7 @@ pub(super) fn unlogged_starts(local_dir: &std::path::Path) -> std::collections::
             let name = e.file_name();
             let (cluster, proc) = name.to_str()?.strip_prefix("dir_")?.split_once('_')?;
             let id = JobId::new(cluster.parse().ok()?, proc.parse().ok()?);
-            let marked = e.path().join(starter::waiter::EXECUTE_LOGGED).exists();
+            let marked = starter::waiter::executed(&e.path());
             (!marked).then_some(id)
         })
         .collect()

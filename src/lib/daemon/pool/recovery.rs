@@ -356,7 +356,7 @@ impl Pool {
         job: &RunningJob,
         logs: &JobLogs,
     ) {
-        if job.scratch_dir.join(waiter::EXECUTE_LOGGED).exists() {
+        if waiter::executed(&job.scratch_dir) {
             return;
         }
         tracing::info!("job {id}: its execute event was lost: logged now");

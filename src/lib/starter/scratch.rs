@@ -1,0 +1,282 @@
+//! Jobs' scratch directories, `$(EXECUTE)/dir_<cluster>_<proc>_<n>`, made for each run and
+//! gone after it, and the few that are emptied and kept for the next runs.
+//!
+//! Making and removing a directory and its bookkeeping files (`.job.ad`, `.machine.ad`, the
+//! waiter's record) is most of what a short job costs the file system: on ext4 each inode
+//! made looks past the inodes freed in the last seconds, so at hundreds of jobs a second the
+//! cost of each grows with the rate. So a finished job's directory is emptied of the job's
+//! files, its bookkeeping files emptied or rewritten in place, and parked as
+//! `$(EXECUTE)/.free_<n>` ([`recycle`]); the next run of a job that would run as the same user
+//! is renamed into it ([`make`]). Only a directory whose whole content could be removed, and
+//! whose kept files are plain files with no other link (not a link a job made, nor a file it
+//! linked elsewhere), is kept; at most [`MAX_FREE`] are. A master that starts removes the
+//! parked directories an earlier one left with its stale job directories.
+
+use std::fs::{self, DirBuilder};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::env::{JOB_AD_FILE, MACHINE_AD_FILE};
+use super::waiter;
+
+/// The name prefix of a parked directory in `$(EXECUTE)`.
+pub(super) const FREE_PREFIX: &str = ".free_";
+
+/// The most directories kept for later runs (of this process; the oldest goes first).
+pub const MAX_FREE: usize = 16;
+
+/// The files a parked directory keeps (empty, or rewritten whole by the next run).
+const KEPT: [&str; 3] = [JOB_AD_FILE, MACHINE_AD_FILE, waiter::RECORD];
+
+/// A parked directory and the user it belongs to.
+struct Free {
+    dir: PathBuf,
+    uid: u32,
+}
+
+static FREE: Mutex<Vec<Free>> = Mutex::new(Vec::new());
+
+fn free_list() -> std::sync::MutexGuard<'static, Vec<Free>> {
+    FREE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Makes `$(EXECUTE)/dir_<cluster>_<proc>_<n>` (mode 0700), for a job that runs as this
+/// process's user: a parked directory of that user's renamed, else a new one (making
+/// `$(EXECUTE)` if needed).
+pub(super) fn make(execute_dir: &Path, cluster: i64, proc: i64) -> io::Result<PathBuf> {
+    let uid = nix::unistd::geteuid().as_raw();
+    loop {
+        let dir = execute_dir.join(format!(
+            "dir_{cluster}_{proc}_{}",
+            super::next_scratch_number()
+        ));
+        let parked = {
+            let mut free = free_list();
+            let at = free
+                .iter()
+                .rposition(|f| f.uid == uid && f.dir.parent() == Some(execute_dir));
+            at.map(|i| free.swap_remove(i).dir)
+        };
+        let Some(parked) = parked else {
+            return make_new(execute_dir, &dir);
+        };
+        // Gone meanwhile (a later run's cleanup), or the name is taken: the next one.
+        if fs::rename(&parked, &dir).is_ok() {
+            return Ok(dir);
+        }
+    }
+}
+
+fn make_new(execute_dir: &Path, first: &Path) -> io::Result<PathBuf> {
+    let mut dir = first.to_path_buf();
+    let mut made_parent = false;
+    loop {
+        match DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !made_parent => {
+                made_parent = true;
+                fs::create_dir_all(execute_dir)?;
+            }
+            // Left behind by an earlier daemon: take the next number.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                let stem = name.rsplit_once('_').map_or(name, |(stem, _)| stem);
+                dir = execute_dir.join(format!("{stem}_{}", super::next_scratch_number()));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Removes a scratch directory; a second try covers files a dying process was still making.
+pub fn remove_scratch(dir: &Path) {
+    let first = fs::remove_dir_all(dir);
+    if first.is_err() && dir.exists() {
+        if let Err(e) = fs::remove_dir_all(dir) {
+            tracing::warn!("cannot remove scratch directory {}: {e}", dir.display());
+        }
+    }
+}
+
+/// After its job's run has ended: parks `dir` for a later run (see the module's
+/// documentation), or removes it.
+pub fn recycle(dir: &Path) {
+    let parked = (|| {
+        let parent = dir.parent()?;
+        let meta = fs::symlink_metadata(dir).ok()?;
+        // Only after a waiter's recorded exit is it sure that nothing of the job runs (the
+        // waiter ended the job's family first).
+        if !meta.is_dir() || waiter::read_record(dir).is_none() {
+            return None;
+        }
+        empty(dir).ok()?;
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).ok()?;
+        let free = parent.join(format!("{FREE_PREFIX}{}", super::next_scratch_number()));
+        fs::rename(dir, &free).ok()?;
+        // The oldest parked directory makes room (one of another `$(EXECUTE)` before a
+        // reconfiguration, or gone, leaves so too).
+        let evicted = {
+            let mut list = free_list();
+            list.push(Free {
+                dir: free,
+                uid: meta.uid(),
+            });
+            (list.len() > MAX_FREE).then(|| list.remove(0).dir)
+        };
+        if let Some(old) = evicted {
+            remove_scratch(&old);
+        }
+        Some(())
+    })();
+    if parked.is_none() {
+        remove_scratch(dir);
+    }
+}
+
+/// Removes every parked directory (the daemon stops).
+pub fn remove_parked() {
+    let parked = std::mem::take(&mut *free_list());
+    for free in parked {
+        remove_scratch(&free.dir);
+    }
+}
+
+/// Removes everything in `dir` but the [`KEPT`] files, and resets the waiter's record; a kept
+/// file that is not a plain file with one link is removed too.
+fn empty(dir: &Path) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let path = entry.path();
+        let meta = entry.metadata()?;
+        let kept = name.to_str().is_some_and(|n| KEPT.contains(&n));
+        if kept && meta.is_file() && meta.nlink() == 1 {
+            continue;
+        }
+        if meta.is_dir() {
+            fs::remove_dir_all(&path)?;
+        } else {
+            fs::remove_file(&path)?;
+        }
+    }
+    match waiter::reset(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+/// Writes a bookkeeping file of the scratch directory whole: in place when a parked
+/// directory has it (never through a link), else new. In place means over the old content,
+/// then cut to length: a file truncated to nothing and written again is flushed to the disk
+/// when closed (ext4's `auto_da_alloc`), which a rewrite of the same blocks is not.
+pub(super) fn write_file(path: &Path, contents: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    file.write_all_at(contents, 0)?;
+    file.set_len(contents.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finished_directory_is_emptied_and_used_again() {
+        let execute = tempfile::tempdir().unwrap();
+        let first = make(execute.path(), 1, 0).unwrap();
+        write_file(&first.join(JOB_AD_FILE), b"ClusterId = 1\n").unwrap();
+        fs::write(first.join(waiter::RECORD), "W 1 2 3\nX 0 1 1 1\n").unwrap();
+        // Before its waiter's exit is recorded, a directory is not parked.
+        let unended = make(execute.path(), 9, 0).unwrap();
+        fs::write(unended.join(waiter::RECORD), "W 1 2 3\n").unwrap();
+        recycle(&unended);
+        assert!(!unended.exists());
+        fs::write(first.join("output"), "out").unwrap();
+        fs::create_dir_all(first.join("sub/deeper")).unwrap();
+        // A kept name the job made a link of, and one it linked elsewhere: not kept.
+        fs::write(execute.path().join("target"), "secret").unwrap();
+        std::os::unix::fs::symlink(execute.path().join("target"), first.join(MACHINE_AD_FILE))
+            .unwrap();
+        let ad_inode = fs::metadata(first.join(JOB_AD_FILE)).unwrap().ino();
+        recycle(&first);
+        assert!(!first.exists());
+        let second = make(execute.path(), 2, 0).unwrap();
+        assert_ne!(first, second);
+        let mut names: Vec<String> = fs::read_dir(&second)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, [JOB_AD_FILE, waiter::RECORD]);
+        assert_eq!(
+            waiter::Record::read(&second),
+            Some(waiter::Record::default())
+        );
+        assert_eq!(
+            fs::metadata(second.join(JOB_AD_FILE)).unwrap().ino(),
+            ad_inode
+        );
+        write_file(&second.join(JOB_AD_FILE), b"ClusterId = 2\n").unwrap();
+        assert_eq!(
+            fs::read(second.join(JOB_AD_FILE)).unwrap(),
+            b"ClusterId = 2\n"
+        );
+        assert_eq!(fs::read(execute.path().join("target")).unwrap(), b"secret");
+
+        // A hard link to a kept file: the file is not kept (the other name would see the
+        // next job's ad).
+        fs::hard_link(second.join(JOB_AD_FILE), execute.path().join("copy")).unwrap();
+        fs::write(second.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
+        recycle(&second);
+        let third = make(execute.path(), 3, 0).unwrap();
+        assert!(!third.join(JOB_AD_FILE).exists());
+        assert_eq!(
+            fs::read(execute.path().join("copy")).unwrap(),
+            b"ClusterId = 2\n"
+        );
+        // Writing never follows a link.
+        std::os::unix::fs::symlink(execute.path().join("target"), third.join(JOB_AD_FILE)).unwrap();
+        assert!(write_file(&third.join(JOB_AD_FILE), b"x").is_err());
+        assert_eq!(fs::read(execute.path().join("target")).unwrap(), b"secret");
+        fs::write(third.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
+        recycle(&third);
+        remove_scratch(execute.path());
+    }
+
+    #[test]
+    fn a_planted_fifo_is_removed_not_opened() {
+        let execute = tempfile::tempdir().unwrap();
+        let dir = make(execute.path(), 1, 0).unwrap();
+        nix::unistd::mkfifo(&dir.join(JOB_AD_FILE), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        fs::write(dir.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
+        recycle(&dir);
+        let again = make(execute.path(), 2, 0).unwrap();
+        let left: Vec<_> = fs::read_dir(&again)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [waiter::RECORD], "emptied");
+        remove_scratch(&again);
+    }
+
+    #[test]
+    fn parked_directories_are_bounded() {
+        let execute = tempfile::tempdir().unwrap();
+        let dirs: Vec<PathBuf> = (0..MAX_FREE + 5)
+            .map(|p| make(execute.path(), 1, p as i64).unwrap())
+            .collect();
+        for dir in &dirs {
+            fs::write(dir.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
+            recycle(dir);
+        }
+        let parked = fs::read_dir(execute.path()).unwrap().count();
+        assert!(parked <= MAX_FREE, "{parked} parked");
+    }
+}
