@@ -31,6 +31,7 @@ mod rm;
 mod robustness;
 mod sched;
 mod sim;
+mod ssh_to_job;
 mod status;
 mod submit;
 mod submit_dag;

@@ -158,6 +158,20 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_transfer_data -constraint 'JobStatus == 4'",
             ),
         ],
+        "condor_ssh_to_job" => &[
+            (
+                "A shell in running job 12.0's directory, with its environment",
+                "condor_ssh_to_job 12.0",
+            ),
+            (
+                "Look at what the job has written so far",
+                "condor_ssh_to_job 12.0 ls -l",
+            ),
+            (
+                "Wait for job 13 to start, then open a shell in it",
+                "condor_ssh_to_job -auto-retry 13",
+            ),
+        ],
         "condor_tail" => &[
             (
                 "Show the end of running job 12.0's standard output",

@@ -44,6 +44,7 @@ mod finish;
 pub mod launcher;
 mod local;
 mod orphans;
+pub mod session;
 mod sys;
 pub mod transfer;
 pub mod waiter;

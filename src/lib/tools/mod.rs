@@ -22,6 +22,7 @@ pub mod qedit;
 pub mod rm;
 pub mod run;
 pub mod sim;
+pub mod ssh_to_job;
 pub mod status;
 pub mod store_cred;
 pub mod submit;
@@ -83,6 +84,7 @@ pub static TOOLS: &[Tool] = &[
     tail::TOOL,
     chirp::TOOL,
     who::TOOL,
+    ssh_to_job::TOOL,
     userlog::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
