@@ -13,6 +13,7 @@ mod container;
 mod dag_checker;
 mod dagman;
 mod eventlog;
+mod evicted_files;
 mod exactly_once;
 mod generated;
 mod history;

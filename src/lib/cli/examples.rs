@@ -158,6 +158,20 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_transfer_data -constraint 'JobStatus == 4'",
             ),
         ],
+        "condor_evicted_files" => &[
+            (
+                "Where job 12.0's checkpoint is kept in the spool",
+                "condor_evicted_files 12.0",
+            ),
+            (
+                "The files of the checkpoints of two jobs",
+                "condor_evicted_files list 12.0 12.1",
+            ),
+            (
+                "Copy job 12.0's checkpoint to the directory 12.0",
+                "condor_evicted_files get 12.0",
+            ),
+        ],
         "condor_ssh_to_job" => &[
             (
                 "A shell in running job 12.0's directory, with its environment",

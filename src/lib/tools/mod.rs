@@ -13,6 +13,7 @@ pub mod daemon_cmd;
 pub mod dag_checker;
 pub mod dagman;
 pub mod drain;
+pub mod evicted_files;
 pub mod history;
 pub mod master;
 pub mod options;
@@ -85,6 +86,7 @@ pub static TOOLS: &[Tool] = &[
     chirp::TOOL,
     who::TOOL,
     ssh_to_job::TOOL,
+    evicted_files::TOOL,
     userlog::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
