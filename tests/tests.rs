@@ -21,6 +21,7 @@ mod interactive;
 mod locate;
 mod materialize;
 mod negotiator;
+mod now;
 mod policy;
 mod pool;
 mod prio;

@@ -158,6 +158,16 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_transfer_data -constraint 'JobStatus == 4'",
             ),
         ],
+        "condor_now" => &[
+            (
+                "Start idle job 13.0 now on the slot of running job 12.0, which is vacated",
+                "condor_now 13.0 12.0",
+            ),
+            (
+                "Vacate two running jobs for it; it takes the first slot to come free",
+                "condor_now 13.0 12.0 12.1",
+            ),
+        ],
         "condor_evicted_files" => &[
             (
                 "Where job 12.0's checkpoint is kept in the spool",

@@ -16,6 +16,7 @@ pub mod drain;
 pub mod evicted_files;
 pub mod history;
 pub mod master;
+pub mod now;
 pub mod options;
 pub mod prio;
 pub mod q;
@@ -87,6 +88,7 @@ pub static TOOLS: &[Tool] = &[
     who::TOOL,
     ssh_to_job::TOOL,
     evicted_files::TOOL,
+    now::TOOL,
     userlog::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
