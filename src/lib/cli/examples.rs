@@ -158,6 +158,44 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_transfer_data -constraint 'JobStatus == 4'",
             ),
         ],
+        "condor_now" => &[
+            (
+                "Start idle job 13.0 now on the slot of running job 12.0, which is vacated",
+                "condor_now 13.0 12.0",
+            ),
+            (
+                "Vacate two running jobs for it; it takes the first slot to come free",
+                "condor_now 13.0 12.0 12.1",
+            ),
+        ],
+        "condor_evicted_files" => &[
+            (
+                "Where job 12.0's checkpoint is kept in the spool",
+                "condor_evicted_files 12.0",
+            ),
+            (
+                "The files of the checkpoints of two jobs",
+                "condor_evicted_files list 12.0 12.1",
+            ),
+            (
+                "Copy job 12.0's checkpoint to the directory 12.0",
+                "condor_evicted_files get 12.0",
+            ),
+        ],
+        "condor_ssh_to_job" => &[
+            (
+                "A shell in running job 12.0's directory, with its environment",
+                "condor_ssh_to_job 12.0",
+            ),
+            (
+                "Look at what the job has written so far",
+                "condor_ssh_to_job 12.0 ls -l",
+            ),
+            (
+                "Wait for job 13 to start, then open a shell in it",
+                "condor_ssh_to_job -auto-retry 13",
+            ),
+        ],
         "condor_tail" => &[
             (
                 "Show the end of running job 12.0's standard output",

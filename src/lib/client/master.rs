@@ -212,6 +212,9 @@ pub enum Command {
     Drain(DrainArgs),
     /// Stop draining (the request with this id, or any).
     CancelDrain(Option<String>),
+    /// `condor_now`: start the idle job (the first) on the slots of the running ones, which
+    /// are vacated for it (the schedd's `REASSIGN_SLOT`).
+    Now(JobId, Vec<JobId>),
 }
 
 impl Command {
@@ -237,6 +240,13 @@ impl Command {
             ),
             Command::CancelDrain(None) => "CANCEL-DRAIN".to_owned(),
             Command::CancelDrain(Some(id)) => format!("CANCEL-DRAIN {id}"),
+            Command::Now(bid, victims) => {
+                let mut line = format!("NOW {bid}");
+                for id in victims {
+                    line.push_str(&format!(" {id}"));
+                }
+                line
+            }
         }
     }
 
@@ -270,6 +280,13 @@ impl Command {
                 Command::Drain(serde_json::from_str(json).ok()?)
             }
             "CANCEL-DRAIN" => Command::CancelDrain(next().map(str::to_owned)),
+            "NOW" => {
+                let bid = next()?.parse::<JobId>().ok()?;
+                let victims = words
+                    .map(|w| w.parse::<JobId>().ok())
+                    .collect::<Option<Vec<_>>>()?;
+                Command::Now(bid, victims)
+            }
             _ => return None,
         };
         Some(cmd)
@@ -467,6 +484,7 @@ mod tests {
             }),
             Command::CancelDrain(None),
             Command::CancelDrain(Some("7".into())),
+            Command::Now(JobId::new(5, 0), vec![JobId::new(3, 1), JobId::new(4, 0)]),
         ];
         for c in all {
             assert_eq!(Command::parse(&c.line()), Some(c.clone()), "{c:?}");

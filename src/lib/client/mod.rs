@@ -22,6 +22,7 @@
 
 pub mod actions;
 pub mod chirp;
+pub mod connect;
 pub mod counts;
 pub mod jobattr;
 pub mod locate;

@@ -45,6 +45,7 @@ pub mod launcher;
 mod local;
 mod orphans;
 mod scratch;
+pub mod session;
 mod sys;
 pub mod transfer;
 pub mod waiter;

@@ -110,6 +110,13 @@ pub fn words(id: &'static str, name: &'static str, help: &'static str) -> Arg {
 
 pub use crate::classad::cnum::atoi;
 
+/// HTCondor's `match_prefix(a, b)`: the shorter of the two words is a prefix of the other
+/// (an empty word matches every name).
+pub fn match_prefix(a: &str, b: &str) -> bool {
+    let n = a.len().min(b.len());
+    a.as_bytes()[..n] == b.as_bytes()[..n]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

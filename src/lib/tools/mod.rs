@@ -13,8 +13,10 @@ pub mod daemon_cmd;
 pub mod dag_checker;
 pub mod dagman;
 pub mod drain;
+pub mod evicted_files;
 pub mod history;
 pub mod master;
+pub mod now;
 pub mod options;
 pub mod prio;
 pub mod q;
@@ -22,6 +24,7 @@ pub mod qedit;
 pub mod rm;
 pub mod run;
 pub mod sim;
+pub mod ssh_to_job;
 pub mod status;
 pub mod store_cred;
 pub mod submit;
@@ -83,6 +86,9 @@ pub static TOOLS: &[Tool] = &[
     tail::TOOL,
     chirp::TOOL,
     who::TOOL,
+    ssh_to_job::TOOL,
+    evicted_files::TOOL,
+    now::TOOL,
     userlog::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,

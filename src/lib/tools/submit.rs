@@ -751,7 +751,7 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
     }
     let clusters = submit_clusters(&request, &session, out, err)?;
     match clusters.first() {
-        Some(&cluster) => super::submit_interactive::session(&session, cluster, err),
+        Some(&cluster) => super::submit_interactive::session(&session, cluster, out, err),
         None => Ok(()),
     }
 }

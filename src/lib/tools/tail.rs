@@ -37,12 +37,12 @@ use crate::classad::parser::parse_old_ad;
 use crate::classad::ClassAd;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
-use crate::client::locate::PoolLocation;
-use crate::client::{ScheddLocation, Session};
+use crate::client::connect::{job_connect_info, locate};
+use crate::client::Session;
 use crate::error::CommandError;
-use crate::output::render::{lookup_int, lookup_str};
+use crate::output::render::lookup_str;
 use crate::queue::universe;
-use crate::queue::{str_is_proc_id, JobId, JobStatus};
+use crate::queue::{str_is_proc_id, JobId};
 use crate::starter::env::JOB_AD_FILE;
 use crate::starter::local_job_dir;
 use crate::version::{CONDOR_PLATFORM, CONDOR_VERSION};
@@ -403,39 +403,9 @@ fn sandbox(
 /// The schedd's checks (`GET_JOB_CONNECT_INFO`): the job's universe and ad when it may be
 /// peeked at.
 fn connect_info(session: &Session, id: JobId) -> Result<(i64, ClassAd), Failure> {
-    let queue = session
-        .open_queue()
-        .map_err(|e| Failure::schedd(e.to_string(), false))?;
-    let no_such_job = || Failure::schedd(format!("No such job: {id}"), false);
-    let job = queue
-        .job(id)
-        .map_err(|e| Failure::schedd(e.to_string(), false))?
-        .ok_or_else(no_such_job)?;
-    let ad = job
-        .into_ad()
-        .map_err(|e| Failure::schedd(e.to_string(), false))?;
-    let owner = lookup_str(&ad, "Owner");
-    if !session.may_act_on(owner.as_deref()) {
-        return Err(Failure::schedd(
-            format!(
-                "{} is not authorized for access to the starter for job {id}",
-                session.user
-            ),
-            false,
-        ));
-    }
-    let universe = lookup_int(&ad, "JobUniverse").unwrap_or(universe::VANILLA);
-    if universe == universe::SCHEDULER || universe == universe::GRID {
-        return Err(Failure::schedd(
-            format!("Job {id} does not support remote access."),
-            false,
-        ));
-    }
-    let status = lookup_int(&ad, "JobStatus").unwrap_or(0);
-    if status != JobStatus::Running as i64 && status != JobStatus::TransferringOutput as i64 {
-        return Err(Failure::schedd(format!("Job {id} is not running."), true));
-    }
-    Ok((universe, ad))
+    job_connect_info(session, id)
+        .map(|info| (info.universe, info.ad))
+        .map_err(|r| Failure::schedd(r.message, r.retry))
 }
 
 /// `realpath`, with the starter's message when it fails.
@@ -586,21 +556,7 @@ impl Peek {
 pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), CommandError> {
     let session = Session::from_process().map_err(|e| CommandError::failed(1, e.to_string()))?;
     let request = read_args(&Argv::from_invocation(inv, PREFIXES, WORDS), out, err)?;
-    // `DCSchedd::locate()`.
-    let local_pool = match request.pool.as_deref().map(|p| session.locate_pool(p)) {
-        None | Some(PoolLocation::Local) => true,
-        Some(PoolLocation::UnknownHost(_)) | Some(PoolLocation::Elsewhere(_)) => false,
-    };
-    let local_schedd = match request.name.as_deref().map(|n| session.locate_schedd(n)) {
-        None | Some(ScheddLocation::Local) => true,
-        Some(ScheddLocation::UnknownHost(_)) | Some(ScheddLocation::NotFound(_)) => false,
-    };
-    if !local_pool || !local_schedd {
-        let message = match (&request.name, &request.pool) {
-            (None, _) => "Can't find address of local schedd".to_owned(),
-            (Some(name), None) => format!("No such schedd named {name} in local pool"),
-            (Some(name), Some(pool)) => format!("No such schedd named {name} in pool {pool}"),
-        };
+    if let Err(message) = locate(&session, request.name.as_deref(), request.pool.as_deref()) {
         let _ = writeln!(err, "{message}");
         return Err(CommandError::Exit(1));
     }

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Arg, ArgAction, Command};
 
+use super::argv::match_prefix;
 use super::Tool;
 use crate::classad::cnum::strtol;
 use crate::classad::parser::parse_old_expr;
@@ -253,12 +254,6 @@ fn read_args(
         return Err(usage_exit(err, 1));
     }
     Ok(r)
-}
-
-/// `match_prefix`: one of the two is a prefix of the other.
-fn match_prefix(a: &str, b: &str) -> bool {
-    let n = a.len().min(b.len());
-    a.as_bytes()[..n] == b.as_bytes()[..n]
 }
 
 /// `procArg`: the constraint of a job-id or user word, or a warning.

@@ -69,6 +69,7 @@ impl Pool {
         let mut actions = Vec::new();
         match cmd {
             Command::Jobs(..) => return Err("job signals are the shadow's".into()),
+            Command::Now(bid, victims) => return self.reassign_slot(bid, &victims, now),
             Command::Drain(args) => {
                 let request = drain_request(args)?;
                 let id = self

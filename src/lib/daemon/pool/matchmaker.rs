@@ -18,6 +18,8 @@ pub(super) struct Matchmaking {
     /// Idle jobs that preempted running ones, with the slots they wait for: they are not
     /// negotiated for again until those claims end.
     pub(super) preempting: HashMap<JobId, Vec<String>>,
+    /// `condor_now`: the slots whose vacated jobs' claims go to a now-job, by slot.
+    pub(super) now_jobs: HashMap<String, JobId>,
     /// The defrag daemon's policy, when `DAEMON_LIST` names `DEFRAG`.
     pub(super) defrag: Option<Defrag>,
     /// Negotiation cycles run.
@@ -188,6 +190,7 @@ impl Pool {
             tracing::error!("accountant: {e}");
         }
         // A job waiting for this slot's job to be preempted may be matched again.
+        self.matchmaker.now_jobs.remove(slot);
         for victims in self.matchmaker.preempting.values_mut() {
             victims.retain(|v| v != slot);
         }

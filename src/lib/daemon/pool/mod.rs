@@ -91,6 +91,7 @@ mod factory;
 mod journal;
 mod local;
 mod matchmaker;
+mod now;
 mod read;
 mod recovery;
 mod schedd;
@@ -355,6 +356,7 @@ impl Pool {
                 checked_claims: None,
                 claims: HashMap::new(),
                 preempting: HashMap::new(),
+                now_jobs: HashMap::new(),
                 cycles: 0,
             },
             control: Control {

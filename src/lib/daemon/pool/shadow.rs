@@ -504,7 +504,14 @@ impl Pool {
             c.job = None;
         }
         let mut actions = Vec::new();
-        if !kept {
+        let now_job = if kept && self.accepting() {
+            self.claim_for_now_job(&slot)
+        } else {
+            None
+        };
+        if let Some(start) = now_job {
+            actions.push(start);
+        } else if !kept {
             // The startd ended the claim with the job (preempted, draining, its policy).
             actions.push(Action::ForgetClaim { slot });
         } else if stop.is_some() || !self.accepting() {

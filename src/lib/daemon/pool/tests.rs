@@ -527,3 +527,34 @@ fn a_late_exit_of_another_waiter_is_not_the_runs() {
     }
     assert!(!pool.shadow.running.contains_key(&job));
 }
+
+#[test]
+fn reassign_slot_refuses_a_now_job_that_is_not_idle_and_victims_that_do_not_run() {
+    use crate::client::master::Command;
+    let at = Instant::now();
+    let now = Now::fake(T, at);
+    let (_dir, mut pool, _rx) = pool_at(now);
+    // Never matched: both jobs stay idle.
+    submit(
+        &pool,
+        "executable = /bin/true\nrequirements = false\nqueue 2\n",
+    );
+    pool.step(now).unwrap();
+    let refusal = |pool: &mut Pool, bid: JobId, victims: Vec<JobId>| {
+        pool.command(Command::Now(bid, victims), now).unwrap_err()
+    };
+    assert_eq!(
+        refusal(&mut pool, id(1, 0), vec![id(1, 1)]),
+        "no match for vacate-job ID"
+    );
+    assert_eq!(
+        refusal(&mut pool, id(9, 0), vec![id(1, 1)]),
+        "the now-job must be idle"
+    );
+    assert_eq!(
+        refusal(&mut pool, id(1, 0), vec![]),
+        "invalid vacate-job ID list"
+    );
+    assert!(pool.matchmaker.now_jobs.is_empty());
+    assert!(pool.matchmaker.preempting.is_empty());
+}
