@@ -25,6 +25,7 @@ mod pool;
 mod prio;
 mod q;
 mod q_analyze;
+mod q_autocluster;
 mod qedit;
 mod queue;
 mod rm;
