@@ -27,6 +27,7 @@ mod pool;
 mod prio;
 mod q;
 mod q_analyze;
+mod q_autocluster;
 mod qedit;
 mod queue;
 mod rm;

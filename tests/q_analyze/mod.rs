@@ -334,7 +334,8 @@ fn a_slot_that_starts_no_job_rejects_them_by_its_own_requirements() {
         "{out}"
     );
     // One line per slot with -analyze:reverse,summary (the name column as wide as the
-    // host's name makes it); one line per job with -analyze:summary.
+    // host's name makes it); one line per autocluster with -analyze:summary (the master
+    // numbered the job's: `Members/Idle` 1/1).
     let host = env.run("condor_config_val", ["FULL_HOSTNAME"]);
     let host = host.stdout.trim();
     let w = (host.len() + 7).max(16);
@@ -372,7 +373,7 @@ fn a_slot_that_starts_no_job_rejects_them_by_its_own_requirements() {
              \x20              Autocluster    Matches     Machine     Running     Serving            \n\
              \x20JobId        Members/Idle Requirements Rejects Job  Users Job  Other User Available Owner\n\
              ------------- ------------ ------------ ----------- ----------- ---------- --------- -----\n\
-             {:<13}                         1           1           0          0         0 USER\n\
+             {:<13} 1/1                     1           1           0          0         0 USER\n\
              [exit status: 0]",
             format!("{job}.0")
         )

@@ -176,6 +176,19 @@ impl Default for NegotiatorConfig {
 }
 
 impl NegotiatorConfig {
+    /// The policy expressions that read the job (`PREEMPTION_REQUIREMENTS`,
+    /// `PREEMPTION_RANK`, `NEGOTIATOR_PRE_JOB_RANK`, `NEGOTIATOR_POST_JOB_RANK`), those set.
+    pub fn job_policy_exprs(&self) -> impl Iterator<Item = &Expr> + '_ {
+        [
+            &self.preemption_requirements,
+            &self.preemption_rank,
+            &self.pre_job_rank,
+            &self.post_job_rank,
+        ]
+        .into_iter()
+        .flatten()
+    }
+
     /// Reads the knobs as the negotiator (subsystem `NEGOTIATOR`) sees them.
     pub fn from_config(config: &Config) -> Result<NegotiatorConfig, ConfigError> {
         let v = config.subsystem("NEGOTIATOR");

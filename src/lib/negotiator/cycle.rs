@@ -716,15 +716,7 @@ fn derived_significant(slots: &[Slot], cache: &SlotCache, cfg: &NegotiatorConfig
             }
         }
     }
-    for e in [
-        &cfg.preemption_requirements,
-        &cfg.preemption_rank,
-        &cfg.pre_job_rank,
-        &cfg.post_job_rank,
-    ]
-    .into_iter()
-    .flatten()
-    .chain([
+    for e in cfg.job_policy_exprs().chain([
         &cfg.modify_request_cpus,
         &cfg.modify_request_memory,
         &cfg.modify_request_disk,

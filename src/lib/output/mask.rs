@@ -458,6 +458,21 @@ impl PrintMask {
         Some(names)
     }
 
+    /// The attributes the columns name or their expressions read (the projection a query
+    /// for them asks for), each once, in no particular order.
+    pub fn projection(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for col in &self.columns {
+            match &col.expr {
+                Some(e) => {
+                    references(e, &mut names);
+                }
+                None => names.push(col.attr.clone()),
+            }
+        }
+        names
+    }
+
     /// Renders and displays one ad.
     pub fn display_ad(&mut self, out: &mut String, ad: &ClassAd, env: &RenderEnv) {
         let row = self.render(ad, env);

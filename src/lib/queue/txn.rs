@@ -14,6 +14,8 @@
 //!   ClassAd's delete does.
 //! - `DestroyProc`: only completed or removed jobs leave the queue, `CompletionDate` is filled
 //!   in for completed ones, `LeaveJobInQueue` keeps them, and a cluster goes with its last job.
+//! - `AutoCluster::preSetAttribute`: setting an attribute a job's `AutoClusterAttrs` lists drops
+//!   its `AutoClusterId` and `AutoClusterAttrs` (the master numbers it again).
 //! - `SetSubmitTotalProcs`: a committed submit records `TotalSubmitProcs` in its cluster ad.
 //!
 //! Beyond the schedd, the store insists that the attributes it indexes hold literals of their
@@ -523,6 +525,7 @@ impl<'q> Transaction<'q> {
                 }
                 check_value(key, name, &value)?;
                 let (mut own, cluster) = self.load_proc(job)?;
+                leave_autocluster(&mut own, &cluster, name);
                 own.insert(name, value);
                 self.write_proc(job, &own, &cluster)
             }
@@ -560,6 +563,7 @@ impl<'q> Transaction<'q> {
                 continue;
             }
             check_value(key, name, value)?;
+            leave_autocluster(&mut own, &cluster, name);
             own.insert(name, value.clone());
         }
         let mut later_deletes: Vec<&String> = Vec::new();
@@ -1094,5 +1098,23 @@ fn unstorable(key: AdKey) -> impl FnOnce(codec::Unstorable) -> QueueError {
         key,
         attr: u.attr,
         message: u.message,
+    }
+}
+
+/// The schedd's `AutoCluster::preSetAttribute`: a job whose autocluster was made from
+/// attribute `name` (its `AutoClusterAttrs` lists it) leaves it before `name` changes.
+fn leave_autocluster(own: &mut ClassAd, cluster: &ClassAd, name: &str) {
+    use crate::schedd::autocluster::{AUTO_CLUSTER_ATTRS, AUTO_CLUSTER_ID};
+    let listed = own
+        .lookup(AUTO_CLUSTER_ATTRS)
+        .or_else(|| cluster.lookup(AUTO_CLUSTER_ATTRS))
+        .and_then(str_literal)
+        .is_some_and(|list| {
+            list.split([',', ' ', '\t'])
+                .any(|a| a.eq_ignore_ascii_case(name))
+        });
+    if listed {
+        own.remove(AUTO_CLUSTER_ID);
+        own.remove(AUTO_CLUSTER_ATTRS);
     }
 }

@@ -3,6 +3,7 @@
 //! and shadow do when a job starts, exits, is evicted, held, released or removed ([`exit`]), as
 //! pure functions over job ads that a daemon applies to its queue.
 
+pub mod autocluster;
 pub mod epoch;
 pub mod exit;
 pub mod policy;

@@ -19,7 +19,7 @@ pub(crate) mod test_ads;
 
 pub use clauses::{analyze_requirements_for_each_target, Fmt};
 pub use pretty::{pretty_print, pretty_print_into};
-pub use refs::{referenced_attribs, target_attribs, Names};
+pub use refs::{external_references, referenced_attribs, target_attribs, Names};
 
 // The `detail_*` flags of expr_analyze.h: one bit set, shared with the tools that take the
 // flags from the command line as numbers.

@@ -121,6 +121,12 @@ pub(super) fn external_refs(ad: &ClassAd, e: &Expr, out: &mut Names, depth: u32)
     }
 }
 
+/// [`external_refs`] for callers outside the analysis: `GetExternalReferences` of `e` in
+/// `ad` (names trimmed as `TrimReferenceNames` trims them) added to `out`.
+pub fn external_references(ad: &ClassAd, e: &Expr, out: &mut Names) -> bool {
+    external_refs(ad, e, out, 0)
+}
+
 /// libclassad's `GetInternalReferences`: the names an expression reads that the ad
 /// defines, following them.
 fn internal_refs(ad: &ClassAd, e: &Expr, out: &mut Names, depth: u32) -> bool {

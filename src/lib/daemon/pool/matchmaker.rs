@@ -282,6 +282,7 @@ impl Pool {
             tracing::error!("accountant: {e}");
         }
         self.check_matches(&slots, t);
+        self.assign_autoclusters(&slots)?;
         let jobs: Vec<IdleJob> = self
             .schedd
             .idle

@@ -85,6 +85,7 @@ use crate::starter::{self, JobExit, RawExit, RunningJob, StartRequest};
 
 use super::{DaemonError, Msg};
 
+mod autoclusters;
 mod control;
 mod event_loop;
 mod factory;
@@ -341,6 +342,7 @@ impl Pool {
                 local: LocalJobs::new(LocalConfig::from_config(&config)),
                 reload_next: false,
                 scope,
+                autoclusters: Default::default(),
             },
             shadow: Shadows {
                 execute,

@@ -19,6 +19,8 @@ pub(super) struct ScheddState {
     pub(super) local: LocalJobs,
     /// The clusters an embedded pool runs (`None`: every job, as a master does).
     pub(super) scope: Option<BTreeSet<i32>>,
+    /// The autoclusters the job ads are numbered by.
+    pub(super) autoclusters: super::autoclusters::ScheddAutoclusters,
 }
 
 impl ScheddState {

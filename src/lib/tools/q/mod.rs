@@ -23,9 +23,14 @@
 //! (`-hold -dag` floats nodes the same way, marking their owners); a cluster id also selects
 //! its DAG's node jobs. `-name` names the schedd: the local one, found as condor_rm finds it.
 //!
+//! `-autocluster` and `-group-by` (a print format's `FROM AUTOCLUSTER`, `UNIQUE`) list groups
+//! of jobs instead of jobs: the master's autoclusters, or the jobs grouped by what is shown
+//! (see [`aggregate`]).
+//!
 //! `-analyze`, `-better-analyze` and `-reverse-analyze` print, instead of a table, why the
 //! selected jobs do (not) match the pool's slots (see [`analyze`]).
 
+mod aggregate;
 mod analyze;
 mod batch;
 mod source;
@@ -57,6 +62,7 @@ use crate::output::render::lookup_str;
 use crate::output::time::title_time;
 use crate::output::wrapped_text;
 use crate::queue::{constraint_holds, ClusterId, JobIdSpec, JobQuery, Queue};
+use aggregate::Aggregation;
 use source::Source;
 
 pub const TOOL: Tool = Tool {
@@ -83,6 +89,8 @@ const PREFIXES: &[Prefix] = &[
     Prefix::min("pool", 1),
     Prefix::min("submitter", 1),
     Prefix::min("address", 1),
+    Prefix::min("autocluster", 2).qualified(),
+    Prefix::min("group-by", 2).qualified(),
     Prefix::min("global", 1),
     Prefix::min("constraint", 1),
     Prefix::min("slotconstraint", 5),
@@ -179,6 +187,16 @@ pub fn command() -> Command {
         )
         .arg(options::print_format(
             "Show the jobs as the print-format FILE says (- for standard input)",
+        ))
+        .arg(flag(
+            "autocluster",
+            "Show the schedd's autoclusters (the jobs grouped by their significant attributes), \
+             one line each with its id and job count",
+        ))
+        .arg(flag(
+            "group-by",
+            "Group the jobs by the attributes shown (-af, -format, -print-format): one line \
+             per group, with its Id, JobCount and JobIds",
         ))
         .arg(flag("allusers", "Show all users' jobs").visible_alias("all-users"))
         .arg(flag("run", "Show running jobs, with the hosts they run on"))
@@ -286,6 +304,8 @@ enum View {
     Factory,
     /// `-io` (`jobIO_PrintFormat`): the jobs transferring files.
     Io,
+    /// `-autocluster` (`autoclusterNormal_PrintFormat`): the schedd's autoclusters.
+    AutoCluster,
 }
 
 /// condor_q's command line, read once from what clap parsed: every option `run` looks at,
@@ -348,6 +368,8 @@ struct Args {
     userlog: Option<String>,
     /// `-analyze`, `-better-analyze`, `-reverse-analyze` and the options of the analysis.
     analyze: Option<analyze::Options>,
+    /// `-autocluster` or `-group-by`, whichever is given last.
+    aggregate: Option<Aggregation>,
 }
 
 impl Args {
@@ -399,7 +421,17 @@ impl Args {
             slotads: last("slotads"),
             ..o
         });
+        let aggregate = [
+            ("autocluster", Aggregation::AutoCluster),
+            ("group-by", Aggregation::GroupBy),
+        ]
+        .into_iter()
+        .filter(|(id, _)| on(id))
+        .filter_map(|(id, a)| Some((inv.occurrences(id).into_iter().max()?, a)))
+        .max_by_key(|(at, _)| *at)
+        .map(|(_, a)| a);
         Args {
+            aggregate,
             version: on("version"),
             expert: on("expert"),
             output,
@@ -474,6 +506,9 @@ struct Request {
     jobads: Option<String>,
     /// `-userlog FILE`: the jobs of this event log (when there is no `-jobads`).
     userlog: Option<String>,
+    /// `-autocluster`, `-group-by` (or a print format's `FROM AUTOCLUSTER`, `UNIQUE`): groups
+    /// of jobs instead of jobs.
+    aggregate: Option<Aggregation>,
 }
 
 /// `-factory:clusters_only`: cluster ads only (`ProcId is undefined`).
@@ -628,8 +663,27 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
             Some(pf)
         }
     };
+    // A print format that aggregates makes the query an aggregation (queue.cpp's
+    // set_print_mask_from_stream).
+    let aggregate = match print_format.as_ref().map(|pf| pf.aggregate) {
+        Some(printformat::Aggregate::Unique) => Some(Aggregation::GroupBy),
+        Some(printformat::Aggregate::AutoCluster) => Some(Aggregation::AutoCluster),
+        _ => args.aggregate,
+    };
+    // An aggregation is never shown in batches; asked for both, queue.cpp refuses.
+    if let (Some(a), Some(true)) = (aggregate, args.batch) {
+        let option = match a {
+            Aggregation::AutoCluster => "-autocluster",
+            Aggregation::GroupBy => "-group-by",
+        };
+        return Err(usage_error(
+            err,
+            &format!("Error: -batch conflicts with {option}"),
+        ));
+    }
     let batch = args.batch.unwrap_or(
-        batch_is_default
+        aggregate.is_none()
+            && batch_is_default
             && !run
             && !idle
             && !hold
@@ -640,6 +694,8 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
     // -io names its view (`qdo_mode`), which initOutputMask's choice does not override.
     let view = if args.io {
         View::Io
+    } else if aggregate == Some(Aggregation::AutoCluster) {
+        View::AutoCluster
     } else if hold {
         View::Hold
     } else if batch {
@@ -698,6 +754,7 @@ fn request(args: Args, session: &Session, err: &mut dyn Write) -> Result<Request
         factory,
         jobads: args.jobads,
         userlog: args.userlog,
+        aggregate,
     })
 }
 
@@ -718,6 +775,7 @@ fn default_view_format(
         View::Idle => "IDLE_",
         View::Hold => "HOLD_",
         View::Io => "IO_",
+        View::AutoCluster => "AUTOCLUSTER_",
         View::Dag => "DAG_",
         View::Factory => "FACTORY_",
         View::Batch => return None,
@@ -954,7 +1012,9 @@ impl<'s> Query<'s> {
             .flatten()
             .unwrap_or(true);
         // The schedd keeps to the user's jobs; a file has no schedd to do so.
+        // The schedd's aggregations have no "my jobs" part.
         let me = (only_mine
+            && req.aggregate.is_none()
             && specs.is_empty()
             && !req.allusers
             && !session.user_is_superuser()
@@ -1042,6 +1102,25 @@ impl<'s> Query<'s> {
                 jobs = jobs.with_constraint(parse_old_expr(&c).expect("a valid constraint"));
             }
         }
+        // An aggregation answers with groups of jobs, which the query then selects from.
+        let source = match (req.aggregate, source) {
+            (Some(a), Source::Spool(queue)) => {
+                let groups = match a {
+                    Aggregation::AutoCluster => aggregate::autoclusters(
+                        crate::client::select::jobs(queue, &JobQuery::all()).map_err(queue_err)?,
+                    ),
+                    Aggregation::GroupBy => aggregate::group_by(
+                        crate::client::select::jobs(queue, &jobs).map_err(queue_err)?,
+                        &group_by_projection(&req),
+                    ),
+                };
+                Source::Ads {
+                    label: None,
+                    jobs: groups.map_err(queue_err)?,
+                }
+            }
+            (_, source) => source,
+        };
         let env = RenderEnv {
             server_time: session.now,
             cputime: req.cputime,
@@ -1110,6 +1189,9 @@ impl<'s> Query<'s> {
         } else {
             match self.req.view {
                 View::Batch => self.print_batch(out)?,
+                View::AutoCluster => {
+                    return self.print_with_format(out, views::parse(views::AUTOCLUSTER))
+                }
                 View::Factory => self.print_factories(out)?,
                 view => self.print_jobs(out, err, view)?,
             }
@@ -1770,10 +1852,17 @@ impl<'s> Query<'s> {
             let summary = self.summary(None)?;
             writer.append(&mut text, &summary.ad(), &sel);
         } else {
-            let server_time = Expr::lit(self.session.now);
+            // The schedd's aggregations leave ServerTime out of their ads.
+            let server_time = self
+                .req
+                .aggregate
+                .is_none()
+                .then(|| Expr::lit(self.session.now));
             self.each_listed_ad(|ad| {
                 let mut ad = ad.clone();
-                ad.insert("ServerTime", server_time.clone());
+                if let Some(t) = &server_time {
+                    ad.insert("ServerTime", t.clone());
+                }
                 writer.append(&mut text, &ad, &sel);
                 if text.len() > 1 << 16 {
                     out.write_all(text.as_bytes())?;
@@ -1786,6 +1875,44 @@ impl<'s> Query<'s> {
         out.write_all(text.as_bytes())?;
         Ok(())
     }
+}
+
+/// The attributes `-group-by` groups the jobs by: the projection condor_q asks the schedd for
+/// (queue.cpp's `app.attrs`), the attributes the output reads, in `classad::References`
+/// order. `-af`/`-format` read their expressions' attributes; a print format (or the view)
+/// its columns', and, when it does not aggregate itself, `ClusterId`, `ProcId` and (for its
+/// summary) `JobStatus` and `JobUniverse`; `-attributes` adds its own. `-long` alone reads
+/// none: all the jobs are one group.
+fn group_by_projection(req: &Request) -> Vec<String> {
+    let mut names = crate::classad::analysis::Names::default();
+    let mut add = |list: Vec<String>| {
+        for n in list {
+            names.insert(&n);
+        }
+    };
+    if !req.output.formats.is_empty() {
+        let mut mask = PrintMask::new();
+        let _ = add_format_args(&mut mask, &req.output.formats);
+        add(mask.projection());
+    } else if req.output.ads.is_none() {
+        let (mask, aggregates, summary) = match &req.print_format {
+            Some(pf) => (
+                pf.mask.clone(),
+                pf.aggregate != printformat::Aggregate::None,
+                pf.standard_summary() || pf.custom_summary(),
+            ),
+            None => (job_mask(req.view), false, true),
+        };
+        add(mask.projection());
+        if !aggregates {
+            add(vec!["ClusterId".into(), "ProcId".into()]);
+            if summary {
+                add(vec!["JobStatus".into(), "JobUniverse".into()]);
+            }
+        }
+    }
+    add(req.output.attributes.clone());
+    names.iter().map(str::to_owned).collect()
 }
 
 /// With `-dag`, a cluster named on the command line (`C`, or `C.0`: a DAGMan job is always
@@ -1940,6 +2067,7 @@ fn job_mask(view: View) -> PrintMask {
         View::Dag => views::DAG,
         View::Factory => views::FACTORY,
         View::Io => views::IO,
+        View::AutoCluster => views::AUTOCLUSTER,
         View::Jobs | View::Batch => views::NOBATCH,
     })
 }

@@ -21,8 +21,12 @@ use crate::queue::{str_is_proc_id, Job, JobQuery, Queue, QueueError};
 pub(super) enum Source<'s> {
     /// The queue store.
     Spool(&'s Queue),
-    /// Jobs read whole from elsewhere, in job-id order, and the title's label for them.
-    Ads { label: String, jobs: Vec<Job> },
+    /// Jobs read whole from elsewhere, in job-id order, and the title's label for them
+    /// (none for the groups of jobs the queue's aggregation made: the schedd's title).
+    Ads {
+        label: Option<String>,
+        jobs: Vec<Job>,
+    },
 }
 
 impl Source<'_> {
@@ -51,7 +55,7 @@ impl Source<'_> {
     pub(super) fn label(&self) -> Option<&str> {
         match self {
             Source::Spool(_) => None,
-            Source::Ads { label, .. } => Some(label),
+            Source::Ads { label, .. } => label.as_deref(),
         }
     }
 }
@@ -101,7 +105,7 @@ pub(super) fn read_jobads(
     // queue.cpp keeps the jobs in a map keyed by job id.
     jobs.sort_by_key(|j| j.id());
     Ok(Source::Ads {
-        label: format!("Jobads: {path}"),
+        label: Some(format!("Jobads: {path}")),
         jobs,
     })
 }
@@ -143,7 +147,7 @@ pub(super) fn read_userlog(
         }
     };
     Ok(Source::Ads {
-        label: format!("Userlog: {path}"),
+        label: Some(format!("Userlog: {path}")),
         jobs: ads.into_iter().map(Job::from_ad).collect(),
     })
 }

@@ -47,6 +47,18 @@ pub const DAG: &str = "SELECT
 SUMMARY STANDARD
 ";
 
+/// `autoclusterNormal_PrintFormat` (`-autocluster`): one line per autocluster of the schedd.
+pub const AUTOCLUSTER: &str = "SELECT
+   AutoClusterId AS '   ID'    WIDTH 5 PRINTF %5d
+   JobCount      AS COUNT      WIDTH 5 PRINTF %5d
+   JobUniverse   AS UNIVERSE   WIDTH -8 PRINTAS JOB_UNIVERSE OR ??
+   RequestCPUs   AS CPUS       WIDTH 4 PRINTF %4d OR ??
+   RequestMemory AS MEMORY     WIDTH 6 PRINTF %6d OR ??
+   RequestDisk   AS '    DISK' WIDTH 8 PRINTF %8d OR ??
+   Requirements  AS REQUIREMENTS PRINTF %r
+SUMMARY NONE
+";
+
 /// `jobRuntime_PrintFormat` (`-run`).
 pub const RUN: &str = "SELECT
    ClusterId     AS ' ID'  NOSUFFIX WIDTH 5 PRINTF '%4d.'
@@ -208,7 +220,11 @@ mod tests {
     use crate::output::printformat::describe;
 
     /// 24.0's texts, extracted from its source (tests/fixtures/printformat/extract.py).
-    const FIXTURES: [(&str, &str); 8] = [
+    const FIXTURES: [(&str, &str); 9] = [
+        (
+            AUTOCLUSTER,
+            include_str!("../../../../tests/fixtures/printformat/condor_q-autocluster.txt"),
+        ),
         (
             IO,
             include_str!("../../../../tests/fixtures/printformat/condor_q-io.txt"),
