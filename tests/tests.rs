@@ -30,6 +30,7 @@ mod queue;
 mod rm;
 mod robustness;
 mod sched;
+mod shared;
 mod sim;
 mod status;
 mod submit;

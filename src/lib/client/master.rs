@@ -212,6 +212,9 @@ pub enum Command {
     Drain(DrainArgs),
     /// Stop draining (the request with this id, or any).
     CancelDrain(Option<String>),
+    /// A queue change a tool asks of the schedd; frames follow the line
+    /// ([`crate::client::schedd`]).
+    Schedd,
 }
 
 impl Command {
@@ -237,6 +240,7 @@ impl Command {
             ),
             Command::CancelDrain(None) => "CANCEL-DRAIN".to_owned(),
             Command::CancelDrain(Some(id)) => format!("CANCEL-DRAIN {id}"),
+            Command::Schedd => "SCHEDD".to_owned(),
         }
     }
 
@@ -270,6 +274,7 @@ impl Command {
                 Command::Drain(serde_json::from_str(json).ok()?)
             }
             "CANCEL-DRAIN" => Command::CancelDrain(next().map(str::to_owned)),
+            "SCHEDD" => Command::Schedd,
             _ => return None,
         };
         Some(cmd)
@@ -304,7 +309,7 @@ pub fn socket_path(config: &Config) -> Result<PathBuf, MasterError> {
     Ok(Path::new(&run).join(SOCKET_FILE))
 }
 
-fn connect(path: &Path) -> Result<UnixStream, MasterError> {
+pub(crate) fn connect(path: &Path) -> Result<UnixStream, MasterError> {
     match UnixStream::connect(path) {
         Ok(s) => Ok(s),
         Err(e) if nobody_listens(&e) => Err(MasterError::NotRunning(path.to_owned())),
@@ -467,6 +472,7 @@ mod tests {
             }),
             Command::CancelDrain(None),
             Command::CancelDrain(Some("7".into())),
+            Command::Schedd,
         ];
         for c in all {
             assert_eq!(Command::parse(&c.line()), Some(c.clone()), "{c:?}");
