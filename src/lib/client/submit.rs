@@ -277,6 +277,10 @@ impl ScheddSubmit {
             "GlobalJobId",
             Expr::lit(self.global_id.of_job(cluster_id, proc_id).as_str()),
         );
+        // Who owns the job is the schedd's to say, for the cluster: a proc's own claim (which
+        // condor_submit never makes, but a request sent to the master could) is dropped.
+        own.remove("Owner");
+        own.remove("User");
         let mut cluster_ad = cluster_ad;
         if self.remote {
             // The schedd's stage-in, done at once (see condor_submit's docs).
@@ -781,4 +785,63 @@ pub fn write_cluster_submit(session: &Session, cluster: ClusterId, cluster_ad: &
         user_notes: text_attr(cluster_ad, "SubmitEventUserNotes"),
     });
     logs.write(cluster.0, -1, session.now, body);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classad::parse_ad;
+
+    /// What a request sent to the master might claim: the schedd still says who owns the
+    /// jobs, and takes procs only in order, of the cluster being made.
+    #[test]
+    fn the_schedd_decides_the_owner_and_the_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::Config::for_test("", "SCHEDD", None, dir.path());
+        let session = Session::new(config, "bob".into(), 1000).unwrap();
+        let mut queue = session.open_queue().unwrap();
+        let job = |proc: i64, own: &str, cluster: Option<&str>| StagedJob {
+            cluster_id: 1,
+            proc_id: proc,
+            own: parse_ad(own).unwrap(),
+            cluster_ad: cluster.map(|c| parse_ad(c).unwrap()),
+        };
+        let stored = queue.transaction(|tx| -> Result<(), SubmitFailure> {
+            let mut schedd = ScheddSubmit::begin(tx, &session, false)?;
+            assert_eq!(schedd.new_file(tx)?, ClusterId(1));
+            schedd.store(
+                tx,
+                job(
+                    0,
+                    r#"[ Owner = "root" ]"#,
+                    Some(r#"[ Owner = "root"; Cmd = "/x" ]"#),
+                ),
+            )?;
+            schedd.store(tx, job(1, r#"[ User = "root@h"; Owner = "root" ]"#, None))?;
+            // Out of order, or of no cluster being made: refused.
+            assert!(schedd.store(tx, job(5, "[ A = 1 ]", None)).is_err());
+            let mut other = job(0, "[ A = 1 ]", None);
+            other.cluster_id = 9;
+            assert!(schedd.store(tx, other).is_err());
+            Ok(())
+        });
+        assert!(stored.is_ok());
+        for proc in [0, 1] {
+            let ad = queue
+                .job(JobId::new(1, proc))
+                .unwrap()
+                .unwrap()
+                .into_ad()
+                .unwrap();
+            assert_eq!(lookup(&ad, "Owner"), "bob");
+            assert!(lookup(&ad, "User").starts_with("bob@"));
+        }
+    }
+
+    fn lookup(ad: &ClassAd, name: &str) -> String {
+        match literal(ad, name) {
+            Some(Value::Str(s)) => s.to_string(),
+            other => format!("{other:?}"),
+        }
+    }
 }
