@@ -33,6 +33,7 @@ mod queue;
 mod rm;
 mod robustness;
 mod sched;
+mod shared;
 mod sim;
 mod ssh_to_job;
 mod status;

@@ -41,7 +41,7 @@ use super::userlog::JobLogs;
 use super::Session;
 
 /// What to do (HTCondor's `JobAction`, with its numbers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Action {
     Hold = 1,
     Release = 2,
@@ -97,7 +97,7 @@ impl Action {
 }
 
 /// The result for one job (HTCondor's `action_result_t`, with its numbers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ActionResult {
     Error = 0,
     Success = 1,
@@ -114,7 +114,7 @@ pub const HOLD_CODE_USER_REQUEST: i64 = 1;
 pub const HOLD_CODE_SPOOLING_INPUT: i64 = 16;
 
 /// Which jobs a request is about.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Target {
     Ids(Vec<JobId>),
     /// A constraint, as text (it is narrowed and parsed as the schedd does).
@@ -131,7 +131,7 @@ impl Target {
 }
 
 /// One request.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Request {
     pub action: Action,
     pub target: Target,
@@ -142,7 +142,7 @@ pub struct Request {
 }
 
 /// What a request did.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// Each job's result, in the order the jobs were looked at (a job looked at twice is
     /// listed twice).

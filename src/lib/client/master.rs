@@ -215,6 +215,9 @@ pub enum Command {
     /// `condor_now`: start the idle job (the first) on the slots of the running ones, which
     /// are vacated for it (the schedd's `REASSIGN_SLOT`).
     Now(JobId, Vec<JobId>),
+    /// A queue change a tool asks of the schedd; frames follow the line
+    /// ([`crate::client::schedd`]).
+    Schedd,
 }
 
 impl Command {
@@ -247,6 +250,7 @@ impl Command {
                 }
                 line
             }
+            Command::Schedd => "SCHEDD".to_owned(),
         }
     }
 
@@ -287,6 +291,7 @@ impl Command {
                     .collect::<Option<Vec<_>>>()?;
                 Command::Now(bid, victims)
             }
+            "SCHEDD" => Command::Schedd,
             _ => return None,
         };
         Some(cmd)
@@ -321,7 +326,7 @@ pub fn socket_path(config: &Config) -> Result<PathBuf, MasterError> {
     Ok(Path::new(&run).join(SOCKET_FILE))
 }
 
-fn connect(path: &Path) -> Result<UnixStream, MasterError> {
+pub(crate) fn connect(path: &Path) -> Result<UnixStream, MasterError> {
     match UnixStream::connect(path) {
         Ok(s) => Ok(s),
         Err(e) if nobody_listens(&e) => Err(MasterError::NotRunning(path.to_owned())),
@@ -485,6 +490,7 @@ mod tests {
             Command::CancelDrain(None),
             Command::CancelDrain(Some("7".into())),
             Command::Now(JobId::new(5, 0), vec![JobId::new(3, 1), JobId::new(4, 0)]),
+            Command::Schedd,
         ];
         for c in all {
             assert_eq!(Command::parse(&c.line()), Some(c.clone()), "{c:?}");

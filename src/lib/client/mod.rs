@@ -24,9 +24,11 @@ pub mod actions;
 pub mod chirp;
 pub mod connect;
 pub mod counts;
+pub mod edit;
 pub mod jobattr;
 pub mod locate;
 pub mod master;
+pub mod schedd;
 pub mod select;
 pub mod submit;
 pub mod userlog;
@@ -74,6 +76,11 @@ pub struct Session {
     /// The time of the request.
     pub now: i64,
     spool: PathBuf,
+    /// How the queue is reached: directly, or through the master ([`schedd::Backend`]).
+    backend: schedd::Backend,
+    /// The user the master serving this session runs as: a queue superuser, as the schedd
+    /// makes its own user one.
+    master_user: Option<String>,
 }
 
 impl Session {
@@ -92,28 +99,57 @@ impl Session {
         let spool = config
             .string("SPOOL")?
             .ok_or_else(|| ConfigError::new("SPOOL is not defined"))?;
+        let spool = PathBuf::from(spool);
+        let backend = schedd::Backend::choose(&config, &spool)?;
         Ok(Session {
             config,
             user,
             now,
-            spool: PathBuf::from(spool),
+            spool,
+            backend,
+            master_user: None,
         })
+    }
+
+    /// This session as the master's own, or one it serves a tool with: the master writes
+    /// its queue directly, whatever the tools' backend.
+    pub fn direct(mut self) -> Session {
+        self.backend = schedd::Backend::Direct;
+        self
+    }
+
+    /// This session as the master running as `user` serves it (see [`Session::is_superuser`]).
+    pub fn served_by(mut self, user: Option<String>) -> Session {
+        self.master_user = user;
+        self
     }
 
     pub fn spool(&self) -> &std::path::Path {
         &self.spool
     }
 
-    /// Opens the queue, its transactions stamped with the session's time.
+    pub fn backend(&self) -> schedd::Backend {
+        self.backend
+    }
+
+    /// Opens the queue, its transactions stamped with the session's time: read-only when the
+    /// master serves this session's changes (a system pool's spool is the master's).
     pub fn open_queue(&self) -> Result<Queue, QueueError> {
-        let mut queue = Queue::open(&self.spool)?;
+        let mut queue = match self.backend {
+            schedd::Backend::Direct => Queue::open(&self.spool)?,
+            schedd::Backend::Master => Queue::open_read_only(&self.spool)?,
+        };
         let now = self.now;
         queue.set_clock(move || now);
         Ok(queue)
     }
 
-    /// Whether `user` is a queue superuser (`QUEUE_SUPER_USERS`).
+    /// Whether `user` is a queue superuser (`QUEUE_SUPER_USERS`, and the user of the master
+    /// serving the session).
     pub fn is_superuser(&self, user: &str) -> bool {
+        if self.master_user.as_deref() == Some(user) {
+            return true;
+        }
         let list = self
             .config
             .string("QUEUE_SUPER_USERS")

@@ -27,6 +27,8 @@ pub enum SubmitFailure {
     /// Text for stderr, exactly as condor_submit prints it.
     Text(String),
     Queue(QueueError),
+    /// The store's error, as the master serving the submit reported it.
+    Remote(String),
 }
 
 impl From<QueueError> for SubmitFailure {
@@ -48,6 +50,9 @@ impl std::fmt::Display for SubmitFailure {
             SubmitFailure::Queue(e) => {
                 write!(f, "Failed to commit job submission into the queue: {e}")
             }
+            SubmitFailure::Remote(e) => {
+                write!(f, "Failed to commit job submission into the queue: {e}")
+            }
         }
     }
 }
@@ -66,6 +71,9 @@ pub fn queue_jobs(
     remote: bool,
     on_job: &mut dyn FnMut(usize, &Job) -> Result<(), SubmitFailure>,
 ) -> Result<(Vec<Clusters>, EventPlan), (usize, SubmitFailure)> {
+    if session.backend() == super::schedd::Backend::Master {
+        return super::schedd::submit(session, files, remote, on_job);
+    }
     let mut queue = session.open_queue().map_err(|e| (0, e.into()))?;
     let (made, mut events) = queue_jobs_in(&mut queue, session, files, remote, on_job)?;
     events.queue = Some(queue);
@@ -80,83 +88,23 @@ pub fn queue_jobs_in(
     remote: bool,
     on_job: &mut dyn FnMut(usize, &Job) -> Result<(), SubmitFailure>,
 ) -> Result<(Vec<Clusters>, EventPlan), (usize, SubmitFailure)> {
-    let owner = session.user.clone();
-    let user = submitter_name(session);
-    let global_id = GlobalJobId::of(session);
-    let limits = JobLimits::of(session);
     let mut events = EventPlan::new();
     let mut at = 0;
     let mut made: Vec<Clusters> = Vec::new();
     let result = queue.transaction(|tx| {
         made.clear();
-        let existing = tx.job_count()?;
-        let mut owned: Option<i64> = None;
-        let mut added: i64 = 0;
+        let mut schedd = ScheddSubmit::begin(tx, session, remote)?;
         for (i, file) in files.iter().enumerate() {
             at = i;
-            let mut clusters: Clusters = Vec::new();
-            let mut next_id: Option<ClusterId> = Some(tx.new_cluster_id()?);
-            let first = next_id.expect("just set").0 as i64;
-            let mut current: Option<ClusterId> = None;
-            for job in file.jobs(first) {
+            let first = schedd.new_file(tx)?;
+            for job in file.jobs(first.0 as i64) {
                 let job = job?;
-                limits.check(existing, added, || {
-                    // Counted only when it could matter: the owner's jobs are among all.
-                    Ok(*match &mut owned {
-                        Some(n) => n,
-                        slot => slot.insert(tx.owner_job_count(&owner)?),
-                    })
-                })?;
-                added += 1;
+                schedd.check_limits(tx)?;
                 on_job(i, &job)?;
                 events.add(session, &job);
-                let mut own = job.ad.clone();
-                let Some(mut cluster_ad) = own.unchain() else {
-                    return Err(SubmitFailure::Text(
-                        "\nERROR: Failed to queue job.\n".into(),
-                    ));
-                };
-                own.insert(
-                    "GlobalJobId",
-                    Expr::lit(global_id.of_job(job.cluster_id, job.proc_id).as_str()),
-                );
-                if remote {
-                    // The schedd's stage-in, done at once (see condor_submit's docs).
-                    spooled(&mut own, session.now);
-                    if job.new_cluster {
-                        spooled(&mut cluster_ad, session.now);
-                    }
-                    let id = JobId {
-                        cluster: ClusterId(job.cluster_id as i32),
-                        proc: job.proc_id as i32,
-                    };
-                    rewrite_spooled(&mut own, &cluster_ad, &job_spool_dir(session.spool(), id));
-                }
-                if job.new_cluster {
-                    let id = match next_id.take() {
-                        Some(id) => id,
-                        None => tx.new_cluster_id()?,
-                    };
-                    if id.0 as i64 != job.cluster_id {
-                        return Err(SubmitFailure::Text(
-                            "\nERROR: Failed to create cluster\n".into(),
-                        ));
-                    }
-                    // The schedd's part: who owns the cluster.
-                    cluster_ad.insert("Owner", Expr::lit(owner.as_str()));
-                    cluster_ad.insert("User", Expr::lit(user.as_str()));
-                    tx.submit_cluster(id, cluster_ad, std::iter::once(own))?;
-                    current = Some(id);
-                    clusters.push((id, 1));
-                } else {
-                    let id = current.expect("a cluster's first job comes first");
-                    tx.add_procs(id, std::iter::once(own))?;
-                    if let Some(last) = clusters.last_mut() {
-                        last.1 += 1;
-                    }
-                }
+                schedd.store(tx, StagedJob::of(&job)?)?;
             }
-            made.push(clusters);
+            made.push(std::mem::take(&mut schedd.clusters));
         }
         Ok(())
     });
@@ -164,6 +112,239 @@ pub fn queue_jobs_in(
         Ok(()) => Ok((made, events)),
         Err(e) => Err((at, e)),
     }
+}
+
+/// One job as condor_submit made it, for the schedd to store: its own attributes, and its
+/// cluster's when it is the first of a cluster.
+#[derive(Clone, Debug)]
+pub struct StagedJob {
+    pub cluster_id: i64,
+    pub proc_id: i64,
+    pub own: ClassAd,
+    /// The cluster ad, given with the cluster's first job only.
+    pub cluster_ad: Option<ClassAd>,
+}
+
+impl StagedJob {
+    pub fn of(job: &Job) -> Result<StagedJob, SubmitFailure> {
+        let mut own = job.ad.clone();
+        let Some(cluster_ad) = own.unchain() else {
+            return Err(SubmitFailure::Text(
+                "\nERROR: Failed to queue job.\n".into(),
+            ));
+        };
+        Ok(StagedJob {
+            cluster_id: job.cluster_id,
+            proc_id: job.proc_id,
+            own,
+            cluster_ad: job.new_cluster.then_some(cluster_ad),
+        })
+    }
+}
+
+/// The schedd's side of a submit, job by job, in the submit's transaction: the bounds on how
+/// many jobs may be queued, and what it adds to each job as it stores it (`Owner`, `User`,
+/// `GlobalJobId`, a spooled job's stage-in). Both the direct path and the master serving a
+/// system pool's tools store jobs through it.
+pub struct ScheddSubmit {
+    owner: String,
+    user: String,
+    global_id: GlobalJobId,
+    limits: JobLimits,
+    remote: bool,
+    now: i64,
+    spool: PathBuf,
+    /// The jobs in the queue when the submit began, the owner's among them (counted when
+    /// first needed), and how many this submit added.
+    existing: i64,
+    owned: Option<i64>,
+    added: i64,
+    /// The id the description's first cluster takes, until it does.
+    next_id: Option<ClusterId>,
+    current: Option<(ClusterId, ClassAd)>,
+    /// The clusters made since the last [`ScheddSubmit::new_file`].
+    pub clusters: Clusters,
+}
+
+impl ScheddSubmit {
+    pub fn begin(
+        tx: &mut crate::queue::Transaction<'_>,
+        session: &Session,
+        remote: bool,
+    ) -> Result<ScheddSubmit, SubmitFailure> {
+        Ok(ScheddSubmit {
+            owner: session.user.clone(),
+            user: submitter_name(session),
+            global_id: GlobalJobId::of(session),
+            limits: JobLimits::of(session),
+            remote,
+            now: session.now,
+            spool: session.spool().to_owned(),
+            existing: tx.job_count()?,
+            owned: None,
+            added: 0,
+            next_id: None,
+            current: None,
+            clusters: Vec::new(),
+        })
+    }
+
+    /// A description begins: the id its first cluster takes.
+    pub fn new_file(
+        &mut self,
+        tx: &mut crate::queue::Transaction<'_>,
+    ) -> Result<ClusterId, SubmitFailure> {
+        let id = tx.new_cluster_id()?;
+        self.next_id = Some(id);
+        self.clusters.clear();
+        Ok(id)
+    }
+
+    /// How many more jobs this submit may add, and the bound that stops the next one
+    /// (what [`ScheddSubmit::check_limits`] would say after that many).
+    pub fn allowance(
+        &mut self,
+        tx: &crate::queue::Transaction<'_>,
+    ) -> Result<(i64, &'static str), SubmitFailure> {
+        let owned = self.owned(tx)?;
+        let l = &self.limits;
+        let until = [
+            l.submitted - self.existing,
+            (l.per_owner - self.existing).max(l.per_owner - owned),
+            l.per_submission,
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(0)
+        .max(self.added);
+        let knob = l
+            .exceeded(self.existing, until, || Ok(owned))?
+            .unwrap_or("MAX_JOBS_PER_SUBMISSION");
+        Ok((until - self.added, knob))
+    }
+
+    fn owned(&mut self, tx: &crate::queue::Transaction<'_>) -> Result<i64, QueueError> {
+        Ok(*match &mut self.owned {
+            Some(n) => n,
+            slot => slot.insert(tx.owner_job_count(&self.owner)?),
+        })
+    }
+
+    /// Whether one more job may be added (condor_submit's words when not); counts it.
+    pub fn check_limits(
+        &mut self,
+        tx: &crate::queue::Transaction<'_>,
+    ) -> Result<(), SubmitFailure> {
+        let (existing, added) = (self.existing, self.added);
+        let mut owned = self.owned;
+        let exceeded = self.limits.exceeded(existing, added, || {
+            // Counted only when it could matter: the owner's jobs are among all.
+            Ok(*match &mut owned {
+                Some(n) => n,
+                slot => slot.insert(tx.owner_job_count(&self.owner)?),
+            })
+        })?;
+        self.owned = owned;
+        if let Some(knob) = exceeded {
+            return Err(limit_failure(knob));
+        }
+        self.added += 1;
+        Ok(())
+    }
+
+    /// Stores one job (checked by [`ScheddSubmit::check_limits`]).
+    pub fn store(
+        &mut self,
+        tx: &mut crate::queue::Transaction<'_>,
+        job: StagedJob,
+    ) -> Result<(), SubmitFailure> {
+        let StagedJob {
+            cluster_id,
+            proc_id,
+            mut own,
+            cluster_ad,
+        } = job;
+        // A job of another cluster than the current one must start a cluster.
+        let current = self
+            .current
+            .as_ref()
+            .filter(|(id, _)| i64::from(id.0) == cluster_id);
+        let failed = || SubmitFailure::Text("\nERROR: Failed to queue job.\n".into());
+        if cluster_ad.is_none() && current.is_none() {
+            return Err(failed());
+        }
+        own.insert(
+            "GlobalJobId",
+            Expr::lit(self.global_id.of_job(cluster_id, proc_id).as_str()),
+        );
+        // Who owns the job is the schedd's to say, for the cluster: a proc's own claim (which
+        // condor_submit never makes, but a request sent to the master could) is dropped.
+        own.remove("Owner");
+        own.remove("User");
+        let mut cluster_ad = cluster_ad;
+        if self.remote {
+            // The schedd's stage-in, done at once (see condor_submit's docs).
+            spooled(&mut own, self.now);
+            let id = JobId {
+                cluster: ClusterId(cluster_id as i32),
+                proc: proc_id as i32,
+            };
+            let dir = job_spool_dir(&self.spool, id);
+            match (&mut cluster_ad, current) {
+                (Some(ad), _) => {
+                    rewrite_spooled(&mut own, ad, &dir);
+                    spooled(ad, self.now);
+                }
+                (None, Some((_, ad))) => rewrite_spooled(&mut own, ad, &dir),
+                (None, None) => return Err(failed()),
+            }
+        }
+        match cluster_ad {
+            Some(mut cluster_ad) => {
+                let id = match self.next_id.take() {
+                    Some(id) => id,
+                    None => tx.new_cluster_id()?,
+                };
+                if i64::from(id.0) != cluster_id || proc_id != 0 {
+                    return Err(SubmitFailure::Text(
+                        "\nERROR: Failed to create cluster\n".into(),
+                    ));
+                }
+                // The schedd's part: who owns the cluster.
+                cluster_ad.insert("Owner", Expr::lit(self.owner.as_str()));
+                cluster_ad.insert("User", Expr::lit(self.user.as_str()));
+                // Kept for the stage-in of the cluster's other procs only.
+                let kept = if self.remote {
+                    cluster_ad.clone()
+                } else {
+                    ClassAd::new()
+                };
+                tx.submit_cluster(id, cluster_ad, std::iter::once(own))?;
+                self.current = Some((id, kept));
+                self.clusters.push((id, 1));
+            }
+            None => {
+                let id = ClusterId(cluster_id as i32);
+                // Procs come in order, as the store numbers them.
+                let next = self.clusters.last().map_or(0, |(_, n)| i64::from(*n));
+                if proc_id != next {
+                    return Err(failed());
+                }
+                tx.add_procs(id, std::iter::once(own))?;
+                if let Some(last) = self.clusters.last_mut() {
+                    last.1 += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// condor_submit's words for a submit past one of the schedd's bounds.
+pub fn limit_failure(knob: &str) -> SubmitFailure {
+    SubmitFailure::Text(format!(
+        "\nERROR: Failed to create proc\nNumber of submitted jobs would exceed {knob}\n"
+    ))
 }
 
 /// The schedd's bounds on a submit (qmgmt.cpp `NewProc`): `MAX_JOBS_SUBMITTED` jobs in the
@@ -186,27 +367,24 @@ impl JobLimits {
         }
     }
 
-    /// Whether one more job may be added, with `added` already added by this submit to a
-    /// queue that held `existing` jobs, `owned()` of them the submitter's (asked only when
-    /// `existing` does not settle it); condor_submit's words when not.
-    fn check(
+    /// Which bound, if any, stops one more job, with `added` already added by this submit to
+    /// a queue that held `existing` jobs, `owned()` of them the submitter's (asked only when
+    /// `existing` does not settle it).
+    fn exceeded(
         &self,
         existing: i64,
         added: i64,
         owned: impl FnOnce() -> Result<i64, QueueError>,
-    ) -> Result<(), SubmitFailure> {
-        let exceeded = if existing + added >= self.submitted {
+    ) -> Result<Option<&'static str>, QueueError> {
+        Ok(Some(if existing + added >= self.submitted {
             "MAX_JOBS_SUBMITTED"
         } else if existing + added >= self.per_owner && owned()? + added >= self.per_owner {
             "MAX_JOBS_PER_OWNER"
         } else if added >= self.per_submission {
             "MAX_JOBS_PER_SUBMISSION"
         } else {
-            return Ok(());
-        };
-        Err(SubmitFailure::Text(format!(
-            "\nERROR: Failed to create proc\nNumber of submitted jobs would exceed {exceeded}\n"
-        )))
+            return Ok(None);
+        }))
     }
 }
 
@@ -512,16 +690,15 @@ pub fn queue_factory(
     on_first: &mut dyn FnMut(&Job) -> Result<(), SubmitFailure>,
 ) -> Result<QueuedFactory, SubmitFailure> {
     let total_procs = file.job_count() as i64;
-    let limit = if max_materialize <= 0 {
-        i64::from(i32::MAX)
-    } else {
-        max_materialize
-    }
-    .min(total_procs)
-    .max(1);
-    let owner = session.user.clone();
-    let user = submitter_name(session);
     let digest = digest.to_json();
+    if session.backend() == super::schedd::Backend::Master {
+        let factory = super::schedd::FactoryHeader {
+            total_procs,
+            max_materialize,
+            digest,
+        };
+        return super::schedd::submit_factory(session, file, remote, factory, on_first);
+    }
     let mut queue = session.open_queue()?;
     queue.transaction(|tx| {
         let id = tx.new_cluster_id()?;
@@ -532,25 +709,58 @@ pub fn queue_factory(
         };
         let job = job?;
         on_first(&job)?;
-        let mut own = job.ad.clone();
-        let Some(mut cluster_ad) = own.unchain() else {
-            return Err(SubmitFailure::Text(
-                "\nERROR: Failed to queue job.\n".into(),
-            ));
-        };
-        if remote {
-            spooled(&mut cluster_ad, session.now);
-        }
-        cluster_ad.insert("Owner", Expr::lit(owner.as_str()));
-        cluster_ad.insert("User", Expr::lit(user.as_str()));
-        cluster_ad.insert("JobMaterializeLimit", Expr::lit(limit));
-        tx.submit_factory(id, cluster_ad.clone(), total_procs, &digest)?;
-        cluster_ad.insert("ClusterId", Expr::lit(id.0 as i64));
-        Ok(QueuedFactory {
-            cluster: id,
+        let first = StagedJob::of(&job)?;
+        store_factory(
+            tx,
+            session,
+            id,
+            first,
             total_procs,
-            cluster_ad,
-        })
+            max_materialize,
+            &digest,
+            remote,
+        )
+    })
+}
+
+/// The schedd's side of a job factory's submit: its cluster ad (from its first job, with who
+/// owns it and `JobMaterializeLimit`) and digest, stored under the id `id` the submit took.
+#[allow(clippy::too_many_arguments)]
+pub fn store_factory(
+    tx: &mut crate::queue::Transaction<'_>,
+    session: &Session,
+    id: ClusterId,
+    first: StagedJob,
+    total_procs: i64,
+    max_materialize: i64,
+    digest: &str,
+    remote: bool,
+) -> Result<QueuedFactory, SubmitFailure> {
+    let limit = if max_materialize <= 0 {
+        i64::from(i32::MAX)
+    } else {
+        max_materialize
+    }
+    .min(total_procs)
+    .max(1);
+    let (Some(mut cluster_ad), true) = (first.cluster_ad, first.cluster_id == i64::from(id.0))
+    else {
+        return Err(SubmitFailure::Text(
+            "\nERROR: Failed to queue job.\n".into(),
+        ));
+    };
+    if remote {
+        spooled(&mut cluster_ad, session.now);
+    }
+    cluster_ad.insert("Owner", Expr::lit(session.user.as_str()));
+    cluster_ad.insert("User", Expr::lit(submitter_name(session).as_str()));
+    cluster_ad.insert("JobMaterializeLimit", Expr::lit(limit));
+    tx.submit_factory(id, cluster_ad.clone(), total_procs, digest)?;
+    cluster_ad.insert("ClusterId", Expr::lit(id.0 as i64));
+    Ok(QueuedFactory {
+        cluster: id,
+        total_procs,
+        cluster_ad,
     })
 }
 
@@ -575,4 +785,63 @@ pub fn write_cluster_submit(session: &Session, cluster: ClusterId, cluster_ad: &
         user_notes: text_attr(cluster_ad, "SubmitEventUserNotes"),
     });
     logs.write(cluster.0, -1, session.now, body);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classad::parse_ad;
+
+    /// What a request sent to the master might claim: the schedd still says who owns the
+    /// jobs, and takes procs only in order, of the cluster being made.
+    #[test]
+    fn the_schedd_decides_the_owner_and_the_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::Config::for_test("", "SCHEDD", None, dir.path());
+        let session = Session::new(config, "bob".into(), 1000).unwrap();
+        let mut queue = session.open_queue().unwrap();
+        let job = |proc: i64, own: &str, cluster: Option<&str>| StagedJob {
+            cluster_id: 1,
+            proc_id: proc,
+            own: parse_ad(own).unwrap(),
+            cluster_ad: cluster.map(|c| parse_ad(c).unwrap()),
+        };
+        let stored = queue.transaction(|tx| -> Result<(), SubmitFailure> {
+            let mut schedd = ScheddSubmit::begin(tx, &session, false)?;
+            assert_eq!(schedd.new_file(tx)?, ClusterId(1));
+            schedd.store(
+                tx,
+                job(
+                    0,
+                    r#"[ Owner = "root" ]"#,
+                    Some(r#"[ Owner = "root"; Cmd = "/x" ]"#),
+                ),
+            )?;
+            schedd.store(tx, job(1, r#"[ User = "root@h"; Owner = "root" ]"#, None))?;
+            // Out of order, or of no cluster being made: refused.
+            assert!(schedd.store(tx, job(5, "[ A = 1 ]", None)).is_err());
+            let mut other = job(0, "[ A = 1 ]", None);
+            other.cluster_id = 9;
+            assert!(schedd.store(tx, other).is_err());
+            Ok(())
+        });
+        assert!(stored.is_ok());
+        for proc in [0, 1] {
+            let ad = queue
+                .job(JobId::new(1, proc))
+                .unwrap()
+                .unwrap()
+                .into_ad()
+                .unwrap();
+            assert_eq!(lookup(&ad, "Owner"), "bob");
+            assert!(lookup(&ad, "User").starts_with("bob@"));
+        }
+    }
+
+    fn lookup(ad: &ClassAd, name: &str) -> String {
+        match literal(ad, name) {
+            Some(Value::Str(s)) => s.to_string(),
+            other => format!("{other:?}"),
+        }
+    }
 }

@@ -2,8 +2,10 @@
 //! src/condor_utils/condor_config.cpp):
 //!
 //! 1. detected values (`ARCH`, `DETECTED_CPUS`, ...), then the root file: `CONDOR_CONFIG` if set
-//!    (`ONLY_ENV` for none); unset, condorlite has no root file and runs on its built-in
-//!    defaults (HTCondor would search /etc/condor, which belongs to a real pool);
+//!    (`ONLY_ENV` for none); unset, the system-wide file of a system pool when there is one
+//!    ([`SYSTEM_CONFIGS`]: /etc/condorlite/condor_config, then /usr/local/etc/condorlite/, where
+//!    HTCondor searches /etc/condor and /usr/local/etc, which belong to a real pool), else none:
+//!    a personal pool on the built-in defaults;
 //! 2. `HOSTNAME` and `FULL_HOSTNAME`, then the files of `LOCAL_CONFIG_DIR` (sorted, skipping
 //!    `LOCAL_CONFIG_DIR_EXCLUDE_REGEXP`), the files of `LOCAL_CONFIG_FILE`, and
 //!    `LOCAL_CONFIG_DIR` again if those changed it;
@@ -95,6 +97,24 @@ impl PlatformDirs {
             None => PlatformDirs::default(),
         }
     }
+}
+
+/// Where a system pool's configuration is found when `CONDOR_CONFIG` is not set, in order
+/// (HTCondor's `find_global` looks for `condor_config` in /etc/condor/ and /usr/local/etc/;
+/// condorlite looks in directories of its own, so that it never reads a real HTCondor
+/// pool's configuration by mistake).
+pub const SYSTEM_CONFIGS: [&str; 2] = [
+    "/etc/condorlite/condor_config",
+    "/usr/local/etc/condorlite/condor_config",
+];
+
+/// The first of `candidates` this process can open for reading, as `find_global` takes the
+/// first it can open; `None` when there is none (a personal pool, on the built-in defaults).
+pub fn system_config(candidates: &[&Path]) -> Option<String> {
+    candidates
+        .iter()
+        .find(|p| std::fs::File::open(p).is_ok_and(|f| f.metadata().is_ok_and(|m| m.is_file())))
+        .map(|p| p.to_string_lossy().into_owned())
 }
 
 /// How to load a configuration.
@@ -222,7 +242,7 @@ pub fn load(opts: LoadOptions) -> Result<Config, ConfigError> {
                 }
                 root = Some(v.to_owned());
             }
-            None => {}
+            None => root = system_config(&SYSTEM_CONFIGS.map(Path::new)),
         },
     }
     let null_root = root
@@ -595,4 +615,52 @@ pub fn user_config_path(config: &Config) -> Option<&Path> {
 /// Reads an I/O error's text.
 pub fn describe_io(e: &std::io::Error) -> String {
     io_reason(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_system_config_is_the_first_readable_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (etc, local) = (dir.path().join("etc"), dir.path().join("local"));
+        let paths = [etc.as_path(), local.as_path()];
+        assert_eq!(system_config(&paths), None, "none yet: a personal pool");
+        std::fs::create_dir(&etc).unwrap();
+        assert_eq!(
+            system_config(&paths),
+            None,
+            "a directory is not a config file"
+        );
+        std::fs::write(&local, "LOCAL_DIR = /pool\n").unwrap();
+        assert_eq!(
+            system_config(&paths).as_deref(),
+            Some(local.to_str().unwrap())
+        );
+        std::fs::remove_dir(&etc).unwrap();
+        std::fs::write(&etc, "").unwrap();
+        assert_eq!(
+            system_config(&paths).as_deref(),
+            Some(etc.to_str().unwrap())
+        );
+    }
+
+    #[test]
+    fn condor_config_wins_over_the_system_config() {
+        // The loader consults SYSTEM_CONFIGS only when CONDOR_CONFIG is unset: with it set,
+        // its file is read whatever /etc holds.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("condor_config");
+        std::fs::write(&file, "LOCAL_DIR = /from/condor_config\n").unwrap();
+        let config = Config::load_with(LoadOptions {
+            env: Environment::from_pairs([("CONDOR_CONFIG", file.to_str().unwrap())]),
+            ..LoadOptions::from_process()
+        })
+        .unwrap();
+        assert_eq!(
+            config.string("LOCAL_DIR").unwrap().as_deref(),
+            Some("/from/condor_config")
+        );
+    }
 }

@@ -23,6 +23,7 @@ pub mod lock;
 pub mod logging;
 mod pool;
 mod reaper;
+mod requests;
 pub mod server;
 
 use std::io::{Read, Write};

@@ -41,6 +41,13 @@ impl Socket {
     pub fn bind(path: &Path) -> std::io::Result<Socket> {
         let _ = std::fs::remove_file(path);
         let listener = UnixListener::bind(path)?;
+        if nix::unistd::geteuid().is_root() {
+            // A system pool: every local user may connect (connecting needs write permission
+            // on the socket); the master reads who each one is from the kernel and decides
+            // what they may do. A personal pool's socket stays its user's.
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))?;
+        }
         Ok(Socket {
             listener,
             path: path.to_owned(),
@@ -138,7 +145,25 @@ fn handle(stream: UnixStream, peer: Peer, to_main: &Sender<Msg>) {
     }
     let mut out = &stream;
     let gone = "ERROR the master is stopping\n".to_owned();
-    let answer = match Command::parse(&line) {
+    let command = Command::parse(&line);
+    if let Some(cmd) = command.as_ref().filter(|c| !is_open_to_all(c)) {
+        if !super::requests::is_admin(peer) {
+            let answer = format!(
+                "ERROR permission denied: uid {} may not send {}\n",
+                peer.uid,
+                cmd.line().split(' ').next().unwrap_or_default()
+            );
+            let _ = out.write_all(answer.as_bytes());
+            return;
+        }
+    }
+    let answer = match command {
+        Some(Command::Schedd) => {
+            // Its frames are bounded one by one, and the conversation by its deadline.
+            reader.get_mut().set_limit(u64::MAX);
+            super::requests::serve(&stream, &mut reader, peer, to_main);
+            return;
+        }
         None => {
             let shown: String = line.trim().chars().take(80).collect();
             format!("ERROR unknown request {shown:?}\n")
@@ -176,6 +201,15 @@ fn handle(stream: UnixStream, peer: Peer, to_main: &Sender<Msg>) {
         }
     };
     let _ = out.write_all(answer.as_bytes());
+}
+
+/// Whether any user may send a command: queries, wake-ups and the schedd's requests (which
+/// check who asks themselves); the others are the administrator's.
+fn is_open_to_all(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::Query(_) | Command::Reschedule | Command::Schedd
+    )
 }
 
 /// The longest request line read.

@@ -33,6 +33,18 @@ pub enum QueueError {
         supported: i64,
     },
 
+    /// A store this process may only read is not at this build's schema version (only its
+    /// master sets a store up or migrates it).
+    #[error(
+        "the job queue {path} has schema version {found}, not {supported}: only the pool's \
+         condor_master may set it up or migrate it (is it running, and of this condorlite?)"
+    )]
+    NotReadable {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+
     /// The store is missing or empty, but the pool had one (its marker file says so): it
     /// was lost or truncated, and is not silently replaced by an empty queue.
     #[error(

@@ -14,7 +14,9 @@ use super::error::JobIdError;
 use crate::classad::cnum::{is_c_space, strtol};
 
 /// A cluster number. HTCondor's are C `int`s, and so are these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct ClusterId(pub i32);
 
 impl fmt::Display for ClusterId {
@@ -24,7 +26,9 @@ impl fmt::Display for ClusterId {
 }
 
 /// One job: a proc of a cluster.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct JobId {
     pub cluster: ClusterId,
     pub proc: i32,

@@ -60,7 +60,9 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::classad::ClassAd;
 
-pub use codec::{FORCED_CLUSTER_ATTRS, TOTAL_SUBMIT_PROCS};
+pub use codec::{
+    decode as decode_ad, encode_flat as encode_ad, FORCED_CLUSTER_ATTRS, TOTAL_SUBMIT_PROCS,
+};
 pub use error::{JobIdError, QueueError};
 pub use factory::{Factory, ProcCounts};
 pub use id::{job_id_key, str_is_proc_id, AdKey, ClusterId, JobId, JobIdSpec};
@@ -209,16 +211,62 @@ impl Queue {
             })?;
         }
         drop(lock);
+        Ok(Queue::opened(conn, path, dir))
+    }
+
+    /// Opens the queue of a spool this process may read but not write (a system pool's,
+    /// whose master is its only writer): no lock file, no set-up or migration, a read-only
+    /// connection (SQLite reads a WAL store read-only when its `-wal` and `-shm` files exist
+    /// and are readable, as the master leaves them). Any write through it fails.
+    pub fn open_read_only(spool_dir: impl AsRef<Path>) -> Result<Queue, QueueError> {
+        let dir = spool_dir.as_ref();
+        let path = dir.join(QUEUE_FILE);
+        let conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| QueueError::Open {
+            path: path.clone(),
+            source,
+        })?;
+        conn.busy_timeout(DEFAULT_BUSY_TIMEOUT)
+            .map_err(|e| open_error(&path, e))?;
+        let version = schema::user_version(&conn).map_err(|e| open_error(&path, e))?;
+        if version != schema::CURRENT {
+            return Err(QueueError::NotReadable {
+                path,
+                found: version,
+                supported: schema::CURRENT,
+            });
+        }
+        Ok(Queue::opened(conn, path, dir))
+    }
+
+    /// The cluster id the next submit would take, without taking it.
+    pub fn peek_next_cluster_id(&mut self) -> Result<ClusterId, QueueError> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)
+            .map_err(|e| QueueError::store(&path, e))?;
+        let id = schema::take_next_cluster_id(&tx).map_err(|e| QueueError::store(&path, e))?;
+        // Rolled back on drop: the counter does not move.
+        drop(tx);
+        Ok(ClusterId(id.min(i64::from(i32::MAX)) as i32))
+    }
+
+    /// An opened connection, with what the spool's damage file says.
+    fn opened(conn: Connection, path: PathBuf, dir: &Path) -> Queue {
         let damage = std::fs::read(dir.join(DAMAGE_FILE))
             .ok()
             .map(|text| String::from_utf8_lossy(&text).trim().to_owned());
-        Ok(Queue {
+        Queue {
             conn,
             path,
             clock: Arc::new(system_clock),
             wrote: false,
             damage,
-        })
+        }
     }
 
     /// The store's file.

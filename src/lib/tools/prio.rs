@@ -41,16 +41,14 @@ use clap::{Arg, ArgAction, Command};
 use super::Tool;
 use crate::classad::cnum::{atoi, strtol};
 use crate::classad::parser::parse_old_expr;
-use crate::classad::unparse::expr_to_old_string;
-use crate::classad::{ClassAd, Expr};
+use crate::classad::ClassAd;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::edit::JOB_PRIO;
 use crate::client::locate::PoolLocation;
-use crate::client::userlog::JobLogs;
+use crate::client::schedd::Schedd;
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
-use crate::eventlog::{AttributeUpdate, EventBody};
-use crate::output::render::lookup_str;
 use crate::queue::{ClusterId, JobId, JobIdSpec, JobQuery, Queue, QueueError};
 
 pub const TOOL: Tool = Tool {
@@ -65,9 +63,6 @@ pub const TOOL: Tool = Tool {
 };
 
 const NAME: &str = "condor_prio";
-
-/// The job attribute the tool changes (`ATTR_JOB_PRIO`).
-const JOB_PRIO: &str = "JobPrio";
 
 /// prio.cpp compares its options with `strcmp`: no abbreviations.
 const PREFIXES: &[Prefix] = &[
@@ -247,7 +242,12 @@ pub fn run(
         usage(err);
         return Err(CommandError::Exit(1));
     }
-    let Ok(mut queue) = session.open_queue() else {
+    // prio.cpp connects to the queue before it reads an argument.
+    let connected = Schedd::connect(&session).and_then(|mut s| {
+        s.reader(&session)?;
+        Ok(s)
+    });
+    let Ok(mut schedd) = connected else {
         let _ = writeln!(
             err,
             "Failed to connect to queue manager {}",
@@ -257,10 +257,32 @@ pub fn run(
     };
     let mut changed = false;
     for arg in &request.args {
-        let selected =
-            select(&queue, arg, err).map_err(|e| CommandError::failed(1, e.to_string()))?;
-        changed |= update(&session, &mut queue, &request, &selected, err)
+        let queue = schedd
+            .reader(&session)
             .map_err(|e| CommandError::failed(1, e.to_string()))?;
+        let selected =
+            select(queue, arg, err).map_err(|e| CommandError::failed(1, e.to_string()))?;
+        if selected.is_empty() {
+            continue;
+        }
+        let changes: Vec<(JobId, i32)> = selected
+            .iter()
+            .map(|&(id, old)| (id, request.new_priority(old)))
+            .collect();
+        let refused = schedd
+            .set_priorities(&session, &changes)
+            .map_err(|e| CommandError::failed(1, e.to_string()))?;
+        // prio.cpp reports each failure as it goes; the jobs are in the order selected.
+        for &(id, _) in &selected {
+            if refused.contains(&id) {
+                let _ = writeln!(
+                    err,
+                    "Couldn't set new priority for {}.{}.",
+                    id.cluster.0, id.proc
+                );
+            }
+        }
+        changed |= refused.len() < changes.len();
     }
     if changed {
         crate::client::master::wake(&session.config);
@@ -392,73 +414,6 @@ fn projected_prio(job: &ClassAd) -> Option<i32> {
         .eval_attr(JOB_PRIO)
         .as_number_int()
         .map(|p| p as i32)
-}
-
-/// `UpdateJobAd` for each selected job: `SetAttributeInt(C, P, JobPrio, new, SHOULDLOG)`, in
-/// one transaction; a job that cannot be set is reported and skipped. The attribute-update
-/// events are logged once the transaction has committed. Returns whether anything changed.
-fn update(
-    session: &Session,
-    queue: &mut Queue,
-    request: &PrioArgs,
-    selected: &[(JobId, i32)],
-    err: &mut dyn Write,
-) -> Result<bool, QueueError> {
-    if selected.is_empty() {
-        return Ok(false);
-    }
-    let protection = crate::client::jobattr::protection(session, JOB_PRIO);
-    let immutable = protection == Some("immutable");
-    let protected = protection == Some("protected") && !session.user_is_superuser();
-    let mut events: Vec<(JobId, JobLogs, AttributeUpdate)> = Vec::new();
-    let mut refused: Vec<JobId> = Vec::new();
-    queue.transaction(|tx| -> Result<(), QueueError> {
-        for &(id, old) in selected {
-            let new = request.new_priority(old);
-            let Some(job) = tx.job(id)? else {
-                refused.push(id);
-                continue;
-            };
-            let ad = job.into_ad()?;
-            let owner = lookup_str(&ad, "Owner");
-            if immutable || protected || !session.may_act_on(owner.as_deref()) {
-                refused.push(id);
-                continue;
-            }
-            let old_value = ad.lookup(JOB_PRIO).map(expr_to_old_string);
-            tx.set_attr(id, JOB_PRIO, Expr::lit(i64::from(new)))?;
-            events.push((
-                id,
-                JobLogs::of(session, &ad),
-                AttributeUpdate {
-                    name: JOB_PRIO.to_owned(),
-                    value: new.to_string(),
-                    old_value,
-                },
-            ));
-        }
-        Ok(())
-    })?;
-    // prio.cpp reports each failure as it goes; the jobs are in the order selected.
-    for &(id, _) in selected {
-        if refused.contains(&id) {
-            let _ = writeln!(
-                err,
-                "Couldn't set new priority for {}.{}.",
-                id.cluster.0, id.proc
-            );
-        }
-    }
-    let changed = !events.is_empty();
-    for (id, logs, event) in events {
-        logs.write(
-            id.cluster.0,
-            id.proc,
-            session.now,
-            EventBody::AttributeUpdate(event),
-        );
-    }
-    Ok(changed)
 }
 
 #[cfg(test)]

@@ -18,15 +18,16 @@ use clap::{Arg, ArgAction, Command};
 use super::options::schedd_and_pool;
 use super::Tool;
 use crate::classad::parser::parse_old_expr;
-use crate::classad::Expr;
 use crate::cli::args::{ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
+use crate::client::edit::EditRequest;
 use crate::client::jobattr::{protection, valid_attr_name};
 use crate::client::locate::PoolLocation;
+use crate::client::master::{start_hint, MasterError};
+use crate::client::schedd::{Schedd, ScheddError};
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
-use crate::output::render::lookup_str;
-use crate::queue::{job_id_key, ClusterId, JobId, JobQuery, QueueError};
+use crate::queue::job_id_key;
 
 pub const TOOL: Tool = Tool {
     name: "condor_qedit",
@@ -461,173 +462,39 @@ pub fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> Result
         return Err(CommandError::Exit(1));
     }
 
-    let only_my_jobs = only_my_jobs
-        && session
-            .config
-            .bool("CONDOR_Q_ONLY_MY_JOBS")
-            .ok()
-            .flatten()
-            .unwrap_or(true)
-        && !session.user_is_superuser();
-    let mut queue = session
-        .open_queue()
-        .map_err(|e| CommandError::failed(1, e.to_string()))?;
-    let dry_tag = if dry_run { "Can " } else { "" };
-    let mut printed = String::new();
-    let mut failure: Option<String> = None;
-    let result = queue.transaction(|tx| -> Result<(), TxError> {
-        for (attr, value) in &edits {
-            let value = if value.is_empty() { "undefined" } else { value };
-            let expr = parse_old_expr(value).expect("checked above");
-            let mut count = 0usize;
-            if !ids.is_empty() {
-                for &(c, p) in &ids {
-                    let id = JobId::new(c, p);
-                    if set_on_job(&session, tx, id, attr, &expr).is_err() {
-                        failure = Some(format!(
-                            "Failed to set attribute \"{attr}\" for job {c}.{p}."
-                        ));
-                        break;
-                    }
-                    count += 1;
-                }
-            } else {
-                let mut text = query.clone();
-                if only_my_jobs {
-                    text = format!("(Owner == \"{}\") && {text}", session.user);
-                }
-                let Ok(constraint) = parse_old_expr(&text) else {
-                    failure = Some(format!(
-                        "Failed to set attribute \"{attr}\" by constraint: {query}"
-                    ));
-                    break;
-                };
-                match set_by_constraint(
-                    &session,
-                    tx,
-                    &constraint,
-                    attr,
-                    &expr,
-                    can_do_cluster_edits,
-                )? {
-                    Some(n) if n > 0 => count = n,
-                    _ => {
-                        failure = Some(if dry_run {
-                            format!("No jobs match the constraint: {query}")
-                        } else {
-                            format!("Failed to set attribute \"{attr}\" by constraint: {query}")
-                        });
-                    }
-                }
-            }
-            if failure.is_some() {
-                break;
-            }
-            let count = if count > 0 {
-                count.to_string()
-            } else {
-                "all".to_owned()
-            };
-            printed.push_str(&format!(
-                "{dry_tag}Set attribute \"{attr}\" for {count} matching jobs.\n"
-            ));
-        }
-        if failure.is_some() || dry_run {
-            return Err(TxError::RollBack);
-        }
-        Ok(())
-    });
-    out.write_all(printed.as_bytes())?;
-    match (result, failure) {
-        (Ok(()), None) => Ok(()),
-        (_, Some(msg)) => {
+    let request = EditRequest {
+        edits: edits.into_iter().collect(),
+        ids,
+        query,
+        only_my_jobs,
+        dry_run,
+        cluster_edits: can_do_cluster_edits,
+    };
+    let edited = Schedd::connect(&session)
+        .and_then(|mut schedd| schedd.edit(&session, &request))
+        .map_err(|e| match e {
+            ScheddError::Master(MasterError::NotRunning(_)) => CommandError::failed(
+                1,
+                format!(
+                    "{NAME}: ERROR: Can't find address of local schedd\n{}",
+                    start_hint(&session.config)
+                ),
+            ),
+            e => CommandError::failed(1, e.to_string()),
+        })?;
+    out.write_all(edited.printed.as_bytes())?;
+    match edited.failure {
+        None => match edited.error {
+            None => Ok(()),
+            Some(e) => Err(CommandError::failed(1, e)),
+        },
+        Some(msg) => {
             out.flush()?;
             let _ = writeln!(err, "{msg}");
             let _ = writeln!(err, "Queue transaction failed.  No attributes were set.");
             Err(CommandError::Exit(1))
         }
-        (Err(TxError::RollBack), None) => Ok(()),
-        (Err(TxError::Queue(e)), None) => Err(CommandError::failed(1, e.to_string())),
     }
-}
-
-/// How the edit transaction ends without committing.
-enum TxError {
-    Queue(QueueError),
-    /// A dry run, or an edit that failed: nothing is set.
-    RollBack,
-}
-
-impl From<QueueError> for TxError {
-    fn from(e: QueueError) -> Self {
-        TxError::Queue(e)
-    }
-}
-
-/// `SetAttribute` on one job: refused for another user's job.
-fn set_on_job(
-    session: &Session,
-    tx: &mut crate::queue::Transaction<'_>,
-    id: JobId,
-    attr: &str,
-    value: &Expr,
-) -> Result<(), QueueError> {
-    if id.proc < 0 {
-        return Err(QueueError::ClusterNotFound(id.cluster));
-    }
-    let job = tx.job(id)?.ok_or(QueueError::JobNotFound(id))?;
-    let owner = lookup_str(job.ad()?, "Owner");
-    if !session.may_act_on(owner.as_deref()) {
-        return Err(QueueError::JobNotFound(id));
-    }
-    tx.set_attr(id, attr, value.clone())
-}
-
-/// `SetAttributeByConstraint`: every matching job (and, for edits of whole clusters, their
-/// cluster ads). Returns how many jobs matched, `None` when one could not be set.
-fn set_by_constraint(
-    session: &Session,
-    tx: &mut crate::queue::Transaction<'_>,
-    constraint: &Expr,
-    attr: &str,
-    value: &Expr,
-    cluster_edits: bool,
-) -> Result<Option<usize>, QueueError> {
-    let query = JobQuery::all().with_constraint(constraint.clone());
-    let mut matched: Vec<(JobId, bool, bool)> = Vec::new();
-    for job in tx.jobs(&query)? {
-        let job = job?;
-        let ad = job.ad()?;
-        let owner = lookup_str(ad, "Owner");
-        let owns_attr = ad.own_iter().any(|(n, _)| n.eq_ignore_ascii_case(attr));
-        matched.push((job.id(), session.may_act_on(owner.as_deref()), owns_attr));
-    }
-    if matched.iter().any(|(_, allowed, _)| !allowed) {
-        return Ok(None);
-    }
-    let mut clusters: Vec<ClusterId> = matched.iter().map(|(id, _, _)| id.cluster).collect();
-    clusters.dedup();
-    if cluster_edits {
-        for c in &clusters {
-            let ad = tx.cluster_ad(*c)?;
-            let matches = ad
-                .as_ref()
-                .is_some_and(|ad| crate::queue::constraint_holds(constraint, ad));
-            if matches && tx.set_attr(*c, attr, value.clone()).is_err() {
-                return Ok(None);
-            }
-        }
-    }
-    for (id, _, owns_attr) in &matched {
-        // A cluster edit reaches every proc that does not set the attribute itself.
-        if cluster_edits && !owns_attr {
-            continue;
-        }
-        if tx.set_attr(*id, attr, value.clone()).is_err() {
-            return Ok(None);
-        }
-    }
-    Ok(Some(matched.len()))
 }
 
 #[cfg(test)]

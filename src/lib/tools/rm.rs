@@ -25,10 +25,11 @@ use super::Tool;
 use crate::cli::args::{ordered_flag, ArgSpec, Prefix, Unknown};
 use crate::cli::Invocation;
 use crate::client::actions::{
-    act_on_jobs, result_ad, Action, ActionError, ActionResult, Outcome, Request, Target,
+    result_ad, Action, ActionError, ActionResult, Outcome, Request, Target,
 };
 use crate::client::locate::{is_valid_sinful, PoolLocation};
 use crate::client::master::{start_hint, MasterError};
+use crate::client::schedd::Schedd;
 use crate::client::{ScheddLocation, Session};
 use crate::error::CommandError;
 use crate::queue::{JobId, JobIdError, JobIdSpec};
@@ -700,9 +701,8 @@ fn run(
         ));
     }
     let (long, totals) = (args.long, args.totals);
-    let mut queue = session
-        .open_queue()
-        .map_err(|e| CommandError::failed(1, e.to_string()))?;
+    let mut schedd =
+        Schedd::connect(&session).map_err(|e| CommandError::failed(1, e.to_string()))?;
     let mut act = |target: Target| -> Result<Outcome, CommandError> {
         let request = Request {
             action,
@@ -710,7 +710,7 @@ fn run(
             reason: reason.clone(),
             subcode: subcode.unwrap_or(0),
         };
-        act_on_jobs(&session, &mut queue, &request).map_err(|e| match e {
+        schedd.act(&session, &request).map_err(|e| match e {
             ActionError::Queue(q) => CommandError::failed(1, q.to_string()),
             // The schedd (here, the master running the jobs) cannot be reached.
             ActionError::Master(MasterError::NotRunning(_)) => CommandError::failed(

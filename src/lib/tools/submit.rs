@@ -980,11 +980,8 @@ fn submit_clusters(
                          stored ({message}); nothing was queued\n"
                     )
                 }
-                Failure::Queue(e) => {
-                    format!(
-                        "\nERROR: Failed to commit job submission into the queue.\nERROR: {e}\n"
-                    )
-                }
+                Failure::Queue(e) => commit_failure(&e.to_string()),
+                Failure::Remote(e) => commit_failure(&e),
             };
             return Err(fail(err, &text));
         }
@@ -1059,6 +1056,11 @@ fn submit_clusters(
         let _ = writeln!(err, "{note}");
     }
     Ok(summarize(&submitted).iter().map(|s| s.cluster).collect())
+}
+
+/// condor_submit's words for a store that failed (its error, `e`).
+fn commit_failure(e: &str) -> String {
+    format!("\nERROR: Failed to commit job submission into the queue.\nERROR: {e}\n")
 }
 
 /// Per cluster: its first and last proc (and the count, last - first + 1, as submit.cpp

@@ -109,8 +109,9 @@ impl Pool {
                 self.timers.negotiate_now = true;
                 self.schedd.local.woken();
             }
-            // The socket sends queries as `Msg::Query`; one arriving here changes nothing.
-            Command::Query(_) => {}
+            // The socket sends queries as `Msg::Query`, and serves queue changes on the
+            // connection's own thread; one arriving here changes nothing.
+            Command::Query(_) | Command::Schedd => {}
         }
         Ok((String::new(), actions))
     }
@@ -191,7 +192,7 @@ impl Pool {
             .string("ACCOUNTING_DOMAIN")?
             .or(config.string("UID_DOMAIN")?)
             .unwrap_or_default();
-        self.session = Session::new(config.clone(), self.session.user.clone(), t)?;
+        self.session = Session::new(config.clone(), self.session.user.clone(), t)?.direct();
         self.config = config;
         // The idle jobs' submitter names carry the accounting domain: read them all again.
         self.schedd.idle = IdleIndex::default();

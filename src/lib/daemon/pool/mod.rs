@@ -301,7 +301,7 @@ impl Pool {
     ) -> Result<Pool, DaemonError> {
         let t = now.t;
         let user = crate::client::os_user().unwrap_or_else(|| "condor".to_owned());
-        let session = Session::new(config.clone(), user, t)?;
+        let session = Session::new(config.clone(), user, t)?.direct();
         let execute = PathBuf::from(
             config
                 .string("EXECUTE")?

@@ -1,0 +1,431 @@
+//! The shared host: a system pool, its master started by root over a spool only root may
+//! write, and tools run by other users reaching it through the master's socket, which knows
+//! them by the kernel's word (`SO_PEERCRED`) and enforces who may act on which job.
+//!
+//! These tests need root (to start the master as root, to make throwaway users and to run
+//! the tools as them); without root each says so and passes. The users, `cltest-alice` and
+//! `cltest-bob`, are made once (`useradd`, no home, no shell) and left for later runs.
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use crate::common::{CommandOutput, TestEnvironment};
+use crate::pool::{wait_for, Master};
+
+const ALICE: &str = "cltest-alice";
+const BOB: &str = "cltest-bob";
+
+/// Whether the test can run; says why not when it cannot.
+fn root_or_skip(test: &str) -> bool {
+    let root = nix::unistd::geteuid().is_root();
+    if !root {
+        eprintln!("{test}: skipped: a system pool's tests need root (CI runs them as root)");
+    }
+    root
+}
+
+/// A local user the tests run tools as.
+#[derive(Clone, Debug)]
+struct User {
+    name: &'static str,
+    uid: u32,
+    gid: u32,
+}
+
+/// The user `name`, made if missing (one `useradd` at a time: it locks the password files).
+fn user(name: &'static str) -> User {
+    static MAKING: Mutex<()> = Mutex::new(());
+    let _one = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+    let find = || nix::unistd::User::from_name(name).ok().flatten();
+    let found = match find() {
+        Some(u) => u,
+        None => {
+            let status = std::process::Command::new("useradd")
+                .args(["-M", "-N", "-s", "/usr/sbin/nologin", name])
+                .status()
+                .expect("useradd runs");
+            assert!(status.success(), "useradd {name}: {status}");
+            find().expect("the user just made")
+        }
+    };
+    User {
+        name,
+        uid: found.uid.as_raw(),
+        gid: found.gid.as_raw(),
+    }
+}
+
+/// A system pool for one test: the test's directory open to all, a working directory per
+/// user, owned by that user, and a master started by root that starts no job (so that the
+/// queue stays as the test makes it).
+struct SystemPool {
+    env: TestEnvironment,
+    _master: Master,
+}
+
+impl SystemPool {
+    fn start() -> SystemPool {
+        let env = TestEnvironment::new();
+        std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(env.config_file(), "START = False\n").unwrap();
+        for u in [user(ALICE), user(BOB)] {
+            let dir = env.root().join(u.name);
+            std::fs::create_dir(&dir).unwrap();
+            std::os::unix::fs::chown(&dir, Some(u.uid), Some(u.gid)).unwrap();
+        }
+        let master = Master::start(&env);
+        let spool = std::fs::metadata(env.local_dir().join("spool")).unwrap();
+        assert_eq!(spool.permissions().mode() & 0o777, 0o755);
+        SystemPool {
+            env,
+            _master: master,
+        }
+    }
+
+    fn dir(&self, who: &User) -> PathBuf {
+        self.env.root().join(who.name)
+    }
+
+    /// Runs `tool` as `who`, in their working directory, `extra` added to the environment.
+    fn run_as(
+        &self,
+        who: &User,
+        extra: &[(&str, &str)],
+        tool: &str,
+        args: &[&str],
+    ) -> CommandOutput {
+        let mut cmd = self.command_as(who, tool);
+        cmd.args(args).envs(extra.iter().copied());
+        output(cmd)
+    }
+
+    /// A command for `tool` as `who`, in their working directory.
+    fn command_as(&self, who: &User, tool: &str) -> std::process::Command {
+        let dir = self.dir(who);
+        let mut cmd = self.env.command(tool);
+        cmd.current_dir(&dir)
+            .env("HOME", &dir)
+            .uid(who.uid)
+            .gid(who.gid);
+        cmd
+    }
+
+    /// Submits `text` as `who` (a file in their directory); the cluster.
+    fn submit_as(&self, who: &User, extra: &[(&str, &str)], text: &str) -> String {
+        let file = self.dir(who).join("job.sub");
+        std::fs::write(&file, text).unwrap();
+        std::os::unix::fs::chown(&file, Some(who.uid), Some(who.gid)).unwrap();
+        let out = self.run_as(who, extra, "condor_submit", &["-terse", "job.sub"]);
+        assert_eq!(out.status, Some(0), "{out}");
+        out.stdout.split('.').next().unwrap().trim().to_owned()
+    }
+
+    /// Submits as root, in the test's working directory; the cluster.
+    fn submit_as_root(&self, text: &str) -> String {
+        let file = self.env.write_file("job.sub", text);
+        let out = self
+            .env
+            .run("condor_submit", ["-terse", file.to_str().unwrap()]);
+        assert_eq!(out.status, Some(0), "{out}");
+        out.stdout.split('.').next().unwrap().trim().to_owned()
+    }
+
+    /// `condor_q -af` of every job, as root.
+    fn jobs(&self, attrs: &[&str]) -> String {
+        let mut args = vec!["-allusers", "-af"];
+        args.extend_from_slice(attrs);
+        let out = self.env.run("condor_q", &args);
+        assert_eq!(out.status, Some(0), "{out}");
+        out.stdout
+    }
+}
+
+fn output(mut cmd: std::process::Command) -> CommandOutput {
+    let out = cmd.output().expect("the tool runs");
+    CommandOutput {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code(),
+    }
+}
+
+const SLEEPER: &str = "executable = /bin/sleep\narguments = 300\nqueue\n";
+
+#[test]
+fn another_user_submits_sees_its_jobs_and_may_not_touch_others() {
+    if !root_or_skip("another_user_submits_sees_its_jobs_and_may_not_touch_others") {
+        return;
+    }
+    let pool = SystemPool::start();
+    let (alice, bob) = (user(ALICE), user(BOB));
+    assert_eq!(pool.submit_as_root(SLEEPER), "1");
+    assert_eq!(pool.submit_as(&alice, &[], SLEEPER), "2");
+    // The submit file's and the environment's claims are not who submits: the uid is.
+    let claimed = "+Owner = \"root\"\nexecutable = /bin/sleep\narguments = 300\nqueue 2\n";
+    let out = {
+        let file = pool.dir(&bob).join("job.sub");
+        std::fs::write(&file, claimed).unwrap();
+        pool.run_as(
+            &bob,
+            &[("CONDORLITE_USER", ALICE)],
+            "condor_submit",
+            &["job.sub"],
+        )
+    };
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)..\n2 job(s) submitted to cluster 3.\n[exit status: 0]"
+    );
+    let owners = "1 0 root\n2 0 cltest-alice\n3 0 cltest-bob\n3 1 cltest-bob\n";
+    assert_eq!(pool.jobs(&["ClusterId", "ProcId", "Owner"]), owners);
+    assert_eq!(
+        pool.jobs(&["User"]).lines().nth(3),
+        Some(format!("{BOB}@{}", full_hostname(&pool)).as_str())
+    );
+
+    // condor_q: every user's jobs are public; by default a user's own.
+    let out = pool.run_as(
+        &bob,
+        &[],
+        "condor_q",
+        &["-af", "ClusterId", "ProcId", "Owner"],
+    );
+    assert_eq!(
+        out.to_string(),
+        "3 0 cltest-bob\n3 1 cltest-bob\n[exit status: 0]"
+    );
+    let out = pool.run_as(&bob, &[], "condor_q", &["-allusers", "-af", "ClusterId"]);
+    assert_eq!(out.to_string(), "1\n2\n3\n3\n[exit status: 0]");
+
+    // Another user's jobs: refused with HTCondor's words and status, nothing changed, and
+    // CONDORLITE_USER names no one but the caller.
+    let before = pool.jobs(&["ClusterId", "ProcId", "JobStatus", "Cmd", "JobPrio"]);
+    for extra in [&[][..], &[("CONDORLITE_USER", "root")][..]] {
+        let out = pool.run_as(&bob, extra, "condor_rm", &["1.0"]);
+        assert_eq!(
+            out.to_string(),
+            "------- stderr -------\n\nPermission denied to remove job 1.0\n[exit status: 1]"
+        );
+        let out = pool.run_as(&bob, extra, "condor_hold", &["2"]);
+        assert_eq!(
+            out.to_string(),
+            "------- stderr -------\n\nCouldn't find/hold all jobs in cluster 2\n[exit status: 1]"
+        );
+        let out = pool.run_as(
+            &bob,
+            extra,
+            "condor_qedit",
+            &["1.0", "Cmd", "\"/bin/evil\""],
+        );
+        assert_eq!(
+            out.to_string(),
+            "------- stderr -------\nFailed to set attribute \"Cmd\" for job 1.0.\nQueue \
+             transaction failed.  No attributes were set.\n[exit status: 1]"
+        );
+        let out = pool.run_as(
+            &bob,
+            extra,
+            "condor_qedit",
+            &["-owner", ALICE, "Cmd", "\"/x\""],
+        );
+        assert_eq!(out.status, Some(1), "{out}");
+        let out = pool.run_as(&bob, extra, "condor_prio", &["-p", "7", "2.0"]);
+        assert_eq!(
+            out.to_string(),
+            "------- stderr -------\nCouldn't set new priority for 2.0.\n[exit status: 0]"
+        );
+    }
+    assert_eq!(
+        pool.jobs(&["ClusterId", "ProcId", "JobStatus", "Cmd", "JobPrio"]),
+        before
+    );
+
+    // Its own jobs: as in a personal pool.
+    let out = pool.run_as(&bob, &[], "condor_hold", &["3.0"]);
+    assert_eq!(out.to_string(), "Job 3.0 held\n[exit status: 0]");
+    let out = pool.run_as(&bob, &[], "condor_qedit", &["3", "Mine", "1"]);
+    assert_eq!(
+        out.to_string(),
+        "Set attribute \"Mine\" for 2 matching jobs.\n[exit status: 0]"
+    );
+    let out = pool.run_as(&bob, &[], "condor_prio", &["-p", "4", BOB]);
+    assert_eq!(out.to_string(), "[exit status: 0]");
+    let out = pool.run_as(&bob, &[], "condor_rm", &["3.1"]);
+    assert_eq!(
+        out.to_string(),
+        "Job 3.1 marked for removal\n[exit status: 0]"
+    );
+    assert_eq!(
+        pool.jobs(&["ClusterId", "ProcId", "JobStatus", "Mine", "JobPrio"]),
+        "1 0 1 undefined 0\n2 0 1 undefined 0\n3 0 5 1 4\n"
+    );
+
+    // Root acts on everyone's (directly: the spool is root's), and through the master too.
+    let out = pool.env.run("condor_hold", ["2.0"]);
+    assert_eq!(out.to_string(), "Job 2.0 held\n[exit status: 0]");
+    let mut through_master = pool.env.command("condor_qedit");
+    through_master
+        .env("_CONDOR_CONDORLITE_QUEUE_ACCESS", "master")
+        .args(["3.0", "Cmd", "\"/bin/true\""]);
+    let out = output(through_master);
+    assert_eq!(
+        out.to_string(),
+        "Set attribute \"Cmd\" for 1 matching jobs.\n[exit status: 0]"
+    );
+    let mut through_master = pool.env.command("condor_rm");
+    through_master
+        .env("_CONDOR_CONDORLITE_QUEUE_ACCESS", "master")
+        .arg(ALICE);
+    let out = output(through_master);
+    assert_eq!(
+        out.to_string(),
+        "All jobs of user \"cltest-alice\" have been marked for removal\n[exit status: 0]"
+    );
+    assert_eq!(
+        pool.jobs(&["ClusterId", "ProcId", "Owner", "Cmd"]),
+        "1 0 root /bin/sleep\n3 0 cltest-bob /bin/true\n"
+    );
+}
+
+fn full_hostname(pool: &SystemPool) -> String {
+    let out = pool.env.run("condor_config_val", ["FULL_HOSTNAME"]);
+    out.stdout.trim().to_owned()
+}
+
+#[test]
+fn a_superuser_may_submit_as_another_user_through_the_master() {
+    if !root_or_skip("a_superuser_may_submit_as_another_user_through_the_master") {
+        return;
+    }
+    let pool = SystemPool::start();
+    let file = pool.env.write_file("job.sub", SLEEPER);
+    let mut cmd = pool.env.command("condor_submit");
+    cmd.env("_CONDOR_CONDORLITE_QUEUE_ACCESS", "master")
+        .env("CONDORLITE_USER", ALICE)
+        .args(["-terse", file.to_str().unwrap()]);
+    let out = output(cmd);
+    assert_eq!(out.to_string(), "1.0 - 1.0\n[exit status: 0]");
+    assert_eq!(pool.jobs(&["Owner"]), "cltest-alice\n");
+    // Alice may then act on it; Bob may not.
+    let bob = user(BOB);
+    let out = pool.run_as(&bob, &[], "condor_release", &["1.0"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    let out = pool.run_as(&user(ALICE), &[], "condor_hold", &["1.0"]);
+    assert_eq!(out.to_string(), "Job 1.0 held\n[exit status: 0]");
+}
+
+#[test]
+fn a_job_factory_is_submitted_through_the_master_as_its_user() {
+    if !root_or_skip("a_job_factory_is_submitted_through_the_master_as_its_user") {
+        return;
+    }
+    let pool = SystemPool::start();
+    let bob = user(BOB);
+    let text = "executable = /bin/sleep\narguments = 300\nmax_materialize = 2\nqueue 5\n";
+    let file = pool.dir(&bob).join("job.sub");
+    std::fs::write(&file, text).unwrap();
+    let out = pool.run_as(&bob, &[], "condor_submit", &["job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)\n5 job(s) submitted to cluster 1.\n[exit status: 0]"
+    );
+    wait_for("the factory's first procs", || {
+        pool.jobs(&["ProcId", "Owner"]) == "0 cltest-bob\n1 cltest-bob\n"
+    });
+}
+
+#[test]
+fn the_master_answers_a_submit_past_the_schedds_bounds_as_the_direct_path_does() {
+    if !root_or_skip("the_master_answers_a_submit_past_the_schedds_bounds_as_the_direct_path_does")
+    {
+        return;
+    }
+    let pool = SystemPool::start();
+    std::fs::write(
+        pool.env.config_file(),
+        "START = False\nMAX_JOBS_PER_OWNER = 3\n",
+    )
+    .unwrap();
+    let bob = user(BOB);
+    let file = pool.dir(&bob).join("job.sub");
+    std::fs::write(&file, "executable = /bin/sleep\narguments = 1\nqueue 5\n").unwrap();
+    let out = pool.run_as(&bob, &[], "condor_submit", &["job.sub"]);
+    assert_eq!(
+        out.to_string(),
+        "Submitting job(s)...------- stderr -------\n\nERROR: Failed to create proc\nNumber \
+         of submitted jobs would exceed MAX_JOBS_PER_OWNER\n[exit status: 1]"
+    );
+    assert_eq!(pool.jobs(&["ClusterId"]), "");
+    // The same in a personal pool, where the tool writes the queue itself.
+    let env = TestEnvironment::new();
+    std::fs::write(env.config_file(), "MAX_JOBS_PER_OWNER = 3\n").unwrap();
+    let file = env.write_file(
+        "job.sub",
+        "executable = /bin/sleep\narguments = 1\nqueue 5\n",
+    );
+    let direct = env.run("condor_submit", [file.to_str().unwrap()]);
+    assert_eq!(direct, out);
+}
+
+#[test]
+fn administrative_commands_are_refused_to_other_users() {
+    if !root_or_skip("administrative_commands_are_refused_to_other_users") {
+        return;
+    }
+    let pool = SystemPool::start();
+    let bob = user(BOB);
+    let out = pool.run_as(&bob, &[], "condor_off", &["-master"]);
+    assert_ne!(out.status, Some(0), "{out}");
+    assert!(out.stderr.contains("permission denied: uid"), "{out}");
+    // The master still runs and serves.
+    assert_eq!(pool.submit_as(&bob, &[], SLEEPER), "1");
+}
+
+#[test]
+fn users_find_the_system_pool_through_their_configuration() {
+    if !root_or_skip("users_find_the_system_pool_through_their_configuration") {
+        return;
+    }
+    let pool = SystemPool::start();
+    let bob = user(BOB);
+    let local = pool.env.local_dir();
+    let config = pool.env.config_file();
+    // The pool's configuration file names its directory: CONDOR_CONFIG alone finds it.
+    std::fs::write(
+        &config,
+        format!("START = False\nLOCAL_DIR = {}\n", local.display()),
+    )
+    .unwrap();
+    let submit = |prepare: &dyn Fn(&mut std::process::Command)| {
+        std::fs::write(pool.dir(&bob).join("job.sub"), SLEEPER).unwrap();
+        let mut cmd = pool.command_as(&bob, "condor_submit");
+        cmd.args(["-terse", "job.sub"]);
+        prepare(&mut cmd);
+        output(cmd)
+    };
+    let out = submit(&|cmd| {
+        cmd.env_remove("_CONDOR_LOCAL_DIR");
+    });
+    assert_eq!(out.to_string(), "1.0 - 1.0\n[exit status: 0]");
+    // _CONDOR_LOCAL_DIR alone, with no configuration file at all.
+    let out = submit(&|cmd| {
+        cmd.env("CONDOR_CONFIG", "ONLY_ENV");
+    });
+    assert_eq!(out.to_string(), "2.0 - 2.0\n[exit status: 0]");
+    assert_eq!(
+        pool.jobs(&["ClusterId", "Owner"]),
+        "1 cltest-bob\n2 cltest-bob\n"
+    );
+    // With neither, Bob keeps his personal pool (in his home), which he writes himself.
+    let out = submit(&|cmd| {
+        cmd.env("CONDOR_CONFIG", "ONLY_ENV")
+            .env_remove("_CONDOR_LOCAL_DIR");
+    });
+    assert_eq!(out.to_string(), "1.0 - 1.0\n[exit status: 0]");
+    assert_eq!(pool.jobs(&["ClusterId"]), "1\n2\n");
+    let personal = pool.dir(&bob).join(".local/share/condorlite/spool");
+    let owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(personal).unwrap());
+    assert_eq!(owner, bob.uid);
+}
