@@ -136,7 +136,9 @@ fn job_id(word: &str) -> Option<JobId> {
 
 /// now.cpp's `main` up to the schedd's address.
 fn parse(words: &[String]) -> Result<Request, Refusal> {
-    if words.first().map(String::as_str) == Some("-help") {
+    // `--help` too, as every condorlite tool takes it (24.0's reads it as a job id, and
+    // prints the usage on standard error).
+    if matches!(words.first().map(String::as_str), Some("-help" | "--help")) {
         return Err(Refusal::Help);
     }
     if words.len() < 2 {
@@ -146,7 +148,7 @@ fn parse(words: &[String]) -> Result<Request, Refusal> {
     let mut i = 0;
     while i < words.len() {
         match words[i].as_str() {
-            "-help" => return Err(Refusal::Help),
+            "-help" | "--help" => return Err(Refusal::Help),
             "-pool" | "-name" => {
                 let value = words.get(i + 1).cloned().ok_or(Refusal::Usage)?;
                 if words[i] == "-pool" {
