@@ -67,9 +67,18 @@ struct SystemPool {
 
 impl SystemPool {
     fn start() -> SystemPool {
-        let env = TestEnvironment::new();
+        SystemPool::start_with(true)
+    }
+
+    /// A system pool whose users may submit (`CONDORLITE_ALLOW_USER_SUBMIT`) or not.
+    fn start_with(users_submit: bool) -> SystemPool {
+        let mut env = TestEnvironment::new();
         std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::write(env.config_file(), "START = False\n").unwrap();
+        // Jobs still run as the master's user: users may submit only where the pool says so.
+        if users_submit {
+            env.set_env("_CONDOR_CONDORLITE_ALLOW_USER_SUBMIT", "True");
+        }
         for u in [user(ALICE), user(BOB)] {
             let dir = env.root().join(u.name);
             std::fs::create_dir(&dir).unwrap();
@@ -367,6 +376,30 @@ fn the_master_answers_a_submit_past_the_schedds_bounds_as_the_direct_path_does()
     );
     let direct = env.run("condor_submit", [file.to_str().unwrap()]);
     assert_eq!(direct, out);
+}
+
+#[test]
+fn only_superusers_submit_where_jobs_run_as_the_masters_user() {
+    if !root_or_skip("only_superusers_submit_where_jobs_run_as_the_masters_user") {
+        return;
+    }
+    let pool = SystemPool::start_with(false);
+    let bob = user(BOB);
+    let file = pool.dir(&bob).join("job.sub");
+    std::fs::write(&file, SLEEPER).unwrap();
+    let out = pool.run_as(&bob, &[], "condor_submit", &["job.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr.contains(
+            "cltest-bob may not submit to this pool: its jobs run as the user the \
+             condor_master runs as"
+        ),
+        "{out}"
+    );
+    assert_eq!(pool.jobs(&["ClusterId"]), "", "nothing queued");
+    // Root, a queue superuser, still submits.
+    pool.submit_as_root(SLEEPER);
+    assert_eq!(pool.jobs(&["Owner"]), "root\n");
 }
 
 #[test]

@@ -107,7 +107,7 @@ pub fn edit_jobs(
                 let query = &request.query;
                 let mut text = query.clone();
                 if only_my_jobs {
-                    text = format!("(Owner == \"{}\") && {text}", session.user);
+                    text = format!("(Owner == \"{}\") && ({text})", session.user);
                 }
                 let Ok(constraint) = parse_old_expr(&text) else {
                     *failure = Some(format!(

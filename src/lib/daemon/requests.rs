@@ -161,6 +161,16 @@ fn answer<R: BufRead>(
             Ok(refused) => Answer::Refused(refused),
             Err(e) => Answer::Failed(e.to_string()),
         },
+        WireRequest::Submit { .. } if !may_submit(session) => Answer::SubmitFailed {
+            at: 0,
+            text: format!(
+                "{} may not submit to this pool: its jobs run as the user the \
+                 condor_master runs as, not as their owners, so only a queue superuser may \
+                 submit (the pool's {USER_SUBMIT_KNOB} = True lets every user submit, and \
+                 have that user's rights)\n",
+                session.user
+            ),
+        },
         WireRequest::Submit {
             files,
             remote,
@@ -265,6 +275,18 @@ fn factory_answer(
         total_procs: queued.total_procs,
         cluster_ad,
     })
+}
+
+/// The knob that lets users who are not queue superusers submit to a system pool, whose jobs
+/// run as the master's user (off by default: until jobs run as their owners, a job is the
+/// master's user's, and a submit file's `include command` runs as it when a job factory
+/// materializes).
+pub const USER_SUBMIT_KNOB: &str = "CONDORLITE_ALLOW_USER_SUBMIT";
+
+/// Whether the session's user may submit through the master: a queue superuser, or anyone
+/// where the pool allows it ([`USER_SUBMIT_KNOB`]).
+fn may_submit(session: &Session) -> bool {
+    session.user_is_superuser() || matches!(session.config.bool(USER_SUBMIT_KNOB), Ok(Some(true)))
 }
 
 /// Whether `peer` may send the master's administrative commands (`condor_off`, `condor_on`,

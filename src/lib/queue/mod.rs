@@ -168,10 +168,14 @@ impl Queue {
         // SQLite answers "database is locked" at once, without waiting, to a process that
         // switches a new file to WAL while another does the same.
         let lock_path = dir.join(LOCK_FILE);
+        use std::os::unix::fs::OpenOptionsExt;
+        // Only the store's writers open it (mode 0600: in a system pool, a user who could
+        // open it could hold the lock and stall the master; readers do not take it).
         let lock = std::fs::File::options()
             .create(true)
             .write(true)
             .truncate(false)
+            .mode(0o600)
             .open(&lock_path)
             .and_then(|f| f.lock().map(|()| f))
             .map_err(|source| QueueError::Spool {
