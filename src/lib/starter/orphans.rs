@@ -192,12 +192,13 @@ pub fn survivors(execute_dir: &Path) -> Vec<Survivor> {
             continue;
         }
         let dir = entry.path();
-        let left = match super::waiter::read_record(&dir) {
-            Some(exit) => Left::Finished(exit),
-            None => match super::waiter::WaiterId::read(&dir) {
-                Some(w) if w.is_alive() => Left::Running(w),
-                _ => Left::Gone,
-            },
+        // A waiter that runs means a job that has not ended, whatever the record says (the
+        // job can write to it).
+        let record = super::waiter::Record::read(&dir).unwrap_or_default();
+        let left = match (record.waiter, record.exit) {
+            (Some(w), _) if w.is_running_waiter() => Left::Running(w),
+            (_, Some(exit)) => Left::Finished(exit),
+            _ => Left::Gone,
         };
         found.push(Survivor {
             cluster,
@@ -305,5 +306,75 @@ fn remove_job_dirs_except(dir: &Path, keep: &[PathBuf]) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process named as waiters are (a copy of `sleep` called `condor_starter`), killed
+    /// when dropped.
+    struct FakeWaiter(std::process::Child);
+
+    impl Drop for FakeWaiter {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    #[test]
+    fn a_running_waiter_wins_over_an_exit_its_job_wrote() {
+        let tmp = tempfile::tempdir().unwrap();
+        let sleep = tmp.path().join("condor_starter");
+        fs::copy("/bin/sleep", &sleep).unwrap();
+        // A copy just written may be held open for writing a moment by another test's fork.
+        let spawned =
+            (0..50).find_map(
+                |_| match std::process::Command::new(&sleep).arg("60").spawn() {
+                    Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                        None
+                    }
+                    other => Some(other.unwrap()),
+                },
+            );
+        let waiter = FakeWaiter(spawned.expect("the copy of sleep stayed busy"));
+        let other = FakeWaiter(
+            std::process::Command::new("/bin/sleep")
+                .arg("60")
+                .spawn()
+                .unwrap(),
+        );
+        let execute = tmp.path().join("execute");
+        let line = |pid: u32| {
+            let w = super::super::waiter::WaiterId::of(pid as i32, pid as i32);
+            let start = w.map(|w| w.start_time).unwrap_or(0);
+            format!("W {pid} {start} {pid}\nX 0 1 1 1\n")
+        };
+        // The comm of a process just spawned is its program's name once it has exec'd.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while fs::read_to_string(format!("/proc/{}/comm", waiter.0.id()))
+            .map_or(true, |c| c.trim_end() != "condor_starter")
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the fake waiter never ran"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        for (dir, pid) in [("dir_1_0_0", waiter.0.id()), ("dir_2_0_0", other.0.id())] {
+            fs::create_dir_all(execute.join(dir)).unwrap();
+            fs::write(
+                execute.join(dir).join(super::super::waiter::RECORD),
+                line(pid),
+            )
+            .unwrap();
+        }
+        let found = survivors(&execute);
+        assert!(matches!(found[0].left, Left::Running(w) if w.pid == waiter.0.id() as i32));
+        // A record naming a process that is not a waiter: the exit it says counts.
+        assert!(matches!(found[1].left, Left::Finished(_)), "{found:?}");
     }
 }

@@ -107,8 +107,9 @@ pub fn recycle(dir: &Path) {
         let parent = dir.parent()?;
         let meta = fs::symlink_metadata(dir).ok()?;
         // Only after a waiter's recorded exit is it sure that nothing of the job runs (the
-        // waiter ended the job's family first).
-        if !meta.is_dir() || waiter::read_record(dir).is_none() {
+        // waiter ended the job's family first); a condor_ssh_to_job session may outlive it.
+        let record = waiter::Record::read(dir)?;
+        if !meta.is_dir() || record.exit.is_none() || record.session {
             return None;
         }
         empty(dir).ok()?;
@@ -248,6 +249,21 @@ mod tests {
         fs::write(third.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
         recycle(&third);
         remove_scratch(execute.path());
+    }
+
+    #[test]
+    fn a_directory_that_had_a_session_is_not_used_again() {
+        let execute = tempfile::tempdir().unwrap();
+        let dir = make(execute.path(), 1, 0).unwrap();
+        fs::write(dir.join(waiter::RECORD), "W 1 2 3\n").unwrap();
+        waiter::mark_session(&dir).unwrap();
+        fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join(waiter::RECORD))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"X 0 1 1 1\n"))
+            .unwrap();
+        recycle(&dir);
+        assert_eq!(fs::read_dir(execute.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -95,7 +95,17 @@ impl SessionDir {
         for n in 1..=1000 {
             let dir = scratch.join(format!(".condor_ssh_to_job_{n}"));
             match std::fs::create_dir(&dir) {
-                Ok(()) => return Ok(SessionDir(dir)),
+                Ok(()) => {
+                    // The session may outlive the job: its directory is not used again.
+                    if let Err(e) = super::waiter::mark_session(scratch) {
+                        let _ = std::fs::remove_dir(&dir);
+                        return Err(io::Error::new(
+                            e.kind(),
+                            format!("Failed to mark {}: {e}", scratch.display()),
+                        ));
+                    }
+                    return Ok(SessionDir(dir));
+                }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => {
                     return Err(io::Error::new(

@@ -31,7 +31,8 @@
 //!   adopts the job or records its exit logs the event when the mark is missing);
 //! - `X <status> <user µs> <system µs> <max rss KiB>`: the waiter, when the job has ended;
 //! - `R`: the daemon, when it readies the directory for another job's run ([`reset`]):
-//!   nothing before it counts.
+//!   nothing before it counts;
+//! - `S`: `condor_ssh_to_job`, when it opens a session in the directory ([`mark_session`]).
 //!
 //! So an exit is recorded exactly when the job's process has ended and nothing of it runs; a
 //! daemon that died meanwhile finds it at its next start ([`read_record`]). One file rather
@@ -57,6 +58,11 @@ pub const RECORD: &str = ".job.waiter";
 pub fn is_bookkeeping(name: &str) -> bool {
     name == RECORD
 }
+
+/// A waiter's process name (`ps`, `pgrep`), as HTCondor's process between the daemons and a
+/// job.
+const WAITER_NAME: &str = "condor_starter";
+const WAITER_NAME_C: &std::ffi::CStr = c"condor_starter";
 
 /// The signal the daemon sends a waiter, queued with the signal to forward to the job.
 pub fn carrier() -> i32 {
@@ -361,6 +367,9 @@ pub struct Record {
     pub exit: Option<super::RawExit>,
     /// Whether the daemon has logged the job's execute event.
     pub executed: bool,
+    /// Whether a `condor_ssh_to_job` session was opened in the directory (it may outlive
+    /// the job: the directory is not used again).
+    pub session: bool,
 }
 
 /// The longest record read: a few lines per run (a job restarted after checkpoints starts
@@ -404,6 +413,7 @@ impl Record {
                 }
                 "E" => record.executed = true,
                 "R" => record = Record::default(),
+                "S" => record.session = true,
                 _ => return None,
             }
             if numbers.next().is_some() {
@@ -429,6 +439,11 @@ pub fn executed(dir: &Path) -> bool {
 /// daemon not to log it again).
 pub fn mark_executed(dir: &Path) -> io::Result<()> {
     append(&dir.join(RECORD), b"E\n")
+}
+
+/// Marks a `condor_ssh_to_job` session opened in the job's directory `dir`.
+pub fn mark_session(dir: &Path) -> io::Result<()> {
+    append(&dir.join(RECORD), b"S\n")
 }
 
 /// Starts the record in `dir` again for a new run of the job in the same directory (after a
@@ -522,6 +537,14 @@ impl WaiterId {
         start_time(self.pid) == Some(self.start_time) && !is_zombie(self.pid)
     }
 
+    /// [`WaiterId::is_alive`], and the process is a waiter (named as waiters are, in
+    /// `/proc/<pid>/comm`): a record a job forged does not name just any process.
+    pub fn is_running_waiter(&self) -> bool {
+        self.is_alive()
+            && std::fs::read_to_string(format!("/proc/{}/comm", self.pid))
+                .is_ok_and(|comm| comm.trim_end() == WAITER_NAME)
+    }
+
     /// Appends this waiter to the record in the job's directory `dir`, as its job does.
     #[cfg(test)]
     pub fn write(&self, dir: &Path) -> io::Result<()> {
@@ -579,7 +602,7 @@ pub(super) unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> 
     // The daemon learns who its waiter is first (the launcher's fork gives it no pid).
     report(err, libc::getpid());
     // Named as HTCondor's process between the daemons and a job (in `ps`, `pgrep`).
-    libc::prctl(libc::PR_SET_NAME, c"condor_starter".as_ptr());
+    libc::prctl(libc::PR_SET_NAME, WAITER_NAME_C.as_ptr());
     // The standard files to 0, 1, 2 and the error pipe to 3, whatever their numbers were:
     // first out of the way (10 and up), then into place; then everything else closed (the
     // daemon's descriptors, close-on-exec or not, for the waiter never execs).
