@@ -24,7 +24,7 @@ use super::waiter;
 /// The name prefix of a parked directory in `$(EXECUTE)`.
 pub(super) const FREE_PREFIX: &str = ".free_";
 
-/// The most directories kept for later runs (of this process; the oldest goes first).
+/// The most directories kept for later runs in one `$(EXECUTE)` (the oldest goes first).
 pub const MAX_FREE: usize = 16;
 
 /// The files a parked directory keeps (empty, or rewritten whole by the next run).
@@ -116,17 +116,27 @@ pub fn recycle(dir: &Path) {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).ok()?;
         let free = parent.join(format!("{FREE_PREFIX}{}", super::next_scratch_number()));
         fs::rename(dir, &free).ok()?;
-        // The oldest parked directory makes room (one of another `$(EXECUTE)` before a
-        // reconfiguration, or gone, leaves so too).
-        let evicted = {
+        // The oldest parked directory of this `$(EXECUTE)` makes room (those of another,
+        // before a reconfiguration, stay until the daemon stops: a few at most).
+        let evicted: Vec<PathBuf> = {
             let mut list = free_list();
             list.push(Free {
                 dir: free,
                 uid: meta.uid(),
             });
-            (list.len() > MAX_FREE).then(|| list.remove(0).dir)
+            let mut evicted = Vec::new();
+            let here = list
+                .iter()
+                .filter(|f| f.dir.parent() == Some(parent))
+                .count();
+            if here > MAX_FREE {
+                if let Some(i) = list.iter().position(|f| f.dir.parent() == Some(parent)) {
+                    evicted.push(list.remove(i).dir);
+                }
+            }
+            evicted
         };
-        if let Some(old) = evicted {
+        for old in evicted {
             remove_scratch(&old);
         }
         Some(())
