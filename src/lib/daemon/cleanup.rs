@@ -33,6 +33,8 @@ pub struct Cleaner {
     thread: Option<JoinHandle<()>>,
     /// A sync is asked for and has not started yet.
     sync_wanted: Arc<AtomicBool>,
+    /// `$(EXECUTE)`, whose parked directories go when the work is done.
+    execute: PathBuf,
 }
 
 fn sync_file(path: &std::path::Path) {
@@ -49,7 +51,8 @@ fn sync_file(path: &std::path::Path) {
 }
 
 impl Cleaner {
-    pub fn new() -> Cleaner {
+    /// The cleaner of the pool whose scratch directories are in `execute`.
+    pub fn new(execute: PathBuf) -> Cleaner {
         let (tx, rx) = mpsc::channel::<Work>();
         let sync_wanted = Arc::new(AtomicBool::new(false));
         let wanted = sync_wanted.clone();
@@ -74,6 +77,7 @@ impl Cleaner {
                 tx: Some(tx),
                 thread: Some(t),
                 sync_wanted,
+                execute,
             },
             Err(e) => {
                 tracing::warn!("no background thread ({e}): its work is done at once");
@@ -81,6 +85,7 @@ impl Cleaner {
                     tx: None,
                     thread: None,
                     sync_wanted,
+                    execute,
                 }
             }
         }
@@ -128,7 +133,7 @@ impl Cleaner {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        starter::remove_parked();
+        starter::remove_parked(&self.execute);
     }
 }
 

@@ -146,9 +146,16 @@ pub fn recycle(dir: &Path) {
     }
 }
 
-/// Removes every parked directory (the daemon stops).
-pub fn remove_parked() {
-    let parked = std::mem::take(&mut *free_list());
+/// Removes the directories parked in `execute_dir` (the daemon stops).
+pub fn remove_parked(execute_dir: &Path) {
+    let parked: Vec<Free> = {
+        let mut list = free_list();
+        let (here, others) = std::mem::take(&mut *list)
+            .into_iter()
+            .partition(|f| f.dir.parent() == Some(execute_dir));
+        *list = others;
+        here
+    };
     for free in parked {
         remove_scratch(&free.dir);
     }

@@ -345,10 +345,10 @@ impl Pool {
                 autoclusters: Default::default(),
             },
             shadow: Shadows {
+                cleaner: super::cleanup::Cleaner::new(execute.clone()),
                 execute,
                 running: HashMap::new(),
                 reaper: super::reaper::Reaper::new(to_main.clone()),
-                cleaner: super::cleanup::Cleaner::new(),
             },
             matchmaker: Matchmaking {
                 defrag,
