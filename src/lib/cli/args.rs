@@ -139,6 +139,15 @@ impl ArgSpec {
     };
 }
 
+/// The `-help` flag of a tool that prints its own usage (HTCondor's text, not clap's): the tool
+/// turns clap's help and version flags off and reads this one.
+pub fn help_flag(text: &'static str) -> Arg {
+    Arg::new("help")
+        .long("help")
+        .action(ArgAction::SetTrue)
+        .help(text)
+}
+
 /// A flag whose every occurrence keeps its place on the command line, for tools that act on
 /// their arguments left to right: read with
 /// [`Invocation::occurrences`](super::Invocation::occurrences). (clap's `SetTrue` and `Count` flags

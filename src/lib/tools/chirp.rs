@@ -68,12 +68,7 @@ pub fn command() -> Command {
         )
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .help("Print the usage"),
-        )
+        .arg(crate::cli::args::help_flag("Print the usage"))
         .arg(
             Arg::new("command")
                 .value_name("COMMAND")

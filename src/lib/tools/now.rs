@@ -53,12 +53,7 @@ pub fn command() -> Command {
         .after_help("Exit status: 0 when the slot is being reassigned, 1 otherwise.")
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .help("Print the usage"),
-        )
+        .arg(crate::cli::args::help_flag("Print the usage"))
         .arg(value("name", "SCHEDULER", "The schedd holding the jobs"))
         .arg(value(
             "pool",

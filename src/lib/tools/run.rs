@@ -57,12 +57,7 @@ fn command() -> Command {
         .disable_help_flag(true)
         .disable_version_flag(true)
         .trailing_var_arg(true)
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .help("Print the usage"),
-        )
+        .arg(crate::cli::args::help_flag("Print the usage"))
         .arg(
             Arg::new("getenv")
                 .long("getenv")

@@ -94,12 +94,7 @@ pub fn command() -> Command {
         )
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .help("Print usage info and exit"),
-        )
+        .arg(crate::cli::args::help_flag("Print usage info and exit"))
         .arg(
             Arg::new("version")
                 .long("version")

@@ -79,12 +79,7 @@ pub fn command() -> Command {
         )
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .help("Display this message and exit"),
-        )
+        .arg(crate::cli::args::help_flag("Display this message and exit"))
         .arg(
             Arg::new("version")
                 .long("version")

@@ -103,12 +103,9 @@ pub fn command() -> Command {
         )
         .disable_help_flag(true)
         .disable_version_flag(true)
-        .arg(
-            Arg::new("help")
-                .long("help")
-                .action(ArgAction::SetTrue)
-                .help("Show this help message and exit."),
-        )
+        .arg(crate::cli::args::help_flag(
+            "Show this help message and exit.",
+        ))
         .arg(
             Arg::new("debug")
                 .long("debug")
