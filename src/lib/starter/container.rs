@@ -615,21 +615,6 @@ fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The uid and gid the job runs as, and the user's supplementary groups.
-fn job_ids() -> (u32, u32, Vec<u32>) {
-    let uid = nix::unistd::geteuid();
-    let gid = nix::unistd::getegid();
-    let mut groups = Vec::new();
-    if let Ok(Some(user)) = nix::unistd::User::from_uid(uid) {
-        if let Ok(name) = std::ffi::CString::new(user.name.as_bytes()) {
-            if let Ok(gs) = nix::unistd::getgrouplist(&name, user.gid) {
-                groups = gs.into_iter().map(|g| g.as_raw()).collect();
-            }
-        }
-    }
-    (uid.as_raw(), gid.as_raw(), groups)
-}
-
 /// `makeHostname`: `<owner>-<cluster>.<proc>-<machine>`, at most 63 characters.
 fn docker_hostname(job: &ClassAd, slot: &ClassAd) -> String {
     let owner = lookup_str(job, "Owner").map_or("unknown".into(), |s| s.to_string());
@@ -727,7 +712,7 @@ pub fn docker_launch(l: &JobLaunch<'_>, env: JobEnv) -> Result<Launch, String> {
         c.extend(["--volume".into(), v]);
     }
     c.extend(["--workdir".into(), iwd.clone()]);
-    let (uid, gid, groups) = job_ids();
+    let (uid, gid, groups) = super::identity::Account::current().raw_ids();
     c.extend(["--user".into(), format!("{uid}:{gid}")]);
     for g in groups {
         c.extend(["--group-add".into(), g.to_string()]);

@@ -41,6 +41,7 @@ pub mod container;
 pub mod env;
 mod exec;
 mod finish;
+pub mod identity;
 pub mod launcher;
 mod local;
 mod orphans;
