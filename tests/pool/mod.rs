@@ -393,6 +393,50 @@ fn a_held_running_job_stops_and_runs_again_when_released() {
 }
 
 #[test]
+fn a_job_that_cannot_exec_is_held_after_its_execute_event() {
+    // HTCondor's starter reports a failed exec after the job's start: the shadow logs the
+    // execute event, the starter's error (021), then the hold (012), code 6 and the errno.
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    script(&env, "badinterp.sh", "#!/no/such/interpreter\n");
+    let cluster = submit(&env, "executable = badinterp.sh\nlog = x.log\nqueue\n");
+    wait_for("the job to be held", || {
+        count(&env, &format!("ClusterId == {cluster} && JobStatus == 5")) == 1
+    });
+    let out = env.run(
+        "condor_q",
+        [
+            &cluster,
+            "-af",
+            "HoldReasonCode",
+            "HoldReasonSubCode",
+            "ExitCode",
+        ],
+    );
+    assert_eq!(out.stdout, "6 2 undefined\n", "{out}");
+    let events = read_events(env.work_dir().join("x.log")).unwrap();
+    let bodies: Vec<&EventBody> = events.iter().map(|e| &e.body).collect();
+    let [EventBody::Submit(_), EventBody::Execute(_), EventBody::RemoteError(err), EventBody::JobHeld(held)] =
+        bodies[..]
+    else {
+        panic!("events: {bodies:?}");
+    };
+    let message = format!(
+        "Failed to execute '{}/badinterp.sh': invalid interpreter (/no/such/interpreter) \
+         specified on first line of script (errno=2: 'No such file or directory')",
+        env.work_dir().display()
+    );
+    assert_eq!((err.daemon_name.as_str(), err.critical), ("starter", true));
+    assert_eq!(err.message, message);
+    assert_eq!(
+        held.reason.as_deref(),
+        Some(&*format!("Error from {}: {message}", err.execute_host))
+    );
+    assert_eq!((held.code, held.subcode), (6, 2));
+    drop(master);
+}
+
+#[test]
 fn exit_policies_retry_and_hold() {
     let env = TestEnvironment::new();
     let master = Master::start(&env);

@@ -345,59 +345,99 @@ fn open_std_files(
     ])
 }
 
-/// How the job's process is started: kept for the restarts of a self-checkpointing job,
-/// which run the same command in the same sandbox.
+/// What a job runs, where: what a failed start names.
 #[derive(Debug)]
-pub(super) struct Launch {
+pub(super) struct Program {
+    slot_name: String,
     cmd: PathBuf,
     args: Vec<String>,
+}
+
+impl Program {
+    /// The program of `job` (a job an earlier daemon started: what its start would have
+    /// been named by).
+    pub(super) fn of(job: &ClassAd, slot_name: String) -> Program {
+        Program {
+            slot_name,
+            cmd: PathBuf::from(&*lookup_str(job, "Cmd").unwrap_or_default()),
+            args: job_arguments(job).unwrap_or_default(),
+        }
+    }
+
+    /// `Error from <slot>: <msg>`: the shadow's words for an error from the starter.
+    fn err_from(&self, msg: &str) -> String {
+        format!("Error from {}: {msg}", self.slot_name)
+    }
+
+    /// The starter's words (`OsProc::StartJob`) for a job whose process could not exec
+    /// (`e`), without the shadow's `Error from <slot>: `.
+    pub(super) fn failed_to_execute(&self, e: &io::Error) -> String {
+        let mut msg = format!("Failed to execute '{}'", self.cmd.display());
+        if !self.args.is_empty() {
+            let mut shown = String::new();
+            for a in &self.args {
+                append_arg(a, &mut shown);
+            }
+            msg.push_str(&format!(" with arguments {shown}"));
+        }
+        msg.push_str(&format!(": {}", exec_error_text(&self.cmd, e)));
+        msg
+    }
+
+    /// The hold of a job whose process could not exec (`e`).
+    pub(super) fn failure(&self, e: &io::Error) -> StartFailure {
+        StartFailure::new(
+            self.err_from(&self.failed_to_execute(e)),
+            FAILED_TO_CREATE_PROCESS,
+            errno_of(e) as i64,
+        )
+    }
+
+    pub(super) fn slot_name(&self) -> &str {
+        &self.slot_name
+    }
+}
+
+/// How the job's [`Program`] is started: kept for the restarts of a self-checkpointing
+/// job, which run the same command in the same sandbox.
+#[derive(Debug)]
+pub(super) struct Launch {
     env: Vec<(String, String)>,
     cwd: PathBuf,
     /// The job's directory, where its waiter records its exit.
     dir: PathBuf,
     std_files: [StdFile; 3],
     append_only: bool,
-    slot_name: String,
 }
 
 impl Launch {
-    fn err_from(&self, msg: &str) -> String {
-        format!("Error from {}: {msg}", self.slot_name)
-    }
-
-    /// Spawns the job under its waiter ([`waiter`]) with its standard files already open.
-    fn spawn(&self, stdio: [OwnedFd; 3]) -> Result<Spawned, StartFailure> {
-        let argv = std::iter::once(self.cmd.as_os_str()).chain(self.args.iter().map(OsStr::new));
+    /// Spawns the job under its waiter ([`waiter`]) with its standard files already open;
+    /// `until`: whether a failed `execve` is this call's error, or learnt at the job's exit.
+    fn spawn(
+        &self,
+        p: &Program,
+        stdio: [OwnedFd; 3],
+        until: waiter::Until,
+    ) -> Result<Spawned, StartFailure> {
+        let argv = std::iter::once(p.cmd.as_os_str()).chain(p.args.iter().map(OsStr::new));
         let env = self
             .env
             .iter()
             .map(|(k, v)| (OsStr::new(k.as_str()), OsStr::new(v.as_str())));
-        let spawned = waiter::Spec::new(&self.cmd, argv, env, &self.cwd, &self.dir)
-            .and_then(|spec| waiter::spawn(&spec, stdio));
-        spawned.map_err(|e| {
-            let mut msg = format!("Failed to execute '{}'", self.cmd.display());
-            if !self.args.is_empty() {
-                let mut shown = String::new();
-                for a in &self.args {
-                    append_arg(a, &mut shown);
-                }
-                msg.push_str(&format!(" with arguments {shown}"));
-            }
-            msg.push_str(&format!(": {}", exec_error_text(&self.cmd, &e)));
-            StartFailure::new(
-                self.err_from(&msg),
-                FAILED_TO_CREATE_PROCESS,
-                errno_of(&e) as i64,
-            )
-        })
+        waiter::Spec::new(&p.cmd, argv, env, &self.cwd, &self.dir)
+            .and_then(|mut spec| {
+                spec.until = until;
+                waiter::spawn(&spec, stdio)
+            })
+            .map_err(|e| p.failure(&e))
     }
 
     /// Starts the job again (`VanillaProc::restartCheckpointedJob`'s `StartJob`): its
     /// standard files opened anew, appended to.
-    pub(super) fn respawn(&self) -> Result<Spawned, StartFailure> {
-        let err_from = |msg: &str| self.err_from(msg);
+    pub(super) fn respawn(&self, program: &Program) -> Result<Spawned, StartFailure> {
+        let err_from = |msg: &str| program.err_from(msg);
         let stdio = open_std_files(&self.std_files, self.append_only, &err_from)?;
-        self.spawn(stdio)
+        self.spawn(program, stdio, waiter::Until::Exec)
     }
 }
 
@@ -647,18 +687,21 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     }
     .map_err(|e| StartFailure::new(err_from(&e), JOB_NOT_STARTED, 0))?;
     let docker = prepared.docker;
-    let launch = Launch {
+    let program = Program {
+        slot_name,
         cmd: prepared.program,
         args: prepared.args,
+    };
+    let launch = Launch {
         env: prepared.env,
         cwd: job_iwd.clone(),
         dir: scratch.clone(),
         std_files,
         append_only,
-        slot_name: slot_name.clone(),
     };
     let started = Instant::now();
-    let spawned = launch.spawn(stdio)?;
+    // The daemon goes on once the job's process is forked: a failed exec comes with its exit.
+    let spawned = launch.spawn(&program, stdio, waiter::Until::Forked)?;
     guard.dir = None;
     let sig = |attr| find_signal(job, attr).unwrap_or(libc::SIGTERM);
     Ok(RunningJob {
@@ -674,6 +717,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         killed: AtomicBool::new(false),
         started,
         run_started: started,
+        program,
         launch: Some(launch),
         checkpoint,
         checkpoint_usage: super::RawExit::default(),
@@ -754,6 +798,7 @@ pub(super) fn reattach(
     let iwd = absolute(Path::new(&*lookup_str(job, "Iwd").unwrap_or_default()));
     let transferring = wants_file_transfer(req);
     let cmd_text = lookup_str(job, "Cmd").unwrap_or_default();
+    let program = Program::of(job, slot_name.clone());
     let output = transferring.then(|| {
         let ends = Endpoints {
             slot_name,
@@ -779,6 +824,7 @@ pub(super) fn reattach(
         killed: AtomicBool::new(false),
         started,
         run_started: started,
+        program,
         // Not started again in this sandbox: a checkpoint exit ends the run.
         launch: None,
         checkpoint: None,

@@ -112,7 +112,9 @@ impl FinishPlan {
         let mut updates: Vec<(String, Expr)> = Vec::new();
         let mut put = |name: &str, e: Expr| updates.push((name.to_owned(), e));
 
+        // A process that never became the job has no exit of the job's to report.
         match exit {
+            _ if raw.exec_error.is_some() => {}
             JobExit::Code(code) => {
                 put("ExitBySignal", Expr::lit(false));
                 put("ExitCode", Expr::lit(code as i64));
@@ -142,11 +144,13 @@ impl FinishPlan {
             "CumulativeRemoteSysCpu",
             Expr::lit(prev.cumulative_sys_cpu + raw.sys_cpu),
         );
-        // The shadow keeps the largest image size and resident set size seen.
-        if prev.image_size.is_none_or(|s| raw.max_rss_kib > s) {
+        // The shadow keeps the largest image size and resident set size seen (of the job's:
+        // a process that never became the job has none).
+        let sized = raw.exec_error.is_none();
+        if sized && prev.image_size.is_none_or(|s| raw.max_rss_kib > s) {
             put("ImageSize", Expr::lit(raw.max_rss_kib));
         }
-        if prev.resident_set_size.is_none_or(|s| raw.max_rss_kib > s) {
+        if sized && prev.resident_set_size.is_none_or(|s| raw.max_rss_kib > s) {
             put("ResidentSetSize", Expr::lit(raw.max_rss_kib));
         }
         // The shadow copies an expression for MemoryUsage as it is
@@ -207,6 +211,7 @@ impl FinishPlan {
                 wall_secs,
             },
             killed,
+            not_started: None,
         }
     }
 }

@@ -285,6 +285,7 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
         killed: AtomicBool::new(false),
         started,
         run_started: started,
+        program: super::exec::Program::of(job, "schedd".into()),
         launch: None,
         checkpoint: None,
         checkpoint_usage: super::RawExit::default(),

@@ -149,6 +149,9 @@ pub struct RawExit {
     pub sys_cpu: f64,
     /// The peak resident set size, KiB (`ru_maxrss`).
     pub max_rss_kib: i64,
+    /// Set when the job's process never became the job: the errno of its failed `execve`
+    /// (or of what comes before it), as it recorded it (see [`waiter`]).
+    pub exec_error: Option<i32>,
 }
 
 /// How the job ended.
@@ -214,6 +217,19 @@ pub struct JobResult {
     /// Whether the job was signalled by [`RunningJob::soft_kill`], [`RunningJob::hard_kill`]
     /// or [`RunningJob::send_signal`] before it exited (its output was then not transferred).
     pub killed: bool,
+    /// Set when the job's process never became the job (its `execve` failed): then
+    /// [`JobResult::hold`] holds it, and the exit is not the job's.
+    pub not_started: Option<NotStarted>,
+}
+
+/// The starter's report of a job that could not be started (`notifyStarterError`), which the
+/// shadow logs as a remote error event (021) before it holds the job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotStarted {
+    /// The slot the job was to run on (the shadow's `ExecuteHost` of the event).
+    pub execute_host: String,
+    /// `Failed to execute '<cmd>' ...: (errno=N: '...')`.
+    pub message: String,
 }
 
 /// A job that [`start`] spawned.
@@ -240,6 +256,8 @@ pub struct RunningJob {
     started: Instant,
     /// When the current process started (a checkpointing job's restarts start new ones).
     run_started: Instant,
+    /// What the job runs, named by a failed start.
+    program: exec::Program,
     /// How the job was started (none for the schedd's own jobs, which never checkpoint).
     launch: Option<exec::Launch>,
     checkpoint: Option<checkpoint::CheckpointPlan>,
@@ -356,12 +374,24 @@ impl RunningJob {
     /// to remove (with [`remove_scratch`]) comes back with the result, unless
     /// `STARTER_KEEP_SCRATCH_DIR` keeps it. The caller may remove it later, elsewhere.
     pub fn finish_deferred(self, mut exit: RawExit) -> (JobResult, Option<PathBuf>) {
+        if exit.exec_error.is_some() {
+            // Never the job: nothing of it to send back.
+            self.forgo_output();
+        }
         let killed = self.killed.load(Ordering::Relaxed);
         exit.user_cpu += self.checkpoint_usage.user_cpu;
         exit.sys_cpu += self.checkpoint_usage.sys_cpu;
         exit.max_rss_kib = exit.max_rss_kib.max(self.checkpoint_usage.max_rss_kib);
         let wall = self.started.elapsed().as_secs_f64();
-        let result = self.finish.run(&self.scratch_dir, exit, killed, wall);
+        let mut result = self.finish.run(&self.scratch_dir, exit, killed, wall);
+        if let Some(errno) = exit.exec_error {
+            let e = std::io::Error::from_raw_os_error(errno);
+            result.not_started = Some(NotStarted {
+                execute_host: self.program.slot_name().to_owned(),
+                message: self.program.failed_to_execute(&e),
+            });
+            result.hold = Some(self.program.failure(&e));
+        }
         let scratch = (!self.finish.keep_scratch).then_some(self.scratch_dir);
         (result, scratch)
     }
@@ -424,7 +454,7 @@ impl RunningJob {
         let restarted = match hold {
             Some(h) => Err(h),
             None => match &self.launch {
-                Some(l) => l.respawn(),
+                Some(l) => l.respawn(&self.program),
                 None => Err(StartFailure::new(
                     "Starter failed to restart the job",
                     hold_codes::JOB_NOT_STARTED,
@@ -504,6 +534,7 @@ pub fn reap(pid: i32) -> std::io::Result<RawExit> {
         user_cpu: usage.user_cpu,
         sys_cpu: usage.sys_cpu,
         max_rss_kib: usage.max_rss_kib,
+        exec_error: None,
     })
 }
 

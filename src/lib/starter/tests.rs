@@ -87,6 +87,24 @@ impl Pool {
         })
     }
 
+    /// A job whose process could not exec: it starts (the daemon does not wait for the
+    /// exec), and its end says why it never ran, as the hold the shadow puts it on.
+    fn exec_failure(&self, job: &ClassAd) -> StartFailure {
+        let r = self.run(job);
+        let n = r
+            .not_started
+            .clone()
+            .unwrap_or_else(|| panic!("the job's process did not exec: {r:?}"));
+        let hold = r.hold.expect("a job that never ran is held");
+        assert_eq!(
+            hold.reason,
+            format!("Error from {}: {}", n.execute_host, n.message)
+        );
+        // No exit of the job's: its process never was the job.
+        assert!(!r.updates.iter().any(|(name, _)| name.starts_with("Exit")));
+        hold
+    }
+
     /// Starts, waits for and finishes a job.
     fn run(&self, job: &ClassAd) -> JobResult {
         let running = self.start(job).unwrap_or_else(|f| panic!("{f:?}"));
@@ -727,7 +745,7 @@ fn input_and_output_transfer_with_remaps() {
 #[test]
 fn start_failures() {
     let pool = Pool::new();
-    let f = pool.start(&pool.job("/nonexistent/prog", &[])).unwrap_err();
+    let f = pool.exec_failure(&pool.job("/nonexistent/prog", &[]));
     assert_eq!(
         f,
         StartFailure {
@@ -739,9 +757,7 @@ fn start_failures() {
         }
     );
     assert!(!f.is_vacate());
-    let f = pool
-        .start(&pool.job("/nonexistent/prog", &[("Arguments", s("a 'b c'"))]))
-        .unwrap_err();
+    let f = pool.exec_failure(&pool.job("/nonexistent/prog", &[("Arguments", s("a 'b c'"))]));
     assert_eq!(
         f.reason,
         "Error from slot1@testhost: Failed to execute '/nonexistent/prog' with arguments \
@@ -749,7 +765,7 @@ fn start_failures() {
     );
 
     pool.write("noexec", "#!/bin/sh\n");
-    let f = pool.start(&pool.job("noexec", &[])).unwrap_err();
+    let f = pool.exec_failure(&pool.job("noexec", &[]));
     assert_eq!((f.code, f.subcode), (6, 13));
     assert!(
         f.reason.ends_with("(errno=13: 'Permission denied')"),
@@ -763,7 +779,7 @@ fn start_failures() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let f = pool.start(&pool.job("badinterp", &[])).unwrap_err();
+    let f = pool.exec_failure(&pool.job("badinterp", &[]));
     assert_eq!(
         f.reason,
         format!(

@@ -9,9 +9,11 @@
 //! 1. starts a session of its own, so that nothing aimed at the daemon's process group or
 //!    terminal reaches it, and becomes a child subreaper (`PR_SET_CHILD_SUBREAPER`): whatever
 //!    the job starts, daemonized (`setsid`, double fork) or not, stays its descendant;
-//! 2. starts the job in a process group of its own, and reports a failed `execve` (its errno)
-//!    to the daemon through a close-on-exec pipe, so a job that cannot start fails at once, as
-//!    a spawn does;
+//! 2. starts the job in a process group of its own, and tells the daemon the job's pid
+//!    through a close-on-exec pipe, on which the job's process reports a failed `execve` (its
+//!    errno) too: a caller that waits for the pipe to close ([`Until::Exec`]) learns of it at
+//!    once, as from a spawn; the master does not wait ([`Until::Forked`]) and learns of it
+//!    from the record, with the job's exit;
 //! 3. forwards every signal it gets to the job's process group: the daemon's signals come as
 //!    [`CARRIER`] queued with the signal to forward (`sigqueue`), so that `SIGKILL`,
 //!    `SIGSTOP` and `SIGCONT` reach the job while the waiter stays; the processes of the job
@@ -21,14 +23,18 @@
 //!    them all, and appends the job's exit (wait status and the family's resource usage) to
 //!    the job's [`RECORD`]. Only then does it exit (status 0).
 //!
-//! The record is one small file in the job's directory that three writers append whole lines
+//! The record is one small file in the job's directory that four writers append whole lines
 //! to, each in one `write` with `O_APPEND` (a line is there whole or, cut short by a full
 //! disk, without its newline and ignored):
 //!
-//! - `W <waiter pid> <waiter start time> <job pid>`: the job's process itself, before its
-//!   `execve` ([`WaiterId`]): whatever the daemon's fate, a job that runs can be found;
+//! - `W <waiter pid> <waiter start time> <job pid>`: the waiter, once it has forked the job's
+//!   process and before the daemon hears of it ([`WaiterId`]): whatever the daemon's fate
+//!   after it logs the job's start, the job can be found;
 //! - `E`: the daemon, once the job's execute event (001) is in its log (a later daemon that
 //!   adopts the job or records its exit logs the event when the mark is missing);
+//! - `F <errno>`: the job's process, when it could not become the job (its `execve`, or
+//!   what comes before it, failed): the daemon, which does not wait for the `execve`, learns
+//!   of it with the exit and holds the job as HTCondor's starter does;
 //! - `X <status> <user µs> <system µs> <max rss KiB>`: the waiter, when the job has ended;
 //! - `R`: the daemon, when it readies the directory for another job's run ([`reset`]):
 //!   nothing before it counts;
@@ -87,6 +93,8 @@ pub(super) struct Spec {
     pub(super) core_limit: Option<libc::rlim_t>,
     /// A nice increment for the job.
     pub(super) nice: i32,
+    /// How long [`spawn`] waits.
+    pub(super) until: Until,
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -138,6 +146,7 @@ impl Spec {
             record: cpath(&dir.join(RECORD))?,
             core_limit: None,
             nice: 0,
+            until: Until::Exec,
         })
     }
 
@@ -147,7 +156,9 @@ impl Spec {
         let all = strings.into_iter().chain(&self._argv).chain(&self._envp);
         let mut out =
             Vec::with_capacity(64 + all.clone().map(|s| s.as_bytes().len() + 4).sum::<usize>());
-        out.push(u8::from(self.core_limit.is_some()));
+        out.push(
+            u8::from(self.core_limit.is_some()) | (u8::from(self.until == Until::Forked) << 1),
+        );
         #[allow(clippy::unnecessary_cast)] // `rlim_t` is u32 on some targets
         out.extend_from_slice(&(self.core_limit.unwrap_or(0) as u64).to_le_bytes());
         out.extend_from_slice(&self.nice.to_le_bytes());
@@ -172,7 +183,16 @@ impl Spec {
             rest = tail;
             Ok(head)
         };
-        let has_core = take(1)?[0] != 0;
+        let flags = take(1)?[0];
+        if flags > 3 {
+            return Err(invalid());
+        }
+        let has_core = flags & 1 != 0;
+        let until = if flags & 2 != 0 {
+            Until::Forked
+        } else {
+            Until::Exec
+        };
         let core = u64::from_le_bytes(take(8)?.try_into().map_err(|_| invalid())?);
         let nice = i32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?);
         let n_argv = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
@@ -204,6 +224,7 @@ impl Spec {
             _envp: envp,
             core_limit: has_core.then_some(core as libc::rlim_t),
             nice,
+            until,
         })
     }
 }
@@ -217,10 +238,22 @@ pub(super) struct Spawned {
     pub(super) job: i32,
 }
 
+/// How long [`spawn`] waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Until {
+    /// Until the job's `execve` (or its failure): a failure is [`spawn`]'s error.
+    Exec,
+    /// Until the job's process is forked: a failed `execve` is then learnt from the
+    /// [`RECORD`] with the job's exit ([`super::RawExit::exec_error`]), and the daemon goes
+    /// on meanwhile (HTCondor's starter too reports a failed exec after the job's start).
+    Forked,
+}
+
 /// Starts a waiter that runs the job of `spec` with `stdio` as its standard input, output
 /// and error: the [`launcher`](super::launcher) forks it where there is one (the waiter is
 /// this process's child all the same), else this process does. An error is the fork's, or
-/// the job's `execve`'s (the waiter has then been reaped).
+/// (with [`Spec::until`] [`Until::Exec`]) the job's `execve`'s (the waiter has then been
+/// reaped).
 pub(super) fn spawn(spec: &Spec, stdio: [OwnedFd; 3]) -> io::Result<Spawned> {
     let fds = [
         stdio[0].as_raw_fd(),
@@ -241,7 +274,7 @@ pub(super) fn spawn(spec: &Spec, stdio: [OwnedFd; 3]) -> io::Result<Spawned> {
             None => Some(fork_here(spec, fds, write.as_raw_fd())?),
         };
         drop(write);
-        let words = read_words(&read);
+        let words = read_words(&read, spec.until);
         if let (Some(launcher), true) = (launcher, words.is_empty()) {
             super::launcher::forget(launcher);
             continue;
@@ -275,12 +308,18 @@ fn fork_here(spec: &Spec, fds: [RawFd; 3], err: RawFd) -> io::Result<i32> {
     Ok(pid)
 }
 
-/// What came back on a waiter's pipe until it closed (when the job has exec'd or failed to):
-/// the waiter's pid, then the job's; a negated errno where something failed.
-fn read_words(read: &OwnedFd) -> Vec<i32> {
+/// What came back on a waiter's pipe until it closed (when the job has exec'd or failed to)
+/// or, with [`Until::Forked`], until the job's pid or an error came: the waiter's pid, then
+/// the job's; a negated errno where something failed.
+fn read_words(read: &OwnedFd, until: Until) -> Vec<i32> {
     let mut buf = [0u8; 12];
     let mut got = 0;
+    let word =
+        |buf: &[u8], i: usize| i32::from_ne_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]);
     while got < buf.len() {
+        if until == Until::Forked && (got >= 8 || (got >= 4 && word(&buf, 0) < 0)) {
+            break;
+        }
         // SAFETY: reads into `buf` past what is already there.
         let n = unsafe {
             libc::read(
@@ -360,11 +399,14 @@ pub(super) fn signal(pid: i32, sig: i32) -> io::Result<()> {
 /// What the [`RECORD`] in a job's directory says.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Record {
-    /// The job's waiter, as the job's process recorded it before its `execve` (the last
-    /// run's, when a job is restarted in its directory).
+    /// The job's waiter, as it recorded itself and the job's process (the last run's, when
+    /// a job is restarted in its directory).
     pub waiter: Option<WaiterId>,
-    /// The job's exit, as its waiter recorded it after the last [`Record::waiter`].
+    /// The job's exit, as its waiter recorded it after the last [`Record::waiter`], with
+    /// the job process's `F` line in it (as [`super::RawExit::exec_error`]).
     pub exit: Option<super::RawExit>,
+    /// The errno of the job's process that could not exec (its `F` line).
+    pub exec_error: Option<i32>,
     /// Whether the daemon has logged the job's execute event.
     pub executed: bool,
     /// Whether a `condor_ssh_to_job` session was opened in the directory (it may outlive
@@ -401,14 +443,17 @@ impl Record {
                         start_time: u64::try_from(next()?).ok()?,
                         job_pid: i32::try_from(next()?).ok()?,
                     });
+                    // (Not the `F` line: the job's process may write it first.)
                     record.exit = None;
                 }
+                "F" => record.exec_error = Some(i32::try_from(next()?).ok()?),
                 "X" => {
                     record.exit = Some(super::RawExit {
                         status: i32::try_from(next()?).ok()?,
                         user_cpu: next()? as f64 / 1e6,
                         sys_cpu: next()? as f64 / 1e6,
                         max_rss_kib: next()?,
+                        exec_error: record.exec_error,
                     });
                 }
                 "E" => record.executed = true,
@@ -664,17 +709,29 @@ pub(super) unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> 
     }
     if job == 0 {
         libc::setpgid(0, 0);
-        if !write_waiter_line(spec, me, start_time) {
-            // Without the record the job could not be found after the daemon's death: it
-            // does not start, and the daemon hears why.
-            report_errno(ERR_FD, errno());
-            die(127);
+        if spec.until == Until::Forked {
+            // Nobody reads the pipe after the job's pid: a failure is recorded only, so
+            // that it is learnt one way, whenever it comes.
+            libc::close(ERR_FD);
         }
         exec_job(spec);
     }
     // Set on both sides, so that the group exists before either goes on.
     libc::setpgid(job, job);
-    // The daemon learns the job's pid before the job runs (a job may kill its waiter at once).
+    if !write_waiter_line(spec, me, start_time, job) {
+        // Without the record the job could not be found after the daemon's death: it does
+        // not run, and the daemon hears why.
+        let e = errno();
+        libc::kill(-job, libc::SIGKILL);
+        libc::kill(job, libc::SIGKILL);
+        let mut status = 0;
+        libc::waitpid(job, &mut status, 0);
+        report_errno(ERR_FD, e);
+        die(127);
+    }
+    // The daemon learns the job's pid once its record can find it: whatever happens to the
+    // daemon after it logs the job's start, a later one finds the job (and may adopt it). It
+    // does not wait for the job's exec.
     report(ERR_FD, job);
     libc::close(ERR_FD);
     // The job has its standard files; the waiter keeps none of them open.
@@ -703,8 +760,7 @@ unsafe fn exec_job(spec: &Spec) -> ! {
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
     if libc::chdir(spec.cwd.as_ptr()) < 0 {
-        report_errno(ERR_FD, errno());
-        die(127);
+        not_started(spec, errno());
     }
     if let Some(limit) = spec.core_limit {
         let mut rl = libc::rlimit {
@@ -740,7 +796,22 @@ unsafe fn exec_job(spec: &Spec) -> ! {
         libc::nanosleep(&ts, std::ptr::null_mut());
         pause *= 2;
     }
-    report_errno(ERR_FD, errno());
+    not_started(spec, errno())
+}
+
+/// The end of a job's process that could not become the job: `errno` recorded (`F`) for the
+/// daemon that did not wait for the `execve`, and reported on the error pipe to one that
+/// does (whose end may be closed: no `SIGPIPE` then).
+unsafe fn not_started(spec: &Spec, errno: i32) -> ! {
+    let mut buf = [0u8; 32];
+    let mut w = Writer::new(&mut buf);
+    w.push(b"F ");
+    w.int(i64::from(errno));
+    w.push(b"\n");
+    let len = w.len;
+    append_line(&spec.record, &buf[..len]);
+    libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    report_errno(ERR_FD, errno);
     die(127)
 }
 
@@ -999,8 +1070,8 @@ unsafe fn own_start_time() -> Option<u64> {
 }
 
 /// Appends the job's `W` line to its record: the waiter `waiter` started at `start_time`,
-/// and this process, the job's. Whether it was written.
-unsafe fn write_waiter_line(spec: &Spec, waiter: i32, start_time: u64) -> bool {
+/// and the job's process `job`. Whether it was written.
+unsafe fn write_waiter_line(spec: &Spec, waiter: i32, start_time: u64, job: i32) -> bool {
     let mut buf = [0u8; 96];
     let mut w = Writer::new(&mut buf);
     w.push(b"W ");
@@ -1008,7 +1079,7 @@ unsafe fn write_waiter_line(spec: &Spec, waiter: i32, start_time: u64) -> bool {
     w.push(b" ");
     w.int(start_time as i64);
     w.push(b" ");
-    w.int(i64::from(libc::getpid()));
+    w.int(i64::from(job));
     w.push(b"\n");
     let len = w.len;
     append_line(&spec.record, &buf[..len])
@@ -1153,13 +1224,17 @@ mod tests {
         .unwrap();
         spec.core_limit = Some(4096);
         spec.nice = -3;
+        spec.until = Until::Forked;
         let bytes = spec.encode();
         let back = Spec::decode(&bytes).unwrap();
         assert_eq!(back.encode(), bytes);
         assert_eq!(back._argv, spec._argv);
         assert_eq!(back._envp, spec._envp);
         assert_eq!(back.record, spec.record);
-        assert_eq!((back.core_limit, back.nice), (Some(4096), -3));
+        assert_eq!(
+            (back.core_limit, back.nice, back.until),
+            (Some(4096), -3, Until::Forked)
+        );
         assert_eq!(back.argv_ptrs.len(), 4);
         assert!(back.argv_ptrs[3].is_null() && back.envp_ptrs[2].is_null());
         // Cut short, with bytes left over, or with counts past its length: refused.
@@ -1249,8 +1324,19 @@ mod tests {
         let r = Record::read(dir.path()).unwrap();
         assert_eq!((r.exit, r.executed), (None, false));
         assert_eq!(r.waiter.map(|w| w.pid), Some(1));
+        // A process that could not exec says so before its waiter's exit, and may say so
+        // before its waiter records it; a reset hides it.
+        std::fs::write(&path, "W 1 2 3\nF 2\nX 32512 0 0 0\n").unwrap();
+        assert_eq!(read_record(dir.path()).unwrap().exec_error, Some(2));
+        std::fs::write(&path, "F 13\nW 4 5 6\nX 32512 0 0 0\n").unwrap();
+        assert_eq!(read_record(dir.path()).unwrap().exec_error, Some(13));
+        std::fs::write(&path, "W 1 2 3\nF 2\nR\nW 4 5 6\nX 0 0 0 0\n").unwrap();
+        assert_eq!(read_record(dir.path()).unwrap().exec_error, None);
         // Anything else is not a record.
         for bad in [
+            "F\n",
+            "F x\n",
+            "F 1 2\n",
             "X 256 1 1\n",
             "X 256 1 1 1 1\n",
             "W 1 2 x\n",

@@ -71,7 +71,7 @@ use crate::config::Config;
 use crate::defrag::{Defrag, DefragAction, DefragConfig};
 use crate::eventlog::{
     usage_from_job_ad, EventBody, Eviction, Execute, ExitStatus, ImageSize, JobAborted, JobEvicted,
-    JobHeld, JobReconnectFailed, JobSuspended, JobTerminated, Rusage,
+    JobHeld, JobReconnectFailed, JobSuspended, JobTerminated, RemoteError, Rusage,
 };
 use crate::negotiator::{self, CycleInput, IdleJob, Negotiator};
 use crate::output::render::{lookup_bool, lookup_int, lookup_str};

@@ -697,7 +697,9 @@ impl Pool {
     ) -> Vec<Action> {
         let t = now.t;
         let usage = run_usage(result);
-        if let Some(size) = lookup_int(&ad, "ImageSize") {
+        // (A job that never ran has no size the starter saw.)
+        let image_size = lookup_int(&ad, "ImageSize").filter(|_| result.not_started.is_none());
+        if let Some(size) = image_size {
             self.journal.events.push(PendingEvent {
                 logs: logs.clone(),
                 id,
@@ -718,7 +720,23 @@ impl Pool {
         };
         let info = info.with_usage(result.usage.user_cpu, result.usage.sys_cpu);
         if let Some(hold) = &result.hold {
-            let mut update = run::exit_updates(&ad, &info, t);
+            let mut update = AdUpdate::default();
+            match &result.not_started {
+                // The starter's report of it, before the hold (`pseudo_ulog`).
+                Some(n) => self.journal.events.push(PendingEvent {
+                    logs: logs.clone(),
+                    id,
+                    body: EventBody::RemoteError(RemoteError {
+                        daemon_name: "starter".into(),
+                        execute_host: n.execute_host.clone(),
+                        message: n.message.clone(),
+                        critical: true,
+                        hold_reason_code: hold.code as i32,
+                        hold_reason_subcode: hold.subcode as i32,
+                    }),
+                }),
+                None => update = run::exit_updates(&ad, &info, t),
+            }
             update.apply(&mut ad);
             update.extend(run::stop_updates(
                 &self.schedd.run_config,
