@@ -2,6 +2,7 @@
 //! binaries in its own [`common::TestEnvironment`] (a fresh pool directory and a cleared
 //! environment).
 
+mod check_userlogs;
 mod checkpoint;
 mod chirp;
 mod classad_eval;

@@ -16,6 +16,7 @@
 //! HTCondor's own reader (the `htcondor` Python package) reads as this module does.
 
 mod ad;
+pub mod check;
 pub mod event;
 mod job_ads;
 pub mod reader;

@@ -6,6 +6,7 @@
 //! over the registry, so a tool added here is documented and tested with the others.
 
 pub mod argv;
+pub mod check_userlogs;
 pub mod chirp;
 pub mod classad_eval;
 pub mod config_val;
@@ -90,6 +91,7 @@ pub static TOOLS: &[Tool] = &[
     evicted_files::TOOL,
     now::TOOL,
     userlog::TOOL,
+    check_userlogs::TOOL,
     dagman::TOOL,
     dag_checker::TOOL,
     submit_dag::TOOL,

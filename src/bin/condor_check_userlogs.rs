@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    condorlite::tools::main("condor_check_userlogs")
+}
