@@ -26,6 +26,7 @@ use super::container;
 use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::*;
+use super::identity::{self, Account};
 use super::scratch::write_file;
 use super::transfer::{self, Endpoints, OutputPlan};
 use super::waiter::{self, Spawned, WaiterId};
@@ -332,17 +333,48 @@ fn open_null(input: bool, err_from: &dyn Fn(&str) -> String) -> Result<OwnedFd, 
         })
 }
 
-/// Opens the job's standard input, output and error.
+/// Opens the job's standard input, output and error, with the rights of the user the job
+/// runs as (`account`; the daemon's own when `None`), never the daemon's on its behalf.
 fn open_std_files(
     files: &[StdFile; 3],
     append_only: bool,
+    account: Option<&Account>,
     err_from: &dyn Fn(&str) -> String,
 ) -> Result<[OwnedFd; 3], StartFailure> {
-    Ok([
-        open_std(Which::In, &files[0], append_only, err_from)?,
-        open_std(Which::Out, &files[1], append_only, err_from)?,
-        open_std(Which::Err, &files[2], append_only, err_from)?,
-    ])
+    let open = || {
+        Ok([
+            open_std(Which::In, &files[0], append_only, err_from)?,
+            open_std(Which::Out, &files[1], append_only, err_from)?,
+            open_std(Which::Err, &files[2], append_only, err_from)?,
+        ])
+    };
+    identity::as_user(account, open).map_err(|e| account_failure(account, &e))?
+}
+
+/// The job's owner's rights could not be taken (HTCondor's `FailedToAccessUserAccount`).
+fn account_failure(account: Option<&Account>, e: &io::Error) -> StartFailure {
+    let name = account.map_or("", |a| a.name.as_str());
+    tracing::error!("cannot take the rights of user {name}: {e}");
+    StartFailure::new(
+        format!("Unable to switch to user: {name}"),
+        FAILED_TO_ACCESS_USER_ACCOUNT,
+        0,
+    )
+}
+
+/// The account a job runs as ([`identity::job_account`]): an owner with no local account,
+/// or root, holds the job as HTCondor's schedd does when it cannot switch to the owner
+/// (`FailedToAccessUserAccount`, "Unable to switch to user: <owner>").
+fn job_account(req: &StartRequest<'_>) -> Result<Option<Account>, StartFailure> {
+    let owner = lookup_str(req.job, "Owner").unwrap_or_default();
+    identity::job_account(&owner, req.config).map_err(|e| {
+        tracing::warn!("job of {owner}: {e}");
+        StartFailure::new(
+            format!("Unable to switch to user: {owner}"),
+            FAILED_TO_ACCESS_USER_ACCOUNT,
+            0,
+        )
+    })
 }
 
 /// How the job's process is started: kept for the restarts of a self-checkpointing job,
@@ -358,6 +390,8 @@ pub(super) struct Launch {
     std_files: [StdFile; 3],
     append_only: bool,
     slot_name: String,
+    /// The account the job runs as when not the daemon's ([`identity::job_account`]).
+    account: Option<Account>,
 }
 
 impl Launch {
@@ -373,7 +407,10 @@ impl Launch {
             .iter()
             .map(|(k, v)| (OsStr::new(k.as_str()), OsStr::new(v.as_str())));
         let spawned = waiter::Spec::new(&self.cmd, argv, env, &self.cwd, &self.dir)
-            .and_then(|spec| waiter::spawn(&spec, stdio));
+            .and_then(|mut spec| {
+                spec.run_as = self.account.as_ref().map(waiter::RunAs::of);
+                waiter::spawn(&spec, stdio)
+            });
         spawned.map_err(|e| {
             let mut msg = format!("Failed to execute '{}'", self.cmd.display());
             if !self.args.is_empty() {
@@ -396,7 +433,12 @@ impl Launch {
     /// standard files opened anew, appended to.
     pub(super) fn respawn(&self) -> Result<Spawned, StartFailure> {
         let err_from = |msg: &str| self.err_from(msg);
-        let stdio = open_std_files(&self.std_files, self.append_only, &err_from)?;
+        let stdio = open_std_files(
+            &self.std_files,
+            self.append_only,
+            self.account.as_ref(),
+            &err_from,
+        )?;
         self.spawn(stdio)
     }
 }
@@ -439,9 +481,10 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         ));
     }
 
+    let account = job_account(req)?;
     let transferring = wants_file_transfer(req);
     let execute_dir = absolute(req.execute_dir);
-    let scratch = super::scratch::make(&execute_dir, cluster, proc).map_err(|e| {
+    let scratch = super::scratch::make(&execute_dir, cluster, proc, account.as_ref()).map_err(|e| {
         tracing::error!(
             "cannot create a scratch directory in {}: {e}",
             execute_dir.display()
@@ -508,30 +551,26 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     if transferring {
         job_view.insert("Iwd", Expr::lit(scratch.to_string_lossy().into_owned()));
     }
-    let write_ads = write_file(
-        &scratch.join(JOB_AD_FILE),
-        ad_to_old(&job_view, false).as_bytes(),
-    )
-    .and_then(|()| {
-        write_file(
-            &scratch.join(MACHINE_AD_FILE),
-            ad_to_old(req.slot, false).as_bytes(),
-        )
-    });
     // Chirp (`initIOProxy`): the file that tells condor_chirp where the job's pool is.
     let chirp_config = chirp::Features::of(job, req.config)
         .any()
         .then(|| scratch.join(chirp::CHIRP_CONFIG_FILE));
-    let write_ads = write_ads.and_then(|()| match &chirp_config {
-        Some(path) => {
-            let local_dir = req.config.string("LOCAL_DIR").ok().flatten();
-            std::fs::write(
-                path,
-                chirp::config_text(req.config.env(), local_dir.as_deref()),
-            )
-        }
-        None => Ok(()),
+    let job_text = ad_to_old(&job_view, false);
+    let slot_text = ad_to_old(req.slot, false);
+    let chirp_text = chirp_config.as_ref().map(|_| {
+        let local_dir = req.config.string("LOCAL_DIR").ok().flatten();
+        chirp::config_text(req.config.env(), local_dir.as_deref())
     });
+    // Written with the rights of the user the job runs as: the directory is theirs.
+    let write_ads = identity::as_user(account.as_ref(), || {
+        write_file(&scratch.join(JOB_AD_FILE), job_text.as_bytes())?;
+        write_file(&scratch.join(MACHINE_AD_FILE), slot_text.as_bytes())?;
+        match (&chirp_config, &chirp_text) {
+            (Some(path), Some(text)) => std::fs::write(path, text),
+            _ => Ok(()),
+        }
+    })
+    .and_then(|written| written);
     if let Err(e) = write_ads {
         tracing::error!("cannot write the job's ads into {}: {e}", scratch.display());
         return Err(StartFailure::new(
@@ -597,7 +636,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         || flag("WantFTOnCheckpoint")
         || lookup_bool(job, "DontAppend") == Some(false);
     let std_files = [stdin_file, stdout_file, stderr_file];
-    let stdio = open_std_files(&std_files, append_only, &err_from)?;
+    let stdio = open_std_files(&std_files, append_only, account.as_ref(), &err_from)?;
 
     let args = job_arguments(job).map_err(|e| {
         StartFailure::new(
@@ -612,6 +651,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         slot: req.slot,
         slot_env: req.slot_env,
         chirp_config: chirp_config.as_deref(),
+        home: account.as_ref().map(|a| a.home.as_path()),
     };
     let job_env = env::build(job, &ctx, req.config).map_err(|e| {
         StartFailure::new(
@@ -656,6 +696,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         std_files,
         append_only,
         slot_name: slot_name.clone(),
+        account,
     };
     let started = Instant::now();
     let spawned = launch.spawn(stdio)?;

@@ -44,7 +44,7 @@ use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use super::env::{JobEnv, JOB_AD_FILE};
 use super::exec::{errno_of, find_signal, is_null_file, job_arguments, strerror};
 use super::finish::{FinishPlan, Previous};
-use super::hold_codes::FAILED_TO_CREATE_PROCESS;
+use super::hold_codes::{FAILED_TO_ACCESS_USER_ACCOUNT, FAILED_TO_CREATE_PROCESS};
 use super::waiter::{self, Spec};
 use super::{RunningJob, StartFailure};
 
@@ -151,8 +151,17 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
             .map(|s| s.to_string())
             .unwrap_or_else(|| "/tmp".to_owned()),
     );
-    // The schedd refuses an `Owner` of root, as it would switch to that user; condorlite
-    // switches to nobody (every job runs as the daemon's user), so there is nothing to refuse.
+    // The user the job runs as (`init_user_ids`): in a pool that runs jobs as their owners,
+    // an owner with no local account, or root, is held as the schedd holds it.
+    let owner = lookup_str(job, "Owner").unwrap_or_default();
+    let account = super::identity::job_account(&owner, req.config).map_err(|e| {
+        tracing::warn!("scheduler universe job of {owner}: {e}");
+        LocalStartError::Hold(StartFailure::new(
+            format!("Unable to switch to user: {owner}"),
+            FAILED_TO_ACCESS_USER_ACCOUNT,
+            0,
+        ))
+    })?;
 
     // The executable: `Cmd`, made absolute against `Iwd`.
     let cmd_text = lookup_str(job, "Cmd").unwrap_or_default();
@@ -192,7 +201,9 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
             continue;
         }
         let path = iwd.join(&*name);
-        let file = open_std(&path, input).map_err(|e| {
+        // With the rights of the job's user, never the daemon's on its behalf.
+        let opened = super::identity::as_user(account.as_ref(), || open_std(&path, input));
+        let file = opened.and_then(|f| f).map_err(|e| {
             LocalStartError::NotStarted(format!(
                 "Open of {} failed, errno {}",
                 path.display(),
@@ -263,6 +274,7 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
             // the job).
             spec.core_limit = Some(core_limit);
             spec.nice = niceness.clamp(-40, 40) as i32;
+            spec.run_as = account.as_ref().map(waiter::RunAs::of);
             waiter::spawn(&spec, [stdin, stdout, stderr])
         })
         .map_err(|e| {

@@ -42,11 +42,16 @@ fn free_list() -> std::sync::MutexGuard<'static, Vec<Free>> {
     FREE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Makes `$(EXECUTE)/dir_<cluster>_<proc>_<n>` (mode 0700), for a job that runs as this
-/// process's user: a parked directory of that user's renamed, else a new one (making
-/// `$(EXECUTE)` if needed).
-pub(super) fn make(execute_dir: &Path, cluster: i64, proc: i64) -> io::Result<PathBuf> {
-    let uid = nix::unistd::geteuid().as_raw();
+/// Makes `$(EXECUTE)/dir_<cluster>_<proc>_<n>` (mode 0700), for a job that runs as
+/// `account` (this process's user when `None`): a parked directory of that user's renamed,
+/// else a new one (making `$(EXECUTE)` if needed), given to the user.
+pub(super) fn make(
+    execute_dir: &Path,
+    cluster: i64,
+    proc: i64,
+    account: Option<&super::identity::Account>,
+) -> io::Result<PathBuf> {
+    let uid = account.map_or_else(|| nix::unistd::geteuid().as_raw(), |a| a.uid.as_raw());
     loop {
         let dir = execute_dir.join(format!(
             "dir_{cluster}_{proc}_{}",
@@ -60,13 +65,27 @@ pub(super) fn make(execute_dir: &Path, cluster: i64, proc: i64) -> io::Result<Pa
             at.map(|i| free.swap_remove(i).dir)
         };
         let Some(parked) = parked else {
-            return make_new(execute_dir, &dir);
+            let dir = make_new(execute_dir, &dir)?;
+            if let Some(a) = account.filter(|a| !a.is_current()) {
+                give(&dir, a)?;
+            }
+            return Ok(dir);
         };
         // Gone meanwhile (a later run's cleanup), or the name is taken: the next one.
         if fs::rename(&parked, &dir).is_ok() {
             return Ok(dir);
         }
     }
+}
+
+/// Gives the new directory `dir` to the user of `account` (its mode stays 0700); removed
+/// when it cannot be.
+fn give(dir: &Path, account: &super::identity::Account) -> io::Result<()> {
+    let given = std::os::unix::fs::chown(dir, Some(account.uid.as_raw()), Some(account.gid.as_raw()));
+    if given.is_err() {
+        let _ = fs::remove_dir(dir);
+    }
+    given
 }
 
 fn make_new(execute_dir: &Path, first: &Path) -> io::Result<PathBuf> {
@@ -208,11 +227,11 @@ mod tests {
     #[test]
     fn a_finished_directory_is_emptied_and_used_again() {
         let execute = tempfile::tempdir().unwrap();
-        let first = make(execute.path(), 1, 0).unwrap();
+        let first = make(execute.path(), 1, 0, None).unwrap();
         write_file(&first.join(JOB_AD_FILE), b"ClusterId = 1\n").unwrap();
         fs::write(first.join(waiter::RECORD), "W 1 2 3\nX 0 1 1 1\n").unwrap();
         // Before its waiter's exit is recorded, a directory is not parked.
-        let unended = make(execute.path(), 9, 0).unwrap();
+        let unended = make(execute.path(), 9, 0, None).unwrap();
         fs::write(unended.join(waiter::RECORD), "W 1 2 3\n").unwrap();
         recycle(&unended);
         assert!(!unended.exists());
@@ -225,7 +244,7 @@ mod tests {
         let ad_inode = fs::metadata(first.join(JOB_AD_FILE)).unwrap().ino();
         recycle(&first);
         assert!(!first.exists());
-        let second = make(execute.path(), 2, 0).unwrap();
+        let second = make(execute.path(), 2, 0, None).unwrap();
         assert_ne!(first, second);
         let mut names: Vec<String> = fs::read_dir(&second)
             .unwrap()
@@ -253,7 +272,7 @@ mod tests {
         fs::hard_link(second.join(JOB_AD_FILE), execute.path().join("copy")).unwrap();
         fs::write(second.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
         recycle(&second);
-        let third = make(execute.path(), 3, 0).unwrap();
+        let third = make(execute.path(), 3, 0, None).unwrap();
         assert!(!third.join(JOB_AD_FILE).exists());
         assert_eq!(
             fs::read(execute.path().join("copy")).unwrap(),
@@ -271,7 +290,7 @@ mod tests {
     #[test]
     fn a_directory_that_had_a_session_is_not_used_again() {
         let execute = tempfile::tempdir().unwrap();
-        let dir = make(execute.path(), 1, 0).unwrap();
+        let dir = make(execute.path(), 1, 0, None).unwrap();
         fs::write(dir.join(waiter::RECORD), "W 1 2 3\n").unwrap();
         waiter::mark_session(&dir).unwrap();
         fs::OpenOptions::new()
@@ -286,11 +305,11 @@ mod tests {
     #[test]
     fn a_planted_fifo_is_removed_not_opened() {
         let execute = tempfile::tempdir().unwrap();
-        let dir = make(execute.path(), 1, 0).unwrap();
+        let dir = make(execute.path(), 1, 0, None).unwrap();
         nix::unistd::mkfifo(&dir.join(JOB_AD_FILE), nix::sys::stat::Mode::S_IRWXU).unwrap();
         fs::write(dir.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
         recycle(&dir);
-        let again = make(execute.path(), 2, 0).unwrap();
+        let again = make(execute.path(), 2, 0, None).unwrap();
         let left: Vec<_> = fs::read_dir(&again)
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -303,7 +322,7 @@ mod tests {
     fn parked_directories_are_bounded() {
         let execute = tempfile::tempdir().unwrap();
         let dirs: Vec<PathBuf> = (0..MAX_FREE + 5)
-            .map(|p| make(execute.path(), 1, p as i64).unwrap())
+            .map(|p| make(execute.path(), 1, p as i64, None).unwrap())
             .collect();
         for dir in &dirs {
             fs::write(dir.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();

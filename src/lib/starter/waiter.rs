@@ -87,6 +87,41 @@ pub(super) struct Spec {
     pub(super) core_limit: Option<libc::rlim_t>,
     /// A nice increment for the job.
     pub(super) nice: i32,
+    /// The account the job runs as, when not the waiter's own (a daemon running as root
+    /// runs jobs as their owners): the job's process drops to it before its `execve`.
+    pub(super) run_as: Option<RunAs>,
+}
+
+/// The ids a job's process drops to ([`super::identity::Account::raw_ids`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct RunAs {
+    pub(super) uid: libc::uid_t,
+    pub(super) gid: libc::gid_t,
+    pub(super) groups: Vec<libc::gid_t>,
+}
+
+impl RunAs {
+    pub(super) fn of(account: &super::identity::Account) -> RunAs {
+        let (uid, gid, groups) = account.raw_ids();
+        RunAs { uid, gid, groups }
+    }
+
+    /// Drops this process to the ids for good: groups, then gid, then uid. Only system
+    /// calls: safe between `fork` and `exec`.
+    unsafe fn assume(&self) -> bool {
+        libc::setgroups(self.groups.len(), self.groups.as_ptr()) == 0
+            && libc::setresgid(self.gid, self.gid, self.gid) == 0
+            && libc::setresuid(self.uid, self.uid, self.uid) == 0
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.uid.to_le_bytes());
+        out.extend_from_slice(&self.gid.to_le_bytes());
+        out.extend_from_slice(&(self.groups.len() as u32).to_le_bytes());
+        for g in &self.groups {
+            out.extend_from_slice(&g.to_le_bytes());
+        }
+    }
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -138,6 +173,7 @@ impl Spec {
             record: cpath(&dir.join(RECORD))?,
             core_limit: None,
             nice: 0,
+            run_as: None,
         })
     }
 
@@ -151,6 +187,10 @@ impl Spec {
         #[allow(clippy::unnecessary_cast)] // `rlim_t` is u32 on some targets
         out.extend_from_slice(&(self.core_limit.unwrap_or(0) as u64).to_le_bytes());
         out.extend_from_slice(&self.nice.to_le_bytes());
+        out.push(u8::from(self.run_as.is_some()));
+        if let Some(ids) = &self.run_as {
+            ids.encode(&mut out);
+        }
         out.extend_from_slice(&(self._argv.len() as u32).to_le_bytes());
         out.extend_from_slice(&(self._envp.len() as u32).to_le_bytes());
         for s in all {
@@ -175,6 +215,20 @@ impl Spec {
         let has_core = take(1)?[0] != 0;
         let core = u64::from_le_bytes(take(8)?.try_into().map_err(|_| invalid())?);
         let nice = i32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?);
+        let word = |b: &[u8]| -> io::Result<u32> {
+            Ok(u32::from_le_bytes(b.try_into().map_err(|_| invalid())?))
+        };
+        let run_as = if take(1)?[0] != 0 {
+            let (uid, gid) = (word(take(4)?)?, word(take(4)?)?);
+            let n = word(take(4)?)? as usize;
+            let mut groups = Vec::with_capacity(n.min(bytes.len() / 4));
+            for _ in 0..n {
+                groups.push(word(take(4)?)?);
+            }
+            Some(RunAs { uid, gid, groups })
+        } else {
+            None
+        };
         let n_argv = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
         let n_envp = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
         let count = n_argv
@@ -204,6 +258,7 @@ impl Spec {
             _envp: envp,
             core_limit: has_core.then_some(core as libc::rlim_t),
             nice,
+            run_as,
         })
     }
 }
@@ -702,10 +757,6 @@ unsafe fn exec_job(spec: &Spec) -> ! {
     let mut none: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
-    if libc::chdir(spec.cwd.as_ptr()) < 0 {
-        report_errno(ERR_FD, errno());
-        die(127);
-    }
     if let Some(limit) = spec.core_limit {
         let mut rl = libc::rlimit {
             rlim_cur: 0,
@@ -720,6 +771,17 @@ unsafe fn exec_job(spec: &Spec) -> ! {
     if spec.nice != 0 {
         let current = libc::getpriority(libc::PRIO_PROCESS, 0);
         libc::setpriority(libc::PRIO_PROCESS, 0, current + spec.nice);
+    }
+    // The job's owner, before its directory: from here on the job has the user's rights.
+    if let Some(ids) = &spec.run_as {
+        if !ids.assume() {
+            report_errno(ERR_FD, errno());
+            die(127);
+        }
+    }
+    if libc::chdir(spec.cwd.as_ptr()) < 0 {
+        report_errno(ERR_FD, errno());
+        die(127);
     }
     // A script just written may briefly be held open for writing by a process that forked
     // meanwhile: a few tries, a few milliseconds apart.
@@ -1153,6 +1215,11 @@ mod tests {
         .unwrap();
         spec.core_limit = Some(4096);
         spec.nice = -3;
+        spec.run_as = Some(RunAs {
+            uid: 1001,
+            gid: 1002,
+            groups: vec![1002, 27],
+        });
         let bytes = spec.encode();
         let back = Spec::decode(&bytes).unwrap();
         assert_eq!(back.encode(), bytes);
@@ -1160,6 +1227,7 @@ mod tests {
         assert_eq!(back._envp, spec._envp);
         assert_eq!(back.record, spec.record);
         assert_eq!((back.core_limit, back.nice), (Some(4096), -3));
+        assert_eq!(back.run_as, spec.run_as);
         assert_eq!(back.argv_ptrs.len(), 4);
         assert!(back.argv_ptrs[3].is_null() && back.envp_ptrs[2].is_null());
         // Cut short, with bytes left over, or with counts past its length: refused.
@@ -1173,7 +1241,7 @@ mod tests {
             );
         }
         let mut huge = bytes.clone();
-        huge[13..17].copy_from_slice(&u32::MAX.to_le_bytes());
+        huge[34..38].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(Spec::decode(&huge).is_err());
     }
 
