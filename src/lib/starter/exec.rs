@@ -406,8 +406,8 @@ impl Launch {
             .env
             .iter()
             .map(|(k, v)| (OsStr::new(k.as_str()), OsStr::new(v.as_str())));
-        let spawned = waiter::Spec::new(&self.cmd, argv, env, &self.cwd, &self.dir)
-            .and_then(|mut spec| {
+        let spawned =
+            waiter::Spec::new(&self.cmd, argv, env, &self.cwd, &self.dir).and_then(|mut spec| {
                 spec.run_as = self.account.as_ref().map(waiter::RunAs::of);
                 waiter::spawn(&spec, stdio)
             });
@@ -484,17 +484,18 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     let account = job_account(req)?;
     let transferring = wants_file_transfer(req);
     let execute_dir = absolute(req.execute_dir);
-    let scratch = super::scratch::make(&execute_dir, cluster, proc, account.as_ref()).map_err(|e| {
-        tracing::error!(
-            "cannot create a scratch directory in {}: {e}",
-            execute_dir.display()
-        );
-        StartFailure::new(
-            err_from("Failed to create scratch dir"),
-            SCRATCH_DIR_ERROR,
-            0,
-        )
-    })?;
+    let scratch =
+        super::scratch::make(&execute_dir, cluster, proc, account.as_ref()).map_err(|e| {
+            tracing::error!(
+                "cannot create a scratch directory in {}: {e}",
+                execute_dir.display()
+            );
+            StartFailure::new(
+                err_from("Failed to create scratch dir"),
+                SCRATCH_DIR_ERROR,
+                0,
+            )
+        })?;
     let mut guard = ScratchGuard {
         dir: Some(&scratch),
     };

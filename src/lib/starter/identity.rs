@@ -246,10 +246,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let private = dir.path().join("private");
         std::fs::create_dir(&private).unwrap();
-        std::fs::set_permissions(&private, std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .unwrap();
-        std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o777))
-            .unwrap();
+        std::fs::set_permissions(
+            &private,
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            dir.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o777),
+        )
+        .unwrap();
         let made = dir.path().join("made");
         let (denied, owner) = nobody
             .with_fs_rights(|| {
@@ -259,7 +265,11 @@ mod tests {
                 (denied.raw_os_error(), owner)
             })
             .unwrap();
-        assert_eq!(denied, Some(libc::EACCES), "root's rights are off meanwhile");
+        assert_eq!(
+            denied,
+            Some(libc::EACCES),
+            "root's rights are off meanwhile"
+        );
         assert_eq!(owner, nobody.uid.as_raw(), "what it makes is the user's");
         // And back: root's rights again.
         std::fs::write(private.join("x"), "x").unwrap();

@@ -81,7 +81,8 @@ pub(super) fn make(
 /// Gives the new directory `dir` to the user of `account` (its mode stays 0700); removed
 /// when it cannot be.
 fn give(dir: &Path, account: &super::identity::Account) -> io::Result<()> {
-    let given = std::os::unix::fs::chown(dir, Some(account.uid.as_raw()), Some(account.gid.as_raw()));
+    let given =
+        std::os::unix::fs::chown(dir, Some(account.uid.as_raw()), Some(account.gid.as_raw()));
     if given.is_err() {
         let _ = fs::remove_dir(dir);
     }
