@@ -62,7 +62,7 @@ fn user(name: &'static str) -> User {
 /// queue stays as the test makes it).
 struct SystemPool {
     env: TestEnvironment,
-    _master: Master,
+    master: Option<Master>,
 }
 
 impl SystemPool {
@@ -101,7 +101,7 @@ impl SystemPool {
         assert_eq!(spool.permissions().mode() & 0o777, 0o755);
         SystemPool {
             env,
-            _master: master,
+            master: Some(master),
         }
     }
 
@@ -719,4 +719,63 @@ fn fair_share_between_real_users_follows_their_factors() {
     let out = pool.env.run("condor_rm", ["-all"]);
     assert_eq!(out.status, Some(0), "{out}");
     pool.wait_done();
+}
+
+#[test]
+fn a_jobs_record_is_out_of_its_reach_and_a_killed_master_adopts_the_job() {
+    if !root_or_skip("a_jobs_record_is_out_of_its_reach_and_a_killed_master_adopts_the_job") {
+        return;
+    }
+    let mut pool = SystemPool::running(RUNNING);
+    let alice = user(ALICE);
+    pool.write_as(
+        &alice,
+        "job.sh",
+        "#!/bin/sh\nls -A \"$_CONDOR_SCRATCH_DIR\" > seen.tmp && mv seen.tmp seen\n\
+         while [ ! -e go ]; do sleep 0.05; done\necho done\n",
+        0o755,
+    );
+    pool.submit_as(
+        &alice,
+        &[],
+        "executable = job.sh\noutput = job.out\nshould_transfer_files = NO\nqueue\n",
+    );
+    let seen = pool.dir(&alice).join("seen");
+    wait_for("the job to run", || seen.exists());
+    // Its directory holds the ads, not its record: that is the daemon's, beside it.
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        ".chirp.config\n.job.ad\n.machine.ad\n"
+    );
+    let execute = pool.env.run("condor_config_val", ["EXECUTE"]).stdout;
+    let records = std::path::Path::new(execute.trim()).join(".records");
+    let meta = std::fs::metadata(&records).unwrap();
+    assert_eq!(
+        (
+            std::os::unix::fs::MetadataExt::uid(&meta),
+            meta.permissions().mode() & 0o777
+        ),
+        (0, 0o700)
+    );
+    let names: Vec<String> = std::fs::read_dir(&records)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        names.len() == 1 && names[0].starts_with("dir_1_0_"),
+        "{names:?}"
+    );
+    // The master dies under the running job; the next adopts it by its record.
+    pool.master.take().unwrap().kill();
+    pool.master = Some(Master::start(&pool.env));
+    std::fs::write(pool.dir(&alice).join("go"), "").unwrap();
+    pool.wait_done();
+    assert_eq!(
+        std::fs::read_to_string(pool.dir(&alice).join("job.out")).unwrap(),
+        "done\n"
+    );
+    let out = pool
+        .env
+        .run("condor_history", ["-af", "NumJobStarts", "ExitCode"]);
+    assert_eq!(out.stdout, "1 0\n", "{out}");
 }

@@ -131,9 +131,7 @@ struct ScratchGuard<'a> {
 impl Drop for ScratchGuard<'_> {
     fn drop(&mut self) {
         if let Some(dir) = self.dir {
-            if let Err(e) = std::fs::remove_dir_all(dir) {
-                tracing::warn!("cannot remove scratch directory {}: {e}", dir.display());
-            }
+            super::scratch::remove_scratch(dir);
         }
     }
 }

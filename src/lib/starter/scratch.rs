@@ -73,20 +73,64 @@ pub(super) fn make(
         };
         // Gone meanwhile (a later run's cleanup), or the name is taken: the next one.
         if fs::rename(&parked, &dir).is_ok() {
+            move_outside_record(&parked, &dir);
             return Ok(dir);
         }
     }
 }
 
-/// Gives the new directory `dir` to the user of `account` (its mode stays 0700); removed
-/// when it cannot be.
+/// Gives the new directory `dir` to the user of `account` (its mode stays 0700), and makes
+/// sure its record has a place out of the user's reach ([`waiter::RECORDS_DIR`], the
+/// daemon's only); the directory is removed when either cannot be done.
 fn give(dir: &Path, account: &super::identity::Account) -> io::Result<()> {
-    let given =
-        std::os::unix::fs::chown(dir, Some(account.uid.as_raw()), Some(account.gid.as_raw()));
+    let records = dir
+        .parent()
+        .map(|p| p.join(waiter::RECORDS_DIR))
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL));
+    let given = records
+        .and_then(
+            |records| match DirBuilder::new().mode(0o700).create(&records) {
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
+                _ => Ok(()),
+            },
+        )
+        .and_then(|()| {
+            std::os::unix::fs::chown(dir, Some(account.uid.as_raw()), Some(account.gid.as_raw()))
+        });
     if given.is_err() {
         let _ = fs::remove_dir(dir);
     }
     given
+}
+
+/// Moves the record kept beside the directory `from` (see [`waiter::record_path`]) with it
+/// to `to`; nothing when there is none (the directory is the daemon's user's, or its record
+/// not made yet).
+fn move_outside_record(from: &Path, to: &Path) {
+    if !super::identity::daemon_is_root() {
+        return;
+    }
+    if let (Some(from), Some(to)) = (
+        waiter::outside_record_of(from),
+        waiter::outside_record_of(to),
+    ) {
+        let _ = fs::rename(from, to);
+    }
+}
+
+/// Removes the record kept beside the directory `dir`, if any.
+fn remove_outside_record(dir: &Path) {
+    if !super::identity::daemon_is_root() {
+        return;
+    }
+    if let Some(record) = waiter::outside_record_of(dir) {
+        match fs::remove_file(&record) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                tracing::warn!("cannot remove job record {}: {e}", record.display());
+            }
+            _ => {}
+        }
+    }
 }
 
 fn make_new(execute_dir: &Path, first: &Path) -> io::Result<PathBuf> {
@@ -112,6 +156,7 @@ fn make_new(execute_dir: &Path, first: &Path) -> io::Result<PathBuf> {
 
 /// Removes a scratch directory; a second try covers files a dying process was still making.
 pub fn remove_scratch(dir: &Path) {
+    remove_outside_record(dir);
     let first = fs::remove_dir_all(dir);
     if first.is_err() && dir.exists() {
         if let Err(e) = fs::remove_dir_all(dir) {
@@ -136,6 +181,7 @@ pub fn recycle(dir: &Path) {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).ok()?;
         let free = parent.join(format!("{FREE_PREFIX}{}", super::next_scratch_number()));
         fs::rename(dir, &free).ok()?;
+        move_outside_record(dir, &free);
         // The oldest parked directory of this `$(EXECUTE)` makes room (those of another,
         // before a reconfiguration, stay until the daemon stops: a few at most).
         let evicted: Vec<PathBuf> = {

@@ -59,6 +59,41 @@ pub fn is_bookkeeping(name: &str) -> bool {
     name == RECORD
 }
 
+/// Where the records of the jobs that run as another user than the daemon's are kept: a
+/// directory beside their scratch directories (in `$(EXECUTE)`), only the daemon's, one
+/// record per directory, named as the directory.
+pub const RECORDS_DIR: &str = ".records";
+
+/// The record of the job directory `dir`: in it ([`RECORD`]) when it is the daemon's user's
+/// (a personal pool, a job that runs as the daemon's user), else, when a daemon running as
+/// root gave the directory to the job's owner, in [`RECORDS_DIR`] beside it, out of the job's
+/// reach (a job can write its own directory, so it could forge or remove a record there).
+/// A daemon that is not root never looks further than `dir`.
+pub fn record_path(dir: &Path) -> std::path::PathBuf {
+    if super::identity::daemon_is_root() {
+        if let Some(outside) = outside_record(dir) {
+            return outside;
+        }
+    }
+    dir.join(RECORD)
+}
+
+/// The record beside `dir` ([`RECORDS_DIR`]) when `dir` belongs to another user than this
+/// process's.
+fn outside_record(dir: &Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(dir).ok()?;
+    if meta.uid() == nix::unistd::geteuid().as_raw() {
+        return None;
+    }
+    outside_record_of(dir)
+}
+
+/// `<parent>/.records/<name>` of the directory `dir`, wherever it belongs.
+pub(super) fn outside_record_of(dir: &Path) -> Option<std::path::PathBuf> {
+    Some(dir.parent()?.join(RECORDS_DIR).join(dir.file_name()?))
+}
+
 /// A waiter's process name (`ps`, `pgrep`), as HTCondor's process between the daemons and a
 /// job.
 const WAITER_NAME: &str = "condor_starter";
@@ -170,7 +205,7 @@ impl Spec {
             envp_ptrs: pointers(&envp),
             _envp: envp,
             cwd: cpath(cwd)?,
-            record: cpath(&dir.join(RECORD))?,
+            record: cpath(&record_path(dir))?,
             core_limit: None,
             nice: 0,
             run_as: None,
@@ -436,7 +471,7 @@ impl Record {
     /// one of the record's, or a file no record would be: a link, a FIFO, a huge file). A
     /// last line without its newline is still being written, or was cut short: not read.
     pub fn read(dir: &Path) -> Option<Record> {
-        Record::parse(&read_small(&dir.join(RECORD))?)
+        Record::parse(&read_small(&record_path(dir))?)
     }
 
     fn parse(text: &str) -> Option<Record> {
@@ -493,19 +528,19 @@ pub fn executed(dir: &Path) -> bool {
 /// Marks the job's execute event (001) logged in its directory `dir` (what tells a later
 /// daemon not to log it again).
 pub fn mark_executed(dir: &Path) -> io::Result<()> {
-    append(&dir.join(RECORD), b"E\n")
+    append(&record_path(dir), b"E\n")
 }
 
 /// Marks a `condor_ssh_to_job` session opened in the job's directory `dir`.
 pub fn mark_session(dir: &Path) -> io::Result<()> {
-    append(&dir.join(RECORD), b"S\n")
+    append(&record_path(dir), b"S\n")
 }
 
 /// Starts the record in `dir` again for a new run of the job in the same directory (after a
 /// checkpoint exit): the last run's exit is not the new run's. Only the execute event's mark
 /// is kept.
 pub fn restart(dir: &Path) -> io::Result<()> {
-    let path = dir.join(RECORD);
+    let path = record_path(dir);
     let executed = executed(dir);
     match std::fs::remove_file(&path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
@@ -526,7 +561,7 @@ pub fn reset(dir: &Path) -> io::Result<()> {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(dir.join(RECORD))?;
+        .open(record_path(dir))?;
     if !file.metadata()?.is_file() {
         return Err(io::Error::from_raw_os_error(libc::EINVAL));
     }
@@ -604,7 +639,7 @@ impl WaiterId {
     #[cfg(test)]
     pub fn write(&self, dir: &Path) -> io::Result<()> {
         let line = format!("W {} {} {}\n", self.pid, self.start_time, self.job_pid);
-        append(&dir.join(RECORD), line.as_bytes())
+        append(&record_path(dir), line.as_bytes())
     }
 
     /// The waiter of the record in `dir`, if there is a readable one.
