@@ -378,4 +378,46 @@ mod tests {
         let parked = fs::read_dir(execute.path()).unwrap().count();
         assert!(parked <= MAX_FREE, "{parked} parked");
     }
+
+    #[test]
+    fn a_directory_given_to_another_user_keeps_its_record_beside_it() {
+        if !crate::starter::identity::daemon_is_root() {
+            eprintln!("skipped: giving a directory to another user needs root");
+            return;
+        }
+        let Ok(nobody) = crate::starter::identity::Account::lookup("nobody") else {
+            eprintln!("skipped: no account \"nobody\" on this machine");
+            return;
+        };
+        let execute = tempfile::tempdir().unwrap();
+        let records = execute.path().join(waiter::RECORDS_DIR);
+        let dir = make(execute.path(), 1, 0, Some(&nobody)).unwrap();
+        let meta = fs::metadata(&dir).unwrap();
+        assert_eq!(
+            (meta.uid(), meta.mode() & 0o777),
+            (nobody.uid.as_raw(), 0o700)
+        );
+        let record = waiter::record_path(&dir);
+        assert_eq!(record, records.join(dir.file_name().unwrap()));
+        assert_eq!(fs::metadata(&records).unwrap().mode() & 0o777, 0o700);
+        // A record the user wrote in the directory is not the job's.
+        fs::write(dir.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
+        assert_eq!(waiter::Record::read(&dir), None);
+        fs::write(&record, "W 1 2 3\nX 0 1 1 1\n").unwrap();
+        assert!(waiter::read_record(&dir).is_some());
+        // Parked with it, and the user's next run takes both.
+        recycle(&dir);
+        assert!(!dir.exists() && !record.exists());
+        let again = make(execute.path(), 2, 0, Some(&nobody)).unwrap();
+        let r = waiter::Record::read(&again).expect("the record came along, reset");
+        assert_eq!((r.waiter, r.exit), (None, None));
+        // Another user's run (here root's) does not take a directory parked for nobody.
+        let mine = make(execute.path(), 3, 0, None).unwrap();
+        assert_eq!(fs::metadata(&mine).unwrap().uid(), 0);
+        assert_eq!(waiter::record_path(&mine), mine.join(waiter::RECORD));
+        // Removed with its directory.
+        let record = waiter::record_path(&again);
+        remove_scratch(&again);
+        assert!(!again.exists() && !record.exists());
+    }
 }
