@@ -679,7 +679,7 @@ fn fair_share_between_real_users_follows_their_factors() {
     ));
     let (alice, bob) = (user(ALICE), user(BOB));
     // Both queue 20 jobs held, then root releases them all at once: neither got there first.
-    let jobs = "executable = /bin/sleep\narguments = 600\nhold = True\n\
+    let jobs = "executable = /bin/sleep\narguments = 601\nhold = True\n\
                 should_transfer_files = NO\nqueue 20\n";
     pool.submit_as(&alice, &[], jobs);
     pool.submit_as(&bob, &[], jobs);
@@ -710,12 +710,16 @@ fn fair_share_between_real_users_follows_their_factors() {
         .unwrap()
         .flatten()
         .filter(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c.starts_with(b"/bin/sleep\0600"))
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == b"/bin/sleep\x00601\x00")
         })
         .filter_map(|e| e.metadata().ok())
         .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
         .collect();
-    assert!(owners.is_subset(&[alice.uid, bob.uid].into()), "{owners:?}");
+    assert_eq!(
+        owners,
+        [alice.uid, bob.uid].into(),
+        "the jobs' processes' owners"
+    );
     let out = pool.env.run("condor_rm", ["-all"]);
     assert_eq!(out.status, Some(0), "{out}");
     pool.wait_done();

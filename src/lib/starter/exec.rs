@@ -388,8 +388,12 @@ pub(super) struct Launch {
     std_files: [StdFile; 3],
     append_only: bool,
     slot_name: String,
-    /// The account the job runs as when not the daemon's ([`identity::job_account`]).
+    /// The account the job runs as when not the daemon's ([`identity::job_account`]):
+    /// its standard files are opened, and its process runs, with the account's rights.
     account: Option<Account>,
+    /// Whether the process started is a container runtime's client that runs as the daemon
+    /// (`docker`), the job inside it as the account.
+    client_as_daemon: bool,
 }
 
 impl Launch {
@@ -406,7 +410,10 @@ impl Launch {
             .map(|(k, v)| (OsStr::new(k.as_str()), OsStr::new(v.as_str())));
         let spawned =
             waiter::Spec::new(&self.cmd, argv, env, &self.cwd, &self.dir).and_then(|mut spec| {
-                spec.run_as = self.account.as_ref().map(waiter::RunAs::of);
+                spec.run_as = (!self.client_as_daemon)
+                    .then_some(self.account.as_ref())
+                    .flatten()
+                    .map(waiter::RunAs::of);
                 waiter::spawn(&spec, stdio)
             });
         spawned.map_err(|e| {
@@ -418,7 +425,10 @@ impl Launch {
                 }
                 msg.push_str(&format!(" with arguments {shown}"));
             }
-            msg.push_str(&format!(": {}", exec_error_text(&self.cmd, &e)));
+            // The script's interpreter is read with the job's user's rights.
+            let text = identity::as_user(self.account.as_ref(), || exec_error_text(&self.cmd, &e))
+                .unwrap_or_else(|_| e.to_string());
+            msg.push_str(&format!(": {text}"));
             StartFailure::new(
                 self.err_from(&msg),
                 FAILED_TO_CREATE_PROCESS,
@@ -454,15 +464,22 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     // The shadow's `cdToIwd`.
     let iwd_text = lookup_str(job, "Iwd").unwrap_or_default();
     let iwd = absolute(Path::new(&*iwd_text));
+    let account = job_account(req)?;
     if job.lookup("SUBMIT_Iwd").is_some() && !iwd.exists() {
         // A spooled job runs in its spool directory, which the schedd makes
-        // (`SpooledJobFiles::createJobSpoolDirectory`, mode 0700).
-        let _ = std::fs::DirBuilder::new()
+        // (`SpooledJobFiles::createJobSpoolDirectory`, mode 0700, the job's owner's).
+        let made = std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(&iwd);
+        if let (Ok(()), Some(a)) = (made, &account) {
+            let _ = std::os::unix::fs::chown(&iwd, Some(a.uid.as_raw()), Some(a.gid.as_raw()));
+        }
     }
-    let iwd_error = match std::fs::metadata(&iwd) {
+    // Looked at with the rights of the user the job runs as (the shadow's `cdToIwd` runs as
+    // the job's owner).
+    let iwd_meta = identity::as_user(account.as_ref(), || std::fs::metadata(&iwd));
+    let iwd_error = match iwd_meta.and_then(|m| m) {
         Ok(m) if m.is_dir() => None,
         Ok(_) => Some(libc::ENOTDIR),
         Err(e) => Some(errno_of(&e)),
@@ -479,7 +496,6 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         ));
     }
 
-    let account = job_account(req)?;
     let transferring = wants_file_transfer(req);
     let execute_dir = absolute(req.execute_dir);
     let scratch =
@@ -672,6 +688,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
             scratch: &scratch,
             job_iwd: &job_iwd,
             slot_name: &env::slot_short_name(req.slot),
+            account: account.as_ref(),
         };
         match kind {
             container::Kind::Plain => Ok(container::Launch {
@@ -695,6 +712,9 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         std_files,
         append_only,
         slot_name: slot_name.clone(),
+        // The `docker` client runs as the daemon, the container as the job's owner
+        // (`--user`).
+        client_as_daemon: docker.is_some(),
         account,
     };
     let started = Instant::now();
