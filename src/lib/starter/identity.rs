@@ -276,6 +276,37 @@ mod tests {
     }
 
     #[test]
+    fn who_a_job_runs_as_depends_on_the_daemon_and_the_pool() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = |text: &str| crate::config::Config::for_test(text, "MASTER", None, dir.path());
+        let personal = config("CONDORLITE_RUN_AS_OWNER = False\n");
+        // Where jobs run as the daemon's user, no owner is looked up, known or not.
+        assert_eq!(job_account("no-such-user-condorlite", &personal), Ok(None));
+        assert_eq!(job_account("root", &personal), Ok(None));
+        let system = config("");
+        if daemon_is_root() {
+            assert!(runs_jobs_as_owners(&system));
+            assert_eq!(
+                job_account("root", &system),
+                Err(AccountError::Root("root".into()))
+            );
+            // Asked again (from the cache): the same answer.
+            assert_eq!(
+                job_account("no-such-user-condorlite", &system),
+                Err(AccountError::Unknown("no-such-user-condorlite".into()))
+            );
+            assert_eq!(
+                job_account("no-such-user-condorlite", &system),
+                Err(AccountError::Unknown("no-such-user-condorlite".into()))
+            );
+        } else {
+            // A daemon that is not root runs every job as itself.
+            assert!(!runs_jobs_as_owners(&system));
+            assert_eq!(job_account("root", &system), Ok(None));
+        }
+    }
+
+    #[test]
     fn root_and_unknown_users_have_no_account() {
         assert_eq!(
             Account::lookup("root"),
