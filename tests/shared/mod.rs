@@ -783,3 +783,23 @@ fn a_jobs_record_is_out_of_its_reach_and_a_killed_master_adopts_the_job() {
         .run("condor_history", ["-af", "NumJobStarts", "ExitCode"]);
     assert_eq!(out.stdout, "1 0\n", "{out}");
 }
+
+#[test]
+fn a_scheduler_universe_job_runs_as_its_owner() {
+    if !root_or_skip("a_scheduler_universe_job_runs_as_its_owner") {
+        return;
+    }
+    let pool = SystemPool::running(RUNNING);
+    let alice = user(ALICE);
+    pool.write_as(&alice, "job.sh", "#!/bin/sh\nid -u; id -g; id -G\n", 0o755);
+    pool.submit_as(
+        &alice,
+        &[],
+        "universe = scheduler\nexecutable = job.sh\noutput = sched.out\nqueue\n",
+    );
+    pool.wait_done();
+    assert_eq!(
+        std::fs::read_to_string(pool.dir(&alice).join("sched.out")).unwrap(),
+        id_of(&alice)
+    );
+}
