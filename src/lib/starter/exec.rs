@@ -349,12 +349,18 @@ fn open_std_files(
     identity::as_user(account, open).map_err(|e| account_failure(account, &e))?
 }
 
-/// The job's owner's rights could not be taken (HTCondor's `FailedToAccessUserAccount`).
+/// The job's owner's rights could not be taken.
 fn account_failure(account: Option<&Account>, e: &io::Error) -> StartFailure {
     let name = account.map_or("", |a| a.name.as_str());
     tracing::error!("cannot take the rights of user {name}: {e}");
+    unable_to_switch(name)
+}
+
+/// The hold of a job whose owner's account cannot be used, as HTCondor's schedd words it
+/// (`FailedToAccessUserAccount`, schedd.cpp).
+pub(super) fn unable_to_switch(owner: &str) -> StartFailure {
     StartFailure::new(
-        format!("Unable to switch to user: {name}"),
+        format!("Unable to switch to user: {owner}"),
         FAILED_TO_ACCESS_USER_ACCOUNT,
         0,
     )
@@ -367,11 +373,7 @@ fn job_account(req: &StartRequest<'_>) -> Result<Option<Account>, StartFailure> 
     let owner = lookup_str(req.job, "Owner").unwrap_or_default();
     identity::job_account(&owner, req.config).map_err(|e| {
         tracing::warn!("job of {owner}: {e}");
-        StartFailure::new(
-            format!("Unable to switch to user: {owner}"),
-            FAILED_TO_ACCESS_USER_ACCOUNT,
-            0,
-        )
+        unable_to_switch(&owner)
     })
 }
 

@@ -44,7 +44,7 @@ use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use super::env::{JobEnv, JOB_AD_FILE};
 use super::exec::{errno_of, find_signal, is_null_file, job_arguments, strerror};
 use super::finish::{FinishPlan, Previous};
-use super::hold_codes::{FAILED_TO_ACCESS_USER_ACCOUNT, FAILED_TO_CREATE_PROCESS};
+use super::hold_codes::FAILED_TO_CREATE_PROCESS;
 use super::waiter::{self, Spec};
 use super::{RunningJob, StartFailure};
 
@@ -156,11 +156,7 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
     let owner = lookup_str(job, "Owner").unwrap_or_default();
     let account = super::identity::job_account(&owner, req.config).map_err(|e| {
         tracing::warn!("scheduler universe job of {owner}: {e}");
-        LocalStartError::Hold(StartFailure::new(
-            format!("Unable to switch to user: {owner}"),
-            FAILED_TO_ACCESS_USER_ACCOUNT,
-            0,
-        ))
+        LocalStartError::Hold(super::exec::unable_to_switch(&owner))
     })?;
 
     // The executable: `Cmd`, made absolute against `Iwd`.
