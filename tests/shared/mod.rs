@@ -62,7 +62,7 @@ fn user(name: &'static str) -> User {
 /// queue stays as the test makes it).
 struct SystemPool {
     env: TestEnvironment,
-    _master: Master,
+    master: Option<Master>,
 }
 
 impl SystemPool {
@@ -70,15 +70,27 @@ impl SystemPool {
         SystemPool::start_with(true)
     }
 
-    /// A system pool whose users may submit (`CONDORLITE_ALLOW_USER_SUBMIT`) or not.
+    /// A system pool whose users may submit anything (`CONDORLITE_ALLOW_USER_SUBMIT`), or
+    /// what does not run with the master's rights.
     fn start_with(users_submit: bool) -> SystemPool {
         let mut env = TestEnvironment::new();
-        std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::write(env.config_file(), "START = False\n").unwrap();
-        // Jobs still run as the master's user: users may submit only where the pool says so.
         if users_submit {
             env.set_env("_CONDOR_CONDORLITE_ALLOW_USER_SUBMIT", "True");
         }
+        SystemPool::with_config(env, "START = False\n")
+    }
+
+    /// A system pool that runs jobs, configured by `config`.
+    fn running(config: &str) -> SystemPool {
+        SystemPool::with_config(TestEnvironment::new(), config)
+    }
+
+    fn with_config(mut env: TestEnvironment, config: &str) -> SystemPool {
+        std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(env.config_file(), config).unwrap();
+        // A system pool: its master runs jobs as their owners (the harness's personal pools
+        // do not).
+        env.remove_env("_CONDOR_CONDORLITE_RUN_AS_OWNER");
         for u in [user(ALICE), user(BOB)] {
             let dir = env.root().join(u.name);
             std::fs::create_dir(&dir).unwrap();
@@ -89,7 +101,7 @@ impl SystemPool {
         assert_eq!(spool.permissions().mode() & 0o777, 0o755);
         SystemPool {
             env,
-            _master: master,
+            master: Some(master),
         }
     }
 
@@ -383,7 +395,10 @@ fn only_superusers_submit_where_jobs_run_as_the_masters_user() {
     if !root_or_skip("only_superusers_submit_where_jobs_run_as_the_masters_user") {
         return;
     }
-    let pool = SystemPool::start_with(false);
+    let pool = SystemPool::with_config(
+        TestEnvironment::new(),
+        "START = False\nCONDORLITE_RUN_AS_OWNER = False\n",
+    );
     let bob = user(BOB);
     let file = pool.dir(&bob).join("job.sub");
     std::fs::write(&file, SLEEPER).unwrap();
@@ -391,7 +406,7 @@ fn only_superusers_submit_where_jobs_run_as_the_masters_user() {
     assert_eq!(out.status, Some(1), "{out}");
     assert!(
         out.stderr.contains(
-            "cltest-bob may not submit to this pool: its jobs run as the user the \
+            "cltest-bob may not submit jobs to this pool: its jobs run as the user the \
              condor_master runs as"
         ),
         "{out}"
@@ -400,6 +415,32 @@ fn only_superusers_submit_where_jobs_run_as_the_masters_user() {
     // Root, a queue superuser, still submits.
     pool.submit_as_root(SLEEPER);
     assert_eq!(pool.jobs(&["Owner"]), "root\n");
+}
+
+#[test]
+fn where_jobs_run_as_their_owners_users_submit_jobs_but_not_factories() {
+    if !root_or_skip("where_jobs_run_as_their_owners_users_submit_jobs_but_not_factories") {
+        return;
+    }
+    let pool = SystemPool::start_with(false);
+    let bob = user(BOB);
+    assert_eq!(pool.submit_as(&bob, &[], SLEEPER), "1");
+    let file = pool.dir(&bob).join("job.sub");
+    std::fs::write(
+        &file,
+        "executable = /bin/sleep\nmax_materialize = 2\nqueue 5\n",
+    )
+    .unwrap();
+    let out = pool.run_as(&bob, &[], "condor_submit", &["job.sub"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr.contains(
+            "cltest-bob may not submit a job factory to this pool: a job factory's jobs are \
+             made in the condor_master"
+        ),
+        "{out}"
+    );
+    assert_eq!(pool.jobs(&["ClusterId"]), "1\n", "no factory queued");
 }
 
 #[test]
@@ -461,4 +502,304 @@ fn users_find_the_system_pool_through_their_configuration() {
     let personal = pool.dir(&bob).join(".local/share/condorlite/spool");
     let owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(personal).unwrap());
     assert_eq!(owner, bob.uid);
+}
+
+/// A pool of four slots that runs jobs at once.
+const RUNNING: &str = "NUM_CPUS = 4\nNEGOTIATOR_INTERVAL = 1\n";
+
+impl SystemPool {
+    /// Writes `text` as `who`'s file `name` (mode `mode`) in their directory.
+    fn write_as(&self, who: &User, name: &str, text: &str, mode: u32) -> PathBuf {
+        let file = self.dir(who).join(name);
+        std::fs::write(&file, text).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        std::os::unix::fs::chown(&file, Some(who.uid), Some(who.gid)).unwrap();
+        file
+    }
+
+    /// Waits until the queue is empty (every job done).
+    fn wait_done(&self) {
+        wait_for("every job to leave the queue", || {
+            self.jobs(&["ClusterId"]).is_empty()
+        });
+    }
+}
+
+/// What `id` says of `who`, as the password and group databases have them.
+fn id_of(who: &User) -> String {
+    let mut text = String::new();
+    for flag in ["-u", "-g", "-G"] {
+        let out = std::process::Command::new("id")
+            .args([flag, who.name])
+            .output()
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    text
+}
+
+#[test]
+fn a_job_runs_as_its_owner_in_its_own_scratch_directory_and_environment() {
+    if !root_or_skip("a_job_runs_as_its_owner_in_its_own_scratch_directory_and_environment") {
+        return;
+    }
+    let mut env = TestEnvironment::new();
+    // What the master's environment holds reaches no job.
+    env.set_env("CLTEST_MASTERS_OWN", "secret");
+    let pool = SystemPool::with_config(env, RUNNING);
+    let alice = user(ALICE);
+    pool.write_as(
+        &alice,
+        "job.sh",
+        "#!/bin/sh\nid -u; id -g; id -G\nstat -c '%U %a' \"$_CONDOR_SCRATCH_DIR\"\n\
+         echo \"HOME=$HOME\"\nenv | grep -c CLTEST_MASTERS_OWN\necho \"MINE=$MINE\"\n",
+        0o755,
+    );
+    let cluster = pool.submit_as(
+        &alice,
+        &[("MINE", "from the submitter")],
+        "executable = job.sh\noutput = job.out\nerror = job.err\n\
+         should_transfer_files = NO\ngetenv = MINE\nqueue\n",
+    );
+    assert_eq!(cluster, "1");
+    pool.wait_done();
+    let out = std::fs::read_to_string(pool.dir(&alice).join("job.out")).unwrap();
+    let home = nix::unistd::User::from_name(ALICE).unwrap().unwrap().dir;
+    assert_eq!(
+        out,
+        format!(
+            "{}{ALICE} 700\nHOME={}\n0\nMINE=from the submitter\n",
+            id_of(&alice),
+            home.display()
+        ),
+        "{}",
+        std::fs::read_to_string(pool.dir(&alice).join("job.err")).unwrap_or_default()
+    );
+    // The standard files were made by her.
+    let made = std::fs::metadata(pool.dir(&alice).join("job.out")).unwrap();
+    assert_eq!(std::os::unix::fs::MetadataExt::uid(&made), alice.uid);
+}
+
+#[test]
+fn a_job_may_not_write_its_output_where_its_owner_may_not() {
+    if !root_or_skip("a_job_may_not_write_its_output_where_its_owner_may_not") {
+        return;
+    }
+    let pool = SystemPool::running(RUNNING);
+    let alice = user(ALICE);
+    let target = format!("/etc/cltest-{}", std::process::id());
+    pool.submit_as(
+        &alice,
+        &[],
+        &format!(
+            "executable = /bin/echo\narguments = written\noutput = {target}\n\
+             should_transfer_files = NO\nqueue\n"
+        ),
+    );
+    wait_for("the job to be held", || pool.jobs(&["JobStatus"]) == "5\n");
+    assert_eq!(
+        pool.jobs(&["HoldReasonCode", "HoldReasonSubCode"]),
+        "7 13\n",
+        "HTCondor's UnableToOpenOutput, errno EACCES"
+    );
+    let reason = pool.jobs(&["HoldReason"]);
+    assert!(
+        reason.contains(&format!(
+            "Failed to open '{target}' as standard output: Permission denied (errno 13)"
+        )),
+        "{reason}"
+    );
+    assert!(!std::path::Path::new(&target).exists(), "nothing written");
+}
+
+#[test]
+fn an_owner_with_no_account_is_held() {
+    if !root_or_skip("an_owner_with_no_account_is_held") {
+        return;
+    }
+    let pool = SystemPool::running(RUNNING);
+    // Root, a queue superuser, queues a job for a user this machine does not know.
+    let file = pool
+        .env
+        .write_file("job.sub", "executable = /bin/true\nqueue\n");
+    let mut cmd = pool.env.command("condor_submit");
+    cmd.env("_CONDOR_CONDORLITE_QUEUE_ACCESS", "master")
+        .env("CONDORLITE_USER", "cltest-nobody-here")
+        .arg(file.to_str().unwrap());
+    assert_eq!(output(cmd).status, Some(0));
+    wait_for("the job to be held", || pool.jobs(&["JobStatus"]) == "5\n");
+    assert_eq!(
+        pool.jobs(&["HoldReasonCode", "HoldReason"]),
+        "23 Unable to switch to user: cltest-nobody-here\n"
+    );
+}
+
+#[test]
+fn a_jobs_daemonized_child_dies_with_the_job() {
+    if !root_or_skip("a_jobs_daemonized_child_dies_with_the_job") {
+        return;
+    }
+    let pool = SystemPool::running(RUNNING);
+    let alice = user(ALICE);
+    // A child that leaves the job's session and process group (setsid, a double fork),
+    // and says who it is before the job ends.
+    pool.write_as(
+        &alice,
+        "job.sh",
+        "#!/bin/sh\nsetsid sh -c '(sleep 300 & echo $! > daemon.pid) &'\n\
+         while [ ! -s daemon.pid ]; do sleep 0.05; done\n",
+        0o755,
+    );
+    pool.submit_as(
+        &alice,
+        &[],
+        "executable = job.sh\nshould_transfer_files = NO\nqueue\n",
+    );
+    pool.wait_done();
+    let pid: i32 = std::fs::read_to_string(pool.dir(&alice).join("daemon.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    wait_for("the daemonized child to be gone", || {
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| !c.starts_with("sleep"))
+    });
+}
+
+#[test]
+fn fair_share_between_real_users_follows_their_factors() {
+    if !root_or_skip("fair_share_between_real_users_follows_their_factors") {
+        return;
+    }
+    let pool = SystemPool::running(&format!(
+        "{RUNNING}PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n\
+         MAXJOBRETIREMENTTIME = 0\n"
+    ));
+    let (alice, bob) = (user(ALICE), user(BOB));
+    // Both queue 20 jobs held, then root releases them all at once: neither got there first.
+    let jobs = "executable = /bin/sleep\narguments = 601\nhold = True\n\
+                should_transfer_files = NO\nqueue 20\n";
+    pool.submit_as(&alice, &[], jobs);
+    pool.submit_as(&bob, &[], jobs);
+    let out = pool.env.run("condor_release", ["-all"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    let running = |who: &User| {
+        pool.jobs(&["Owner", "JobStatus"])
+            .lines()
+            .filter(|l| *l == format!("{} 2", who.name))
+            .count()
+    };
+    wait_for("two jobs each", || {
+        running(&alice) == 2 && running(&bob) == 2
+    });
+    // Bob's factor three times Alice's (HTCondor 24.0's default, DEFAULT_PRIO_FACTOR, is
+    // 1000): his share of the pool becomes a third of hers.
+    let domain = pool.env.run("condor_config_val", ["UID_DOMAIN"]).stdout;
+    let out = pool.env.run(
+        "condor_userprio",
+        ["-setfactor", &format!("{BOB}@{}", domain.trim()), "3000"],
+    );
+    assert_eq!(out.status, Some(0), "{out}");
+    wait_for("three to alice, one to bob", || {
+        running(&alice) == 3 && running(&bob) == 1
+    });
+    // Each runs as its owner: the jobs' processes are theirs.
+    let owners: std::collections::BTreeSet<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == b"/bin/sleep\x00601\x00")
+        })
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+        .collect();
+    assert_eq!(
+        owners,
+        [alice.uid, bob.uid].into(),
+        "the jobs' processes' owners"
+    );
+    let out = pool.env.run("condor_rm", ["-all"]);
+    assert_eq!(out.status, Some(0), "{out}");
+    pool.wait_done();
+}
+
+#[test]
+fn a_jobs_record_is_out_of_its_reach_and_a_killed_master_adopts_the_job() {
+    if !root_or_skip("a_jobs_record_is_out_of_its_reach_and_a_killed_master_adopts_the_job") {
+        return;
+    }
+    let mut pool = SystemPool::running(RUNNING);
+    let alice = user(ALICE);
+    pool.write_as(
+        &alice,
+        "job.sh",
+        "#!/bin/sh\nls -A \"$_CONDOR_SCRATCH_DIR\" > seen.tmp && mv seen.tmp seen\n\
+         while [ ! -e go ]; do sleep 0.05; done\necho done\n",
+        0o755,
+    );
+    pool.submit_as(
+        &alice,
+        &[],
+        "executable = job.sh\noutput = job.out\nshould_transfer_files = NO\nqueue\n",
+    );
+    let seen = pool.dir(&alice).join("seen");
+    wait_for("the job to run", || seen.exists());
+    // Its directory holds the ads, not its record: that is the daemon's, beside it.
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap(),
+        ".chirp.config\n.job.ad\n.machine.ad\n"
+    );
+    let execute = pool.env.run("condor_config_val", ["EXECUTE"]).stdout;
+    let records = std::path::Path::new(execute.trim()).join(".records");
+    let meta = std::fs::metadata(&records).unwrap();
+    assert_eq!(
+        (
+            std::os::unix::fs::MetadataExt::uid(&meta),
+            meta.permissions().mode() & 0o777
+        ),
+        (0, 0o700)
+    );
+    let names: Vec<String> = std::fs::read_dir(&records)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        names.len() == 1 && names[0].starts_with("dir_1_0_"),
+        "{names:?}"
+    );
+    // The master dies under the running job; the next adopts it by its record.
+    pool.master.take().unwrap().kill();
+    pool.master = Some(Master::start(&pool.env));
+    std::fs::write(pool.dir(&alice).join("go"), "").unwrap();
+    pool.wait_done();
+    assert_eq!(
+        std::fs::read_to_string(pool.dir(&alice).join("job.out")).unwrap(),
+        "done\n"
+    );
+    let out = pool
+        .env
+        .run("condor_history", ["-af", "NumJobStarts", "ExitCode"]);
+    assert_eq!(out.stdout, "1 0\n", "{out}");
+}
+
+#[test]
+fn a_scheduler_universe_job_runs_as_its_owner() {
+    if !root_or_skip("a_scheduler_universe_job_runs_as_its_owner") {
+        return;
+    }
+    let pool = SystemPool::running(RUNNING);
+    let alice = user(ALICE);
+    pool.write_as(&alice, "job.sh", "#!/bin/sh\nid -u; id -g; id -G\n", 0o755);
+    pool.submit_as(
+        &alice,
+        &[],
+        "universe = scheduler\nexecutable = job.sh\noutput = sched.out\nqueue\n",
+    );
+    pool.wait_done();
+    assert_eq!(
+        std::fs::read_to_string(pool.dir(&alice).join("sched.out")).unwrap(),
+        id_of(&alice)
+    );
 }

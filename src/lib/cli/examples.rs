@@ -236,6 +236,16 @@ pub fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "condor_who -af JobId '#PID' '#SLOT'",
             ),
         ],
+        "condor_check_userlogs" => &[
+            (
+                "Check that every job in a log was submitted, ran and ended once",
+                "condor_check_userlogs jobs.log",
+            ),
+            (
+                "Check the logs of a DAG's nodes together, oldest event first",
+                "condor_check_userlogs a.log b.log c.log",
+            ),
+        ],
         "condor_userlog" => &[
             (
                 "Summarise the runs in a job event log",

@@ -161,16 +161,12 @@ fn answer<R: BufRead>(
             Ok(refused) => Answer::Refused(refused),
             Err(e) => Answer::Failed(e.to_string()),
         },
-        WireRequest::Submit { .. } if !may_submit(session) => Answer::SubmitFailed {
-            at: 0,
-            text: format!(
-                "{} may not submit to this pool: its jobs run as the user the \
-                 condor_master runs as, not as their owners, so only a queue superuser may \
-                 submit (the pool's {USER_SUBMIT_KNOB} = True lets every user submit, and \
-                 have that user's rights)\n",
-                session.user
-            ),
-        },
+        WireRequest::Submit { ref factory, .. } if !may_submit(session, factory.is_some()) => {
+            Answer::SubmitFailed {
+                at: 0,
+                text: refusal(session, factory.is_some()),
+            }
+        }
         WireRequest::Submit {
             files,
             remote,
@@ -277,16 +273,36 @@ fn factory_answer(
     })
 }
 
-/// The knob that lets users who are not queue superusers submit to a system pool, whose jobs
-/// run as the master's user (off by default: until jobs run as their owners, a job is the
-/// master's user's, and a submit file's `include command` runs as it when a job factory
-/// materializes).
+/// The knob that lets users who are not queue superusers submit what would run with the
+/// master's user's rights: any job where jobs run as the master's user (a master that is not
+/// root, or [`crate::starter::identity::RUN_AS_OWNER_KNOB`] off), and job factories (whose
+/// materialization parses the submit description again in the master, `include command` and
+/// all, as the master's user). Off by default.
 pub const USER_SUBMIT_KNOB: &str = "CONDORLITE_ALLOW_USER_SUBMIT";
 
-/// Whether the session's user may submit through the master: a queue superuser, or anyone
-/// where the pool allows it ([`USER_SUBMIT_KNOB`]).
-fn may_submit(session: &Session) -> bool {
-    session.user_is_superuser() || matches!(session.config.bool(USER_SUBMIT_KNOB), Ok(Some(true)))
+/// Whether the session's user may submit (a job `factory` or not) through the master: a
+/// queue superuser; anyone when the master runs jobs as their owners, except a job factory;
+/// anyone where the pool allows it ([`USER_SUBMIT_KNOB`]).
+fn may_submit(session: &Session, factory: bool) -> bool {
+    session.user_is_superuser()
+        || (!factory && crate::starter::identity::runs_jobs_as_owners(&session.config))
+        || matches!(session.config.bool(USER_SUBMIT_KNOB), Ok(Some(true)))
+}
+
+/// Why [`may_submit`] refused.
+fn refusal(session: &Session, factory: bool) -> String {
+    let why = if factory && crate::starter::identity::runs_jobs_as_owners(&session.config) {
+        "a job factory's jobs are made in the condor_master, which reads the submit \
+         description again (includes and commands) with its own rights"
+    } else {
+        "its jobs run as the user the condor_master runs as, not as their owners"
+    };
+    format!(
+        "{} may not submit {} to this pool: {why}, so only a queue superuser may \
+         (the pool's {USER_SUBMIT_KNOB} = True lets every user, with that user's rights)\n",
+        session.user,
+        if factory { "a job factory" } else { "jobs" },
+    )
 }
 
 /// Whether `peer` may send the master's administrative commands (`condor_off`, `condor_on`,

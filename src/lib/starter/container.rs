@@ -529,6 +529,10 @@ pub struct JobLaunch<'a> {
     pub scratch: &'a Path,
     pub job_iwd: &'a Path,
     pub slot_name: &'a str,
+    /// The account the job runs as when not the daemon's: a Docker container gets its ids
+    /// (the `docker` client itself runs with the daemon's rights, as HTCondor's starter runs
+    /// it).
+    pub account: Option<&'a super::identity::Account>,
 }
 
 /// A process to spawn for the job.
@@ -712,7 +716,10 @@ pub fn docker_launch(l: &JobLaunch<'_>, env: JobEnv) -> Result<Launch, String> {
         c.extend(["--volume".into(), v]);
     }
     c.extend(["--workdir".into(), iwd.clone()]);
-    let (uid, gid, groups) = super::identity::Account::current().raw_ids();
+    let (uid, gid, groups) = match l.account {
+        Some(account) => account.raw_ids(),
+        None => super::identity::Account::current().raw_ids(),
+    };
     c.extend(["--user".into(), format!("{uid}:{gid}")]);
     for g in groups {
         c.extend(["--group-add".into(), g.to_string()]);

@@ -121,6 +121,8 @@ pub struct EnvContext<'a> {
     pub slot_env: &'a [(String, String)],
     /// The `.chirp.config` the starter wrote, if it wrote one.
     pub chirp_config: Option<&'a Path>,
+    /// The home directory of the user the job runs as, when not the daemon's.
+    pub home: Option<&'a Path>,
 }
 
 /// The slot's short name: `slot1_1` of `slot1_1@host`.
@@ -216,8 +218,14 @@ fn publish(env: &mut JobEnv, ctx: &EnvContext<'_>, config: &Config) {
         .flatten()
         .unwrap_or(true)
     {
-        if let Some(home) = home_dir() {
-            env.set("HOME", home);
+        // The job's user's home (`STARTER_SETS_HOME_ENV`), not the daemon's.
+        match ctx.home {
+            Some(home) => env.set("HOME", &path(home)),
+            None => {
+                if let Some(home) = home_dir() {
+                    env.set("HOME", home);
+                }
+            }
         }
     }
 }

@@ -26,6 +26,7 @@ use super::container;
 use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::*;
+use super::identity::{self, Account};
 use super::scratch::write_file;
 use super::transfer::{self, Endpoints, OutputPlan};
 use super::waiter::{self, Spawned, WaiterId};
@@ -130,9 +131,7 @@ struct ScratchGuard<'a> {
 impl Drop for ScratchGuard<'_> {
     fn drop(&mut self) {
         if let Some(dir) = self.dir {
-            if let Err(e) = std::fs::remove_dir_all(dir) {
-                tracing::warn!("cannot remove scratch directory {}: {e}", dir.display());
-            }
+            super::scratch::remove_scratch(dir);
         }
     }
 }
@@ -332,17 +331,50 @@ fn open_null(input: bool, err_from: &dyn Fn(&str) -> String) -> Result<OwnedFd, 
         })
 }
 
-/// Opens the job's standard input, output and error.
+/// Opens the job's standard input, output and error, with the rights of the user the job
+/// runs as (`account`; the daemon's own when `None`), never the daemon's on its behalf.
 fn open_std_files(
     files: &[StdFile; 3],
     append_only: bool,
+    account: Option<&Account>,
     err_from: &dyn Fn(&str) -> String,
 ) -> Result<[OwnedFd; 3], StartFailure> {
-    Ok([
-        open_std(Which::In, &files[0], append_only, err_from)?,
-        open_std(Which::Out, &files[1], append_only, err_from)?,
-        open_std(Which::Err, &files[2], append_only, err_from)?,
-    ])
+    let open = || {
+        Ok([
+            open_std(Which::In, &files[0], append_only, err_from)?,
+            open_std(Which::Out, &files[1], append_only, err_from)?,
+            open_std(Which::Err, &files[2], append_only, err_from)?,
+        ])
+    };
+    identity::as_user(account, open).map_err(|e| account_failure(account, &e))?
+}
+
+/// The job's owner's rights could not be taken.
+fn account_failure(account: Option<&Account>, e: &io::Error) -> StartFailure {
+    let name = account.map_or("", |a| a.name.as_str());
+    tracing::error!("cannot take the rights of user {name}: {e}");
+    unable_to_switch(name)
+}
+
+/// The hold of a job whose owner's account cannot be used, as HTCondor's schedd words it
+/// (`FailedToAccessUserAccount`, schedd.cpp).
+pub(super) fn unable_to_switch(owner: &str) -> StartFailure {
+    StartFailure::new(
+        format!("Unable to switch to user: {owner}"),
+        FAILED_TO_ACCESS_USER_ACCOUNT,
+        0,
+    )
+}
+
+/// The account a job runs as ([`identity::job_account`]): an owner with no local account,
+/// or root, holds the job as HTCondor's schedd does when it cannot switch to the owner
+/// (`FailedToAccessUserAccount`, "Unable to switch to user: <owner>").
+fn job_account(req: &StartRequest<'_>) -> Result<Option<Account>, StartFailure> {
+    let owner = lookup_str(req.job, "Owner").unwrap_or_default();
+    identity::job_account(&owner, req.config).map_err(|e| {
+        tracing::warn!("job of {owner}: {e}");
+        unable_to_switch(&owner)
+    })
 }
 
 /// What a job runs, where: what a failed start names.
@@ -351,16 +383,19 @@ pub(super) struct Program {
     slot_name: String,
     cmd: PathBuf,
     args: Vec<String>,
+    /// Whose rights a failed start's program is read with (its `#!` line).
+    account: Option<Account>,
 }
 
 impl Program {
     /// The program of `job` (a job an earlier daemon started: what its start would have
     /// been named by).
-    pub(super) fn of(job: &ClassAd, slot_name: String) -> Program {
+    pub(super) fn of(job: &ClassAd, slot_name: String, account: Option<Account>) -> Program {
         Program {
             slot_name,
             cmd: PathBuf::from(&*lookup_str(job, "Cmd").unwrap_or_default()),
             args: job_arguments(job).unwrap_or_default(),
+            account,
         }
     }
 
@@ -380,7 +415,10 @@ impl Program {
             }
             msg.push_str(&format!(" with arguments {shown}"));
         }
-        msg.push_str(&format!(": {}", exec_error_text(&self.cmd, e)));
+        // The script's interpreter is read with the job's user's rights.
+        let text = identity::as_user(self.account.as_ref(), || exec_error_text(&self.cmd, e))
+            .unwrap_or_else(|_| e.to_string());
+        msg.push_str(&format!(": {text}"));
         msg
     }
 
@@ -408,6 +446,12 @@ pub(super) struct Launch {
     dir: PathBuf,
     std_files: [StdFile; 3],
     append_only: bool,
+    /// The account the job runs as when not the daemon's ([`identity::job_account`]):
+    /// its standard files are opened, and its process runs, with the account's rights.
+    account: Option<Account>,
+    /// Whether the process started is a container runtime's client that runs as the daemon
+    /// (`docker`), the job inside it as the account.
+    client_as_daemon: bool,
 }
 
 impl Launch {
@@ -427,6 +471,10 @@ impl Launch {
         waiter::Spec::new(&p.cmd, argv, env, &self.cwd, &self.dir)
             .and_then(|mut spec| {
                 spec.until = until;
+                spec.run_as = (!self.client_as_daemon)
+                    .then_some(self.account.as_ref())
+                    .flatten()
+                    .map(waiter::RunAs::of);
                 waiter::spawn(&spec, stdio)
             })
             .map_err(|e| p.failure(&e))
@@ -436,7 +484,12 @@ impl Launch {
     /// standard files opened anew, appended to.
     pub(super) fn respawn(&self, program: &Program) -> Result<Spawned, StartFailure> {
         let err_from = |msg: &str| program.err_from(msg);
-        let stdio = open_std_files(&self.std_files, self.append_only, &err_from)?;
+        let stdio = open_std_files(
+            &self.std_files,
+            self.append_only,
+            self.account.as_ref(),
+            &err_from,
+        )?;
         self.spawn(program, stdio, waiter::Until::Exec)
     }
 }
@@ -454,15 +507,22 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     // The shadow's `cdToIwd`.
     let iwd_text = lookup_str(job, "Iwd").unwrap_or_default();
     let iwd = absolute(Path::new(&*iwd_text));
+    let account = job_account(req)?;
     if job.lookup("SUBMIT_Iwd").is_some() && !iwd.exists() {
         // A spooled job runs in its spool directory, which the schedd makes
-        // (`SpooledJobFiles::createJobSpoolDirectory`, mode 0700).
-        let _ = std::fs::DirBuilder::new()
+        // (`SpooledJobFiles::createJobSpoolDirectory`, mode 0700, the job's owner's).
+        let made = std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(&iwd);
+        if let (Ok(()), Some(a)) = (made, &account) {
+            let _ = std::os::unix::fs::chown(&iwd, Some(a.uid.as_raw()), Some(a.gid.as_raw()));
+        }
     }
-    let iwd_error = match std::fs::metadata(&iwd) {
+    // Looked at with the rights of the user the job runs as (the shadow's `cdToIwd` runs as
+    // the job's owner).
+    let iwd_meta = identity::as_user(account.as_ref(), || std::fs::metadata(&iwd));
+    let iwd_error = match iwd_meta.and_then(|m| m) {
         Ok(m) if m.is_dir() => None,
         Ok(_) => Some(libc::ENOTDIR),
         Err(e) => Some(errno_of(&e)),
@@ -481,17 +541,18 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
 
     let transferring = wants_file_transfer(req);
     let execute_dir = absolute(req.execute_dir);
-    let scratch = super::scratch::make(&execute_dir, cluster, proc).map_err(|e| {
-        tracing::error!(
-            "cannot create a scratch directory in {}: {e}",
-            execute_dir.display()
-        );
-        StartFailure::new(
-            err_from("Failed to create scratch dir"),
-            SCRATCH_DIR_ERROR,
-            0,
-        )
-    })?;
+    let scratch =
+        super::scratch::make(&execute_dir, cluster, proc, account.as_ref()).map_err(|e| {
+            tracing::error!(
+                "cannot create a scratch directory in {}: {e}",
+                execute_dir.display()
+            );
+            StartFailure::new(
+                err_from("Failed to create scratch dir"),
+                SCRATCH_DIR_ERROR,
+                0,
+            )
+        })?;
     let mut guard = ScratchGuard {
         dir: Some(&scratch),
     };
@@ -548,30 +609,26 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     if transferring {
         job_view.insert("Iwd", Expr::lit(scratch.to_string_lossy().into_owned()));
     }
-    let write_ads = write_file(
-        &scratch.join(JOB_AD_FILE),
-        ad_to_old(&job_view, false).as_bytes(),
-    )
-    .and_then(|()| {
-        write_file(
-            &scratch.join(MACHINE_AD_FILE),
-            ad_to_old(req.slot, false).as_bytes(),
-        )
-    });
     // Chirp (`initIOProxy`): the file that tells condor_chirp where the job's pool is.
     let chirp_config = chirp::Features::of(job, req.config)
         .any()
         .then(|| scratch.join(chirp::CHIRP_CONFIG_FILE));
-    let write_ads = write_ads.and_then(|()| match &chirp_config {
-        Some(path) => {
-            let local_dir = req.config.string("LOCAL_DIR").ok().flatten();
-            std::fs::write(
-                path,
-                chirp::config_text(req.config.env(), local_dir.as_deref()),
-            )
-        }
-        None => Ok(()),
+    let job_text = ad_to_old(&job_view, false);
+    let slot_text = ad_to_old(req.slot, false);
+    let chirp_text = chirp_config.as_ref().map(|_| {
+        let local_dir = req.config.string("LOCAL_DIR").ok().flatten();
+        chirp::config_text(req.config.env(), local_dir.as_deref())
     });
+    // Written with the rights of the user the job runs as: the directory is theirs.
+    let write_ads = identity::as_user(account.as_ref(), || {
+        write_file(&scratch.join(JOB_AD_FILE), job_text.as_bytes())?;
+        write_file(&scratch.join(MACHINE_AD_FILE), slot_text.as_bytes())?;
+        match (&chirp_config, &chirp_text) {
+            (Some(path), Some(text)) => std::fs::write(path, text),
+            _ => Ok(()),
+        }
+    })
+    .and_then(|written| written);
     if let Err(e) = write_ads {
         tracing::error!("cannot write the job's ads into {}: {e}", scratch.display());
         return Err(StartFailure::new(
@@ -637,7 +694,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         || flag("WantFTOnCheckpoint")
         || lookup_bool(job, "DontAppend") == Some(false);
     let std_files = [stdin_file, stdout_file, stderr_file];
-    let stdio = open_std_files(&std_files, append_only, &err_from)?;
+    let stdio = open_std_files(&std_files, append_only, account.as_ref(), &err_from)?;
 
     let args = job_arguments(job).map_err(|e| {
         StartFailure::new(
@@ -652,6 +709,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         slot: req.slot,
         slot_env: req.slot_env,
         chirp_config: chirp_config.as_deref(),
+        home: account.as_ref().map(|a| a.home.as_path()),
     };
     let job_env = env::build(job, &ctx, req.config).map_err(|e| {
         StartFailure::new(
@@ -673,6 +731,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
             scratch: &scratch,
             job_iwd: &job_iwd,
             slot_name: &env::slot_short_name(req.slot),
+            account: account.as_ref(),
         };
         match kind {
             container::Kind::Plain => Ok(container::Launch {
@@ -691,6 +750,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         slot_name,
         cmd: prepared.program,
         args: prepared.args,
+        account: account.clone(),
     };
     let launch = Launch {
         env: prepared.env,
@@ -698,6 +758,10 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
         dir: scratch.clone(),
         std_files,
         append_only,
+        // The `docker` client runs as the daemon, the container as the job's owner
+        // (`--user`).
+        client_as_daemon: docker.is_some(),
+        account,
     };
     let started = Instant::now();
     // The daemon goes on once the job's process is forked: a failed exec comes with its exit.
@@ -798,7 +862,7 @@ pub(super) fn reattach(
     let iwd = absolute(Path::new(&*lookup_str(job, "Iwd").unwrap_or_default()));
     let transferring = wants_file_transfer(req);
     let cmd_text = lookup_str(job, "Cmd").unwrap_or_default();
-    let program = Program::of(job, slot_name.clone());
+    let program = Program::of(job, slot_name.clone(), job_account(req).ok().flatten());
     let output = transferring.then(|| {
         let ends = Endpoints {
             slot_name,

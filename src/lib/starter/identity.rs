@@ -120,6 +120,102 @@ impl Account {
     }
 }
 
+/// The knob that makes a master running as root run each job as its `Owner` (default
+/// `True`): `False` runs every job as the master's user, as a personal pool does (and then
+/// only queue superusers may submit through the master, see `daemon::requests`).
+pub const RUN_AS_OWNER_KNOB: &str = "CONDORLITE_RUN_AS_OWNER";
+
+/// Whether this process runs as root (its effective uid, read once: a daemon's never
+/// changes).
+pub fn daemon_is_root() -> bool {
+    static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ROOT.get_or_init(|| nix::unistd::geteuid().is_root())
+}
+
+/// Whether this daemon runs jobs as their owners: it runs as root and the pool does not
+/// say otherwise ([`RUN_AS_OWNER_KNOB`]). Never true for a daemon that is not root (a
+/// personal pool): no lookup is made then.
+pub fn runs_jobs_as_owners(config: &crate::config::Config) -> bool {
+    daemon_is_root() && !matches!(config.bool(RUN_AS_OWNER_KNOB), Ok(Some(false)))
+}
+
+/// How long a looked-up account is reused before the password database is read again.
+const ACCOUNT_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+
+type Cached = (std::time::Instant, Result<Account, AccountError>);
+
+/// The account a job of `owner` runs as: `None` when it runs as the daemon's own user (a
+/// daemon that is not root, or a pool that runs jobs as the master's user), else the owner's
+/// account, never root. Lookups are kept a minute per owner (the spawn path is hot).
+pub fn job_account(
+    owner: &str,
+    config: &crate::config::Config,
+) -> Result<Option<Account>, AccountError> {
+    if !runs_jobs_as_owners(config) {
+        return Ok(None);
+    }
+    static CACHE: std::sync::Mutex<Option<std::collections::HashMap<String, Cached>>> =
+        std::sync::Mutex::new(None);
+    let now = std::time::Instant::now();
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    let map = cache.get_or_insert_with(Default::default);
+    if let Some((at, found)) = map.get(owner) {
+        if now.duration_since(*at) < ACCOUNT_TTL {
+            return found.clone().map(Some);
+        }
+    }
+    let found = Account::lookup(owner);
+    map.insert(owner.to_owned(), (now, found.clone()));
+    found.map(Some)
+}
+
+impl Account {
+    /// Runs `f` with this account's file-system rights on the calling thread only: its
+    /// supplementary groups, file-system gid and uid (`setgroups`, `setfsgid`, `setfsuid` as
+    /// raw system calls, which act on one thread, unlike libc's wrappers that change every
+    /// thread of the process), then the thread's own again. What `f` opens or makes is
+    /// checked against (and owned by) the account, as if the user did it: the daemon's
+    /// capabilities to override file permissions are off meanwhile. Only from a thread that
+    /// may switch (root); `f` must not start threads or processes.
+    pub fn with_fs_rights<T>(&self, f: impl FnOnce() -> T) -> std::io::Result<T> {
+        let saved = nix::unistd::getgroups()?;
+        let raw: Vec<libc::gid_t> = self.groups.iter().map(|g| g.as_raw()).collect();
+        // SAFETY: plain system calls on this thread's credentials, with a valid array.
+        unsafe {
+            if libc::syscall(libc::SYS_setgroups, raw.len(), raw.as_ptr()) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        let old_gid = fs_id(libc::SYS_setfsgid, self.gid.as_raw());
+        let old_uid = fs_id(libc::SYS_setfsuid, self.uid.as_raw());
+        let switched = fs_id(libc::SYS_setfsuid, u32::MAX) == self.uid.as_raw()
+            && fs_id(libc::SYS_setfsgid, u32::MAX) == self.gid.as_raw();
+        let result = switched.then(f);
+        fs_id(libc::SYS_setfsuid, old_uid);
+        fs_id(libc::SYS_setfsgid, old_gid);
+        let saved: Vec<libc::gid_t> = saved.iter().map(|g| g.as_raw()).collect();
+        // SAFETY: as above.
+        unsafe { libc::syscall(libc::SYS_setgroups, saved.len(), saved.as_ptr()) };
+        result.ok_or_else(|| std::io::Error::from_raw_os_error(libc::EPERM))
+    }
+}
+
+/// `setfsuid`/`setfsgid` (`call`) to `id` on this thread: the id it had (`u32::MAX`, an
+/// invalid id, changes nothing and only reads it).
+fn fs_id(call: libc::c_long, id: u32) -> u32 {
+    // SAFETY: a plain system call.
+    unsafe { libc::syscall(call, id) as u32 }
+}
+
+/// Runs `f` with the file-system rights of `account` when there is one, else as the
+/// daemon itself (a job that runs as the daemon's user).
+pub fn as_user<T>(account: Option<&Account>, f: impl FnOnce() -> T) -> std::io::Result<T> {
+    match account {
+        Some(a) if !a.is_current() => a.with_fs_rights(f),
+        _ => Ok(f()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +228,82 @@ mod tests {
         assert!(me.groups.contains(&me.gid) || me.groups.is_empty());
         // Switching to oneself changes nothing and always succeeds.
         assert_eq!(me.assume(), Ok(()));
+        // Its own rights on files: nothing to switch either.
+        assert_eq!(as_user(Some(&me), || 7).unwrap(), 7);
+        assert_eq!(as_user(None, || 8).unwrap(), 8);
+    }
+
+    #[test]
+    fn file_rights_are_the_users_on_this_thread_only() {
+        if !daemon_is_root() {
+            eprintln!("skipped: switching file-system rights needs root");
+            return;
+        }
+        let Ok(nobody) = Account::lookup("nobody") else {
+            eprintln!("skipped: no account \"nobody\" on this machine");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let private = dir.path().join("private");
+        std::fs::create_dir(&private).unwrap();
+        std::fs::set_permissions(
+            &private,
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            dir.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o777),
+        )
+        .unwrap();
+        let made = dir.path().join("made");
+        let (denied, owner) = nobody
+            .with_fs_rights(|| {
+                let denied = std::fs::write(private.join("x"), "x").unwrap_err();
+                std::fs::write(&made, "x").unwrap();
+                let owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&made).unwrap());
+                (denied.raw_os_error(), owner)
+            })
+            .unwrap();
+        assert_eq!(
+            denied,
+            Some(libc::EACCES),
+            "root's rights are off meanwhile"
+        );
+        assert_eq!(owner, nobody.uid.as_raw(), "what it makes is the user's");
+        // And back: root's rights again.
+        std::fs::write(private.join("x"), "x").unwrap();
+    }
+
+    #[test]
+    fn who_a_job_runs_as_depends_on_the_daemon_and_the_pool() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = |text: &str| crate::config::Config::for_test(text, "MASTER", None, dir.path());
+        let personal = config("CONDORLITE_RUN_AS_OWNER = False\n");
+        // Where jobs run as the daemon's user, no owner is looked up, known or not.
+        assert_eq!(job_account("no-such-user-condorlite", &personal), Ok(None));
+        assert_eq!(job_account("root", &personal), Ok(None));
+        let system = config("");
+        if daemon_is_root() {
+            assert!(runs_jobs_as_owners(&system));
+            assert_eq!(
+                job_account("root", &system),
+                Err(AccountError::Root("root".into()))
+            );
+            // Asked again (from the cache): the same answer.
+            assert_eq!(
+                job_account("no-such-user-condorlite", &system),
+                Err(AccountError::Unknown("no-such-user-condorlite".into()))
+            );
+            assert_eq!(
+                job_account("no-such-user-condorlite", &system),
+                Err(AccountError::Unknown("no-such-user-condorlite".into()))
+            );
+        } else {
+            // A daemon that is not root runs every job as itself.
+            assert!(!runs_jobs_as_owners(&system));
+            assert_eq!(job_account("root", &system), Ok(None));
+        }
     }
 
     #[test]

@@ -151,8 +151,13 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
             .map(|s| s.to_string())
             .unwrap_or_else(|| "/tmp".to_owned()),
     );
-    // The schedd refuses an `Owner` of root, as it would switch to that user; condorlite
-    // switches to nobody (every job runs as the daemon's user), so there is nothing to refuse.
+    // The user the job runs as (`init_user_ids`): in a pool that runs jobs as their owners,
+    // an owner with no local account, or root, is held as the schedd holds it.
+    let owner = lookup_str(job, "Owner").unwrap_or_default();
+    let account = super::identity::job_account(&owner, req.config).map_err(|e| {
+        tracing::warn!("scheduler universe job of {owner}: {e}");
+        LocalStartError::Hold(super::exec::unable_to_switch(&owner))
+    })?;
 
     // The executable: `Cmd`, made absolute against `Iwd`.
     let cmd_text = lookup_str(job, "Cmd").unwrap_or_default();
@@ -192,7 +197,9 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
             continue;
         }
         let path = iwd.join(&*name);
-        let file = open_std(&path, input).map_err(|e| {
+        // With the rights of the job's user, never the daemon's on its behalf.
+        let opened = super::identity::as_user(account.as_ref(), || open_std(&path, input));
+        let file = opened.and_then(|f| f).map_err(|e| {
             LocalStartError::NotStarted(format!(
                 "Open of {} failed, errno {}",
                 path.display(),
@@ -263,6 +270,7 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
             // the job).
             spec.core_limit = Some(core_limit);
             spec.nice = niceness.clamp(-40, 40) as i32;
+            spec.run_as = account.as_ref().map(waiter::RunAs::of);
             waiter::spawn(&spec, [stdin, stdout, stderr])
         })
         .map_err(|e| {
@@ -285,7 +293,8 @@ pub fn start_local(req: &LocalStartRequest<'_>) -> Result<RunningJob, LocalStart
         killed: AtomicBool::new(false),
         started,
         run_started: started,
-        program: super::exec::Program::of(job, "schedd".into()),
+        // (Started only when its exec succeeded: never named by a failed start later.)
+        program: super::exec::Program::of(job, "schedd".into(), None),
         launch: None,
         checkpoint: None,
         checkpoint_usage: super::RawExit::default(),

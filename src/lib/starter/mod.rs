@@ -91,6 +91,8 @@ pub mod hold_codes {
     pub const TRANSFER_INPUT_ERROR: i64 = 13;
     /// The job's `Iwd` cannot be accessed; the subcode is the errno.
     pub const IWD_ERROR: i64 = 14;
+    /// The job's owner has no account to run it as (`FailedToAccessUserAccount`).
+    pub const FAILED_TO_ACCESS_USER_ACCOUNT: i64 = 23;
     /// The starter could not store a self-checkpointing job's checkpoint.
     pub const FAILED_TO_CHECKPOINT: i64 = 36;
     /// The job could not be started for a reason that is not its own (vacate).

@@ -291,6 +291,7 @@ fn remove_job_dirs(dir: &Path) {
 /// Removes the `dir_*` job directories in `dir` but those in `keep`, and the directories an
 /// earlier daemon parked for later runs.
 fn remove_job_dirs_except(dir: &Path, keep: &[PathBuf]) {
+    remove_records_except(dir, keep);
     if let Ok(entries) = fs::read_dir(dir) {
         for entry in entries.flatten() {
             let is_scratch = entry.file_name().to_str().is_some_and(|n| {
@@ -305,6 +306,27 @@ fn remove_job_dirs_except(dir: &Path, keep: &[PathBuf]) {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Removes the records kept beside the job directories of `dir` ([`waiter::RECORDS_DIR`])
+/// but those of the directories in `keep`.
+fn remove_records_except(dir: &Path, keep: &[PathBuf]) {
+    let records = dir.join(super::waiter::RECORDS_DIR);
+    let Ok(entries) = fs::read_dir(&records) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if keep.iter().any(|k| k.file_name() == Some(&name)) {
+            continue;
+        }
+        if let Err(e) = fs::remove_file(entry.path()) {
+            tracing::warn!(
+                "cannot remove stale job record {}: {e}",
+                entry.path().display()
+            );
         }
     }
 }

@@ -42,11 +42,16 @@ fn free_list() -> std::sync::MutexGuard<'static, Vec<Free>> {
     FREE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Makes `$(EXECUTE)/dir_<cluster>_<proc>_<n>` (mode 0700), for a job that runs as this
-/// process's user: a parked directory of that user's renamed, else a new one (making
-/// `$(EXECUTE)` if needed).
-pub(super) fn make(execute_dir: &Path, cluster: i64, proc: i64) -> io::Result<PathBuf> {
-    let uid = nix::unistd::geteuid().as_raw();
+/// Makes `$(EXECUTE)/dir_<cluster>_<proc>_<n>` (mode 0700), for a job that runs as
+/// `account` (this process's user when `None`): a parked directory of that user's renamed,
+/// else a new one (making `$(EXECUTE)` if needed), given to the user.
+pub(super) fn make(
+    execute_dir: &Path,
+    cluster: i64,
+    proc: i64,
+    account: Option<&super::identity::Account>,
+) -> io::Result<PathBuf> {
+    let uid = account.map_or_else(|| nix::unistd::geteuid().as_raw(), |a| a.uid.as_raw());
     loop {
         let dir = execute_dir.join(format!(
             "dir_{cluster}_{proc}_{}",
@@ -60,11 +65,70 @@ pub(super) fn make(execute_dir: &Path, cluster: i64, proc: i64) -> io::Result<Pa
             at.map(|i| free.swap_remove(i).dir)
         };
         let Some(parked) = parked else {
-            return make_new(execute_dir, &dir);
+            let dir = make_new(execute_dir, &dir)?;
+            if let Some(a) = account.filter(|a| !a.is_current()) {
+                give(&dir, a)?;
+            }
+            return Ok(dir);
         };
         // Gone meanwhile (a later run's cleanup), or the name is taken: the next one.
         if fs::rename(&parked, &dir).is_ok() {
+            move_outside_record(&parked, &dir);
             return Ok(dir);
+        }
+    }
+}
+
+/// Gives the new directory `dir` to the user of `account` (its mode stays 0700), and makes
+/// sure its record has a place out of the user's reach ([`waiter::RECORDS_DIR`], the
+/// daemon's only); the directory is removed when either cannot be done.
+fn give(dir: &Path, account: &super::identity::Account) -> io::Result<()> {
+    let records = dir
+        .parent()
+        .map(|p| p.join(waiter::RECORDS_DIR))
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL));
+    let given = records
+        .and_then(
+            |records| match DirBuilder::new().mode(0o700).create(&records) {
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
+                _ => Ok(()),
+            },
+        )
+        .and_then(|()| {
+            std::os::unix::fs::chown(dir, Some(account.uid.as_raw()), Some(account.gid.as_raw()))
+        });
+    if given.is_err() {
+        let _ = fs::remove_dir(dir);
+    }
+    given
+}
+
+/// Moves the record kept beside the directory `from` (see [`waiter::record_path`]) with it
+/// to `to`; nothing when there is none (the directory is the daemon's user's, or its record
+/// not made yet).
+fn move_outside_record(from: &Path, to: &Path) {
+    if !super::identity::daemon_is_root() {
+        return;
+    }
+    if let (Some(from), Some(to)) = (
+        waiter::outside_record_of(from),
+        waiter::outside_record_of(to),
+    ) {
+        let _ = fs::rename(from, to);
+    }
+}
+
+/// Removes the record kept beside the directory `dir`, if any.
+fn remove_outside_record(dir: &Path) {
+    if !super::identity::daemon_is_root() {
+        return;
+    }
+    if let Some(record) = waiter::outside_record_of(dir) {
+        match fs::remove_file(&record) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                tracing::warn!("cannot remove job record {}: {e}", record.display());
+            }
+            _ => {}
         }
     }
 }
@@ -92,6 +156,7 @@ fn make_new(execute_dir: &Path, first: &Path) -> io::Result<PathBuf> {
 
 /// Removes a scratch directory; a second try covers files a dying process was still making.
 pub fn remove_scratch(dir: &Path) {
+    remove_outside_record(dir);
     let first = fs::remove_dir_all(dir);
     if first.is_err() && dir.exists() {
         if let Err(e) = fs::remove_dir_all(dir) {
@@ -116,6 +181,7 @@ pub fn recycle(dir: &Path) {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).ok()?;
         let free = parent.join(format!("{FREE_PREFIX}{}", super::next_scratch_number()));
         fs::rename(dir, &free).ok()?;
+        move_outside_record(dir, &free);
         // The oldest parked directory of this `$(EXECUTE)` makes room (those of another,
         // before a reconfiguration, stay until the daemon stops: a few at most).
         let evicted: Vec<PathBuf> = {
@@ -208,11 +274,11 @@ mod tests {
     #[test]
     fn a_finished_directory_is_emptied_and_used_again() {
         let execute = tempfile::tempdir().unwrap();
-        let first = make(execute.path(), 1, 0).unwrap();
+        let first = make(execute.path(), 1, 0, None).unwrap();
         write_file(&first.join(JOB_AD_FILE), b"ClusterId = 1\n").unwrap();
         fs::write(first.join(waiter::RECORD), "W 1 2 3\nX 0 1 1 1\n").unwrap();
         // Before its waiter's exit is recorded, a directory is not parked.
-        let unended = make(execute.path(), 9, 0).unwrap();
+        let unended = make(execute.path(), 9, 0, None).unwrap();
         fs::write(unended.join(waiter::RECORD), "W 1 2 3\n").unwrap();
         recycle(&unended);
         assert!(!unended.exists());
@@ -225,7 +291,7 @@ mod tests {
         let ad_inode = fs::metadata(first.join(JOB_AD_FILE)).unwrap().ino();
         recycle(&first);
         assert!(!first.exists());
-        let second = make(execute.path(), 2, 0).unwrap();
+        let second = make(execute.path(), 2, 0, None).unwrap();
         assert_ne!(first, second);
         let mut names: Vec<String> = fs::read_dir(&second)
             .unwrap()
@@ -253,7 +319,7 @@ mod tests {
         fs::hard_link(second.join(JOB_AD_FILE), execute.path().join("copy")).unwrap();
         fs::write(second.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
         recycle(&second);
-        let third = make(execute.path(), 3, 0).unwrap();
+        let third = make(execute.path(), 3, 0, None).unwrap();
         assert!(!third.join(JOB_AD_FILE).exists());
         assert_eq!(
             fs::read(execute.path().join("copy")).unwrap(),
@@ -271,7 +337,7 @@ mod tests {
     #[test]
     fn a_directory_that_had_a_session_is_not_used_again() {
         let execute = tempfile::tempdir().unwrap();
-        let dir = make(execute.path(), 1, 0).unwrap();
+        let dir = make(execute.path(), 1, 0, None).unwrap();
         fs::write(dir.join(waiter::RECORD), "W 1 2 3\n").unwrap();
         waiter::mark_session(&dir).unwrap();
         fs::OpenOptions::new()
@@ -286,11 +352,11 @@ mod tests {
     #[test]
     fn a_planted_fifo_is_removed_not_opened() {
         let execute = tempfile::tempdir().unwrap();
-        let dir = make(execute.path(), 1, 0).unwrap();
+        let dir = make(execute.path(), 1, 0, None).unwrap();
         nix::unistd::mkfifo(&dir.join(JOB_AD_FILE), nix::sys::stat::Mode::S_IRWXU).unwrap();
         fs::write(dir.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
         recycle(&dir);
-        let again = make(execute.path(), 2, 0).unwrap();
+        let again = make(execute.path(), 2, 0, None).unwrap();
         let left: Vec<_> = fs::read_dir(&again)
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -303,7 +369,7 @@ mod tests {
     fn parked_directories_are_bounded() {
         let execute = tempfile::tempdir().unwrap();
         let dirs: Vec<PathBuf> = (0..MAX_FREE + 5)
-            .map(|p| make(execute.path(), 1, p as i64).unwrap())
+            .map(|p| make(execute.path(), 1, p as i64, None).unwrap())
             .collect();
         for dir in &dirs {
             fs::write(dir.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
@@ -311,5 +377,47 @@ mod tests {
         }
         let parked = fs::read_dir(execute.path()).unwrap().count();
         assert!(parked <= MAX_FREE, "{parked} parked");
+    }
+
+    #[test]
+    fn a_directory_given_to_another_user_keeps_its_record_beside_it() {
+        if !crate::starter::identity::daemon_is_root() {
+            eprintln!("skipped: giving a directory to another user needs root");
+            return;
+        }
+        let Ok(nobody) = crate::starter::identity::Account::lookup("nobody") else {
+            eprintln!("skipped: no account \"nobody\" on this machine");
+            return;
+        };
+        let execute = tempfile::tempdir().unwrap();
+        let records = execute.path().join(waiter::RECORDS_DIR);
+        let dir = make(execute.path(), 1, 0, Some(&nobody)).unwrap();
+        let meta = fs::metadata(&dir).unwrap();
+        assert_eq!(
+            (meta.uid(), meta.mode() & 0o777),
+            (nobody.uid.as_raw(), 0o700)
+        );
+        let record = waiter::record_path(&dir);
+        assert_eq!(record, records.join(dir.file_name().unwrap()));
+        assert_eq!(fs::metadata(&records).unwrap().mode() & 0o777, 0o700);
+        // A record the user wrote in the directory is not the job's.
+        fs::write(dir.join(waiter::RECORD), "X 0 1 1 1\n").unwrap();
+        assert_eq!(waiter::Record::read(&dir), None);
+        fs::write(&record, "W 1 2 3\nX 0 1 1 1\n").unwrap();
+        assert!(waiter::read_record(&dir).is_some());
+        // Parked with it, and the user's next run takes both.
+        recycle(&dir);
+        assert!(!dir.exists() && !record.exists());
+        let again = make(execute.path(), 2, 0, Some(&nobody)).unwrap();
+        let r = waiter::Record::read(&again).expect("the record came along, reset");
+        assert_eq!((r.waiter, r.exit), (None, None));
+        // Another user's run (here root's) does not take a directory parked for nobody.
+        let mine = make(execute.path(), 3, 0, None).unwrap();
+        assert_eq!(fs::metadata(&mine).unwrap().uid(), 0);
+        assert_eq!(waiter::record_path(&mine), mine.join(waiter::RECORD));
+        // Removed with its directory.
+        let record = waiter::record_path(&again);
+        remove_scratch(&again);
+        assert!(!again.exists() && !record.exists());
     }
 }

@@ -13,10 +13,12 @@ use crate::submit::argenv::append_arg;
 
 use super::*;
 
-/// A configuration from `text` (plus condorlite's defaults).
+/// A configuration from `text` (plus condorlite's defaults), for a personal pool: jobs run
+/// as the test's user even when it is root (their owners are no accounts).
 fn config(text: &str) -> Config {
     let dir = tempfile::tempdir().unwrap();
-    Config::for_test(text, "STARTD", None, dir.path())
+    let text = format!("{}= False\n{text}", super::identity::RUN_AS_OWNER_KNOB);
+    Config::for_test(&text, "STARTD", None, dir.path())
 }
 
 /// One test's world: an `Iwd`, an execute directory, a slot and a configuration.

@@ -65,6 +65,41 @@ pub fn is_bookkeeping(name: &str) -> bool {
     name == RECORD
 }
 
+/// Where the records of the jobs that run as another user than the daemon's are kept: a
+/// directory beside their scratch directories (in `$(EXECUTE)`), only the daemon's, one
+/// record per directory, named as the directory.
+pub const RECORDS_DIR: &str = ".records";
+
+/// The record of the job directory `dir`: in it ([`RECORD`]) when it is the daemon's user's
+/// (a personal pool, a job that runs as the daemon's user), else, when a daemon running as
+/// root gave the directory to the job's owner, in [`RECORDS_DIR`] beside it, out of the job's
+/// reach (a job can write its own directory, so it could forge or remove a record there).
+/// A daemon that is not root never looks further than `dir`.
+pub fn record_path(dir: &Path) -> std::path::PathBuf {
+    if super::identity::daemon_is_root() {
+        if let Some(outside) = outside_record(dir) {
+            return outside;
+        }
+    }
+    dir.join(RECORD)
+}
+
+/// The record beside `dir` ([`RECORDS_DIR`]) when `dir` belongs to another user than this
+/// process's.
+fn outside_record(dir: &Path) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(dir).ok()?;
+    if meta.uid() == nix::unistd::geteuid().as_raw() {
+        return None;
+    }
+    outside_record_of(dir)
+}
+
+/// `<parent>/.records/<name>` of the directory `dir`, wherever it belongs.
+pub(super) fn outside_record_of(dir: &Path) -> Option<std::path::PathBuf> {
+    Some(dir.parent()?.join(RECORDS_DIR).join(dir.file_name()?))
+}
+
 /// A waiter's process name (`ps`, `pgrep`), as HTCondor's process between the daemons and a
 /// job.
 const WAITER_NAME: &str = "condor_starter";
@@ -95,6 +130,41 @@ pub(super) struct Spec {
     pub(super) nice: i32,
     /// How long [`spawn`] waits.
     pub(super) until: Until,
+    /// The account the job runs as, when not the waiter's own (a daemon running as root
+    /// runs jobs as their owners): the job's process drops to it before its `execve`.
+    pub(super) run_as: Option<RunAs>,
+}
+
+/// The ids a job's process drops to ([`super::identity::Account::raw_ids`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct RunAs {
+    pub(super) uid: libc::uid_t,
+    pub(super) gid: libc::gid_t,
+    pub(super) groups: Vec<libc::gid_t>,
+}
+
+impl RunAs {
+    pub(super) fn of(account: &super::identity::Account) -> RunAs {
+        let (uid, gid, groups) = account.raw_ids();
+        RunAs { uid, gid, groups }
+    }
+
+    /// Drops this process to the ids for good: groups, then gid, then uid. Only system
+    /// calls: safe between `fork` and `exec`.
+    unsafe fn assume(&self) -> bool {
+        libc::setgroups(self.groups.len(), self.groups.as_ptr()) == 0
+            && libc::setresgid(self.gid, self.gid, self.gid) == 0
+            && libc::setresuid(self.uid, self.uid, self.uid) == 0
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.uid.to_le_bytes());
+        out.extend_from_slice(&self.gid.to_le_bytes());
+        out.extend_from_slice(&(self.groups.len() as u32).to_le_bytes());
+        for g in &self.groups {
+            out.extend_from_slice(&g.to_le_bytes());
+        }
+    }
 }
 
 fn cstring(bytes: &[u8]) -> io::Result<CString> {
@@ -143,10 +213,11 @@ impl Spec {
             envp_ptrs: pointers(&envp),
             _envp: envp,
             cwd: cpath(cwd)?,
-            record: cpath(&dir.join(RECORD))?,
+            record: cpath(&record_path(dir))?,
             core_limit: None,
             nice: 0,
             until: Until::Exec,
+            run_as: None,
         })
     }
 
@@ -162,6 +233,10 @@ impl Spec {
         #[allow(clippy::unnecessary_cast)] // `rlim_t` is u32 on some targets
         out.extend_from_slice(&(self.core_limit.unwrap_or(0) as u64).to_le_bytes());
         out.extend_from_slice(&self.nice.to_le_bytes());
+        out.push(u8::from(self.run_as.is_some()));
+        if let Some(ids) = &self.run_as {
+            ids.encode(&mut out);
+        }
         out.extend_from_slice(&(self._argv.len() as u32).to_le_bytes());
         out.extend_from_slice(&(self._envp.len() as u32).to_le_bytes());
         for s in all {
@@ -195,6 +270,20 @@ impl Spec {
         };
         let core = u64::from_le_bytes(take(8)?.try_into().map_err(|_| invalid())?);
         let nice = i32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?);
+        let word = |b: &[u8]| -> io::Result<u32> {
+            Ok(u32::from_le_bytes(b.try_into().map_err(|_| invalid())?))
+        };
+        let run_as = if take(1)?[0] != 0 {
+            let (uid, gid) = (word(take(4)?)?, word(take(4)?)?);
+            let n = word(take(4)?)? as usize;
+            let mut groups = Vec::with_capacity(n.min(bytes.len() / 4));
+            for _ in 0..n {
+                groups.push(word(take(4)?)?);
+            }
+            Some(RunAs { uid, gid, groups })
+        } else {
+            None
+        };
         let n_argv = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
         let n_envp = u32::from_le_bytes(take(4)?.try_into().map_err(|_| invalid())?) as usize;
         let count = n_argv
@@ -225,6 +314,7 @@ impl Spec {
             core_limit: has_core.then_some(core as libc::rlim_t),
             nice,
             until,
+            run_as,
         })
     }
 }
@@ -423,7 +513,7 @@ impl Record {
     /// one of the record's, or a file no record would be: a link, a FIFO, a huge file). A
     /// last line without its newline is still being written, or was cut short: not read.
     pub fn read(dir: &Path) -> Option<Record> {
-        Record::parse(&read_small(&dir.join(RECORD))?)
+        Record::parse(&read_small(&record_path(dir))?)
     }
 
     fn parse(text: &str) -> Option<Record> {
@@ -483,19 +573,19 @@ pub fn executed(dir: &Path) -> bool {
 /// Marks the job's execute event (001) logged in its directory `dir` (what tells a later
 /// daemon not to log it again).
 pub fn mark_executed(dir: &Path) -> io::Result<()> {
-    append(&dir.join(RECORD), b"E\n")
+    append(&record_path(dir), b"E\n")
 }
 
 /// Marks a `condor_ssh_to_job` session opened in the job's directory `dir`.
 pub fn mark_session(dir: &Path) -> io::Result<()> {
-    append(&dir.join(RECORD), b"S\n")
+    append(&record_path(dir), b"S\n")
 }
 
 /// Starts the record in `dir` again for a new run of the job in the same directory (after a
 /// checkpoint exit): the last run's exit is not the new run's. Only the execute event's mark
 /// is kept.
 pub fn restart(dir: &Path) -> io::Result<()> {
-    let path = dir.join(RECORD);
+    let path = record_path(dir);
     let executed = executed(dir);
     match std::fs::remove_file(&path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
@@ -516,7 +606,7 @@ pub fn reset(dir: &Path) -> io::Result<()> {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(dir.join(RECORD))?;
+        .open(record_path(dir))?;
     if !file.metadata()?.is_file() {
         return Err(io::Error::from_raw_os_error(libc::EINVAL));
     }
@@ -594,7 +684,7 @@ impl WaiterId {
     #[cfg(test)]
     pub fn write(&self, dir: &Path) -> io::Result<()> {
         let line = format!("W {} {} {}\n", self.pid, self.start_time, self.job_pid);
-        append(&dir.join(RECORD), line.as_bytes())
+        append(&record_path(dir), line.as_bytes())
     }
 
     /// The waiter of the record in `dir`, if there is a readable one.
@@ -695,8 +785,8 @@ pub(super) unsafe fn waiter_main(spec: &Spec, stdio: [RawFd; 3], err: RawFd) -> 
         die(127);
     }
 
-    // The job's process records its waiter (and itself) before it execs: whenever the daemon
-    // dies, a job that started can be found and adopted.
+    // The waiter records itself and the job's process before the daemon hears of the job:
+    // whenever the daemon dies after it logged the start, the job can be found and adopted.
     let Some(start_time) = own_start_time() else {
         report_errno(ERR_FD, libc::EIO);
         die(127);
@@ -759,9 +849,6 @@ unsafe fn exec_job(spec: &Spec) -> ! {
     let mut none: libc::sigset_t = std::mem::zeroed();
     libc::sigemptyset(&mut none);
     libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
-    if libc::chdir(spec.cwd.as_ptr()) < 0 {
-        not_started(spec, errno());
-    }
     if let Some(limit) = spec.core_limit {
         let mut rl = libc::rlimit {
             rlim_cur: 0,
@@ -776,6 +863,19 @@ unsafe fn exec_job(spec: &Spec) -> ! {
     if spec.nice != 0 {
         let current = libc::getpriority(libc::PRIO_PROCESS, 0);
         libc::setpriority(libc::PRIO_PROCESS, 0, current + spec.nice);
+    }
+    // The record, opened while the process still has the daemon's rights (a job running as
+    // its owner cannot open it, out of its reach): where a failure to become the job is told.
+    // Closed at the exec.
+    let record = open_record(&spec.record).unwrap_or(-1);
+    // The job's owner, before its directory: from here on the job has the user's rights.
+    if let Some(ids) = &spec.run_as {
+        if !ids.assume() {
+            not_started(spec, record, errno());
+        }
+    }
+    if libc::chdir(spec.cwd.as_ptr()) < 0 {
+        not_started(spec, record, errno());
     }
     // A script just written may briefly be held open for writing by a process that forked
     // meanwhile: a few tries, a few milliseconds apart.
@@ -796,22 +896,27 @@ unsafe fn exec_job(spec: &Spec) -> ! {
         libc::nanosleep(&ts, std::ptr::null_mut());
         pause *= 2;
     }
-    not_started(spec, errno())
+    not_started(spec, record, errno())
 }
 
 /// The end of a job's process that could not become the job: `errno` recorded (`F`) for the
 /// daemon that did not wait for the `execve`, and reported on the error pipe to one that
 /// does (whose end may be closed: no `SIGPIPE` then).
-unsafe fn not_started(spec: &Spec, errno: i32) -> ! {
+unsafe fn not_started(spec: &Spec, record: RawFd, errno: i32) -> ! {
     let mut buf = [0u8; 32];
     let mut w = Writer::new(&mut buf);
     w.push(b"F ");
     w.int(i64::from(errno));
     w.push(b"\n");
     let len = w.len;
-    append_line(&spec.record, &buf[..len]);
-    libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-    report_errno(ERR_FD, errno);
+    if record < 0 || libc::write(record, buf.as_ptr().cast(), len) != len as isize {
+        append_line(&spec.record, &buf[..len]);
+    }
+    if spec.until == Until::Exec {
+        // (Closed otherwise: its number may be the record's now.)
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        report_errno(ERR_FD, errno);
+    }
     die(127)
 }
 
@@ -1091,27 +1196,16 @@ unsafe fn write_waiter_line(spec: &Spec, waiter: i32, start_time: u64, job: i32)
 unsafe fn append_line(path: &CString, line: &[u8]) -> bool {
     let mut pause = 5_000_000;
     for _ in 0..5 {
-        let fd = libc::open(
-            path.as_ptr(),
-            libc::O_WRONLY
-                | libc::O_APPEND
-                | libc::O_CREAT
-                | libc::O_NOFOLLOW
-                | libc::O_NONBLOCK
-                | libc::O_CLOEXEC,
-            0o600,
-        );
-        if fd >= 0 {
-            let mut st: libc::stat = std::mem::zeroed();
+        match open_record(path) {
             // Only into a regular file: not a FIFO or a device a job put in its place.
-            if libc::fstat(fd, &mut st) < 0 || st.st_mode & libc::S_IFMT != libc::S_IFREG {
+            Err(NotOpened::NotAFile) => return false,
+            Err(NotOpened::Failed) => {}
+            Ok(fd) => {
+                let written = libc::write(fd, line.as_ptr().cast(), line.len());
                 libc::close(fd);
-                return false;
-            }
-            let written = libc::write(fd, line.as_ptr().cast(), line.len());
-            libc::close(fd);
-            if written == line.len() as isize {
-                return true;
+                if written == line.len() as isize {
+                    return true;
+                }
             }
         }
         let ts = libc::timespec {
@@ -1122,6 +1216,39 @@ unsafe fn append_line(path: &CString, line: &[u8]) -> bool {
         pause *= 2;
     }
     false
+}
+
+/// Why [`open_record`] gave no descriptor.
+enum NotOpened {
+    /// The open failed (it may succeed later: a full disk, ...).
+    Failed,
+    /// What is there is not a regular file.
+    NotAFile,
+}
+
+/// The record at `path` opened for appending (close-on-exec, created when missing), never
+/// through a link and only when it is a regular file (not a FIFO a job put in its place:
+/// opening one does not block, and it is refused).
+unsafe fn open_record(path: &CString) -> Result<RawFd, NotOpened> {
+    let fd = libc::open(
+        path.as_ptr(),
+        libc::O_WRONLY
+            | libc::O_APPEND
+            | libc::O_CREAT
+            | libc::O_NOFOLLOW
+            | libc::O_NONBLOCK
+            | libc::O_CLOEXEC,
+        0o600,
+    );
+    if fd < 0 {
+        return Err(NotOpened::Failed);
+    }
+    let mut st: libc::stat = std::mem::zeroed();
+    if libc::fstat(fd, &mut st) < 0 || st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        libc::close(fd);
+        return Err(NotOpened::NotAFile);
+    }
+    Ok(fd)
 }
 
 /// Appends the job's exit: "X <status> <user µs> <system µs> <max rss KiB>". Not synced:
@@ -1225,6 +1352,11 @@ mod tests {
         spec.core_limit = Some(4096);
         spec.nice = -3;
         spec.until = Until::Forked;
+        spec.run_as = Some(RunAs {
+            uid: 1001,
+            gid: 1002,
+            groups: vec![1002, 27],
+        });
         let bytes = spec.encode();
         let back = Spec::decode(&bytes).unwrap();
         assert_eq!(back.encode(), bytes);
@@ -1235,6 +1367,7 @@ mod tests {
             (back.core_limit, back.nice, back.until),
             (Some(4096), -3, Until::Forked)
         );
+        assert_eq!(back.run_as, spec.run_as);
         assert_eq!(back.argv_ptrs.len(), 4);
         assert!(back.argv_ptrs[3].is_null() && back.envp_ptrs[2].is_null());
         // Cut short, with bytes left over, or with counts past its length: refused.
@@ -1248,7 +1381,7 @@ mod tests {
             );
         }
         let mut huge = bytes.clone();
-        huge[13..17].copy_from_slice(&u32::MAX.to_le_bytes());
+        huge[34..38].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(Spec::decode(&huge).is_err());
     }
 

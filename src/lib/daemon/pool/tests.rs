@@ -170,8 +170,9 @@ fn the_clock_maps_wall_times_to_instants() {
 fn pool_at(now: Now) -> (tempfile::TempDir, Pool, mpsc::Receiver<Msg>) {
     let dir = tempfile::tempdir().unwrap();
     let config = Config::for_test(
+        // A personal pool: jobs run as the test's user even when it is root.
         "NUM_CPUS = 1\nPERIODIC_EXPR_INTERVAL = 60\nNEGOTIATOR_INTERVAL = 20\n\
-         POLLING_INTERVAL = 5\n",
+         POLLING_INTERVAL = 5\nCONDORLITE_RUN_AS_OWNER = False\n",
         "MASTER",
         None,
         dir.path(),
