@@ -45,6 +45,7 @@ pub mod identity;
 pub mod launcher;
 mod local;
 mod orphans;
+pub mod rights;
 mod scratch;
 pub mod session;
 mod sys;
