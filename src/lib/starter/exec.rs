@@ -26,8 +26,10 @@ use super::container;
 use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::*;
+use super::identity::AccountError;
+use super::rights::Rights;
 use super::scratch::write_file;
-use super::transfer::{self, Endpoints, OutputPlan};
+use super::transfer::{self, Direction, Endpoints, OutputPlan};
 use super::waiter::{self, Spawned, WaiterId};
 use super::{RunningJob, StartFailure, StartRequest};
 
@@ -572,6 +574,26 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     let mut bytes_in = 0;
     let mut output = None;
     if transferring {
+        let rights = Rights::of_job(job);
+        let owner = rights
+            .as_ref()
+            .map_err(|e| ends.owner_failure(Direction::Input, e))?;
+        if let Rights::Owner(account) = owner {
+            // The transfer writes the sandbox as the owner: the sandbox is theirs.
+            std::os::unix::fs::chown(
+                &scratch,
+                Some(account.uid.as_raw()),
+                Some(account.gid.as_raw()),
+            )
+            .map_err(|e| {
+                tracing::error!("cannot give {} to {}: {e}", scratch.display(), account.name);
+                StartFailure::new(
+                    err_from("Failed to create scratch dir"),
+                    SCRATCH_DIR_ERROR,
+                    0,
+                )
+            })?;
+        }
         let files = transfer::input_files(
             job,
             transfer_stdin.as_deref(),
@@ -583,14 +605,15 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
             &scratch,
             transfer_exe.then_some(&*cmd_text),
             &ends,
+            owner,
         )?;
         // The job's last checkpoint, after (so over) the input files, as the shadow adds
         // the spool's entries at the end of the input list.
         if let Some(dir) = checkpoint.as_ref().and_then(|c| c.spool_dir.as_deref()) {
-            bytes_in += checkpoint::restore(dir, &scratch)
+            bytes_in += checkpoint::restore(owner, dir, &scratch)
                 .map_err(|e| transfer::checkpoint_input_failure(&ends, &e))?;
         }
-        output = Some(output_plan(req, &iwd, &scratch, &cmd_text, ends));
+        output = Some(output_plan(req, &iwd, &scratch, &cmd_text, ends, rights));
     }
 
     let append_only = flag("WantCheckpointSignal")
@@ -689,6 +712,7 @@ fn output_plan(
     scratch: &Path,
     cmd_text: &str,
     ends: Endpoints,
+    rights: Result<Rights, AccountError>,
 ) -> OutputPlan {
     let job = req.job;
     let name = |attr| lookup_str(job, attr).unwrap_or_default().to_string();
@@ -707,6 +731,7 @@ fn output_plan(
         stdout,
         stderr,
         ends,
+        rights,
     )
 }
 
@@ -759,7 +784,7 @@ pub(super) fn reattach(
             slot_name,
             ap_host: local_hostname(req),
         };
-        output_plan(req, &iwd, scratch, &cmd_text, ends)
+        output_plan(req, &iwd, scratch, &cmd_text, ends, Rights::of_job(job))
     });
     let sig = |attr| find_signal(job, attr).unwrap_or(libc::SIGTERM);
     RunningJob {

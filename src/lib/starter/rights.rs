@@ -179,7 +179,8 @@ fn spawn_as<'scope, R: Send + 'scope>(
 
 /// The result of a thread of [`spawn_as`]; its panic is the caller's.
 fn join<R>(h: std::thread::ScopedJoinHandle<'_, io::Result<R>>) -> io::Result<R> {
-    h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    h.join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Drops the calling thread (only it) to `account` for good: supplementary groups, group,
