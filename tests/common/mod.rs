@@ -61,6 +61,13 @@ impl TestEnvironment {
                 "_CONDOR_CONDORLITE_WARN_NO_MASTER".to_owned(),
                 "false".to_owned(),
             ),
+            // These pools are personal pools, even when the tests run as root: their jobs,
+            // whose owners (`alice`, or root) are no accounts to switch to, run as the
+            // master's user (a system pool's tests, `tests/shared`, remove this).
+            (
+                "_CONDOR_CONDORLITE_RUN_AS_OWNER".to_owned(),
+                "false".to_owned(),
+            ),
             // Container runtimes are the machine's: none, unless a test asks for one
             // (`tests/container`), so that no master runs the machine's docker or apptainer.
             ("_CONDOR_DOCKER".to_owned(), String::new()),

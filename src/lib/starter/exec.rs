@@ -574,7 +574,7 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     let mut bytes_in = 0;
     let mut output = None;
     if transferring {
-        let rights = Rights::of_job(job);
+        let rights = Rights::of_job(job, req.config);
         let owner = rights
             .as_ref()
             .map_err(|e| ends.owner_failure(Direction::Input, e))?;
@@ -784,7 +784,14 @@ pub(super) fn reattach(
             slot_name,
             ap_host: local_hostname(req),
         };
-        output_plan(req, &iwd, scratch, &cmd_text, ends, Rights::of_job(job))
+        output_plan(
+            req,
+            &iwd,
+            scratch,
+            &cmd_text,
+            ends,
+            Rights::of_job(job, req.config),
+        )
     });
     let sig = |attr| find_signal(job, attr).unwrap_or(libc::SIGTERM);
     RunningJob {

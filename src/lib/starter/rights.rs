@@ -29,6 +29,7 @@ use nix::unistd::Uid;
 use rustix::thread::{set_thread_groups, set_thread_res_gid, set_thread_res_uid};
 
 use crate::classad::ClassAd;
+use crate::config::Config;
 use crate::output::render::lookup_str;
 
 use super::identity::{Account, AccountError};
@@ -67,14 +68,34 @@ fn lookup_cached(owner: &str) -> Result<Account, AccountError> {
     Ok(account)
 }
 
+/// The knob that makes a master running as root work as each job's `Owner` (default
+/// `True`; the same knob runs the jobs themselves as their owners): `False` keeps the
+/// master's own rights, as in a personal pool.
+const RUN_AS_OWNER_KNOB: &str = "CONDORLITE_RUN_AS_OWNER";
+
 impl Rights {
-    /// The rights for work on behalf of the user `owner`: the owner's account when this
-    /// process runs as root (and the owner is not root), else this process's own.
-    pub fn of_owner(owner: &str) -> Result<Rights, AccountError> {
-        if !nix::unistd::geteuid().is_root() {
+    /// Whether work for a job runs with its owner's rights: this process runs as root and
+    /// the pool does not say otherwise. Never in a process that is not root (a personal pool,
+    /// or a user's tool): no lookup is made then.
+    pub fn switch_to_owners(config: &Config) -> bool {
+        nix::unistd::geteuid().is_root()
+            && !matches!(config.bool(RUN_AS_OWNER_KNOB), Ok(Some(false)))
+    }
+
+    /// The rights for work on behalf of the user `owner` (when [`Rights::switch_to_owners`]
+    /// says so; else this process's own).
+    pub fn of_owner(owner: &str, config: &Config) -> Result<Rights, AccountError> {
+        if !Rights::switch_to_owners(config) {
             return Ok(Rights::Own);
         }
+        Rights::of_account(owner)
+    }
+
+    /// The rights of the account `owner`: its own, unless it is root (or this process runs
+    /// as that account already).
+    pub fn of_account(owner: &str) -> Result<Rights, AccountError> {
         match lookup_cached(owner) {
+            Ok(account) if account.is_current() => Ok(Rights::Own),
             Ok(account) => Ok(Rights::Owner(account)),
             Err(AccountError::Root(_)) => Ok(Rights::Own),
             Err(e) => Err(e),
@@ -83,9 +104,9 @@ impl Rights {
 
     /// The rights for work on behalf of the job whose ad this is (its `Owner`); a job with
     /// no owner is this process's.
-    pub fn of_job(job: &ClassAd) -> Result<Rights, AccountError> {
+    pub fn of_job(job: &ClassAd, config: &Config) -> Result<Rights, AccountError> {
         match lookup_str(job, "Owner") {
-            Some(owner) if !owner.is_empty() => Rights::of_owner(&owner),
+            Some(owner) if !owner.is_empty() => Rights::of_owner(&owner, config),
             _ => Ok(Rights::Own),
         }
     }
@@ -249,12 +270,29 @@ mod tests {
     }
 
     #[test]
-    fn a_non_root_process_keeps_its_own_rights() {
+    fn owners_rights_only_where_the_master_is_root_and_the_pool_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = |text: &str| Config::for_test(text, "MASTER", None, dir.path());
+        let default = config("");
+        let personal = config("CONDORLITE_RUN_AS_OWNER = False\n");
+        assert!(!Rights::switch_to_owners(&personal));
+        assert_eq!(
+            Rights::of_owner("anyone-at-all", &personal).unwrap(),
+            Rights::Own
+        );
         if nix::unistd::geteuid().is_root() {
-            assert_eq!(Rights::of_owner("root").unwrap(), Rights::Own);
-            assert!(Rights::of_owner("no-such-user-condorlite").is_err());
+            assert!(Rights::switch_to_owners(&default));
+            assert_eq!(Rights::of_owner("root", &default).unwrap(), Rights::Own);
+            assert_eq!(
+                Rights::of_owner("no-such-user-condorlite", &default).unwrap_err(),
+                AccountError::Unknown("no-such-user-condorlite".into())
+            );
         } else {
-            assert_eq!(Rights::of_owner("anyone-at-all").unwrap(), Rights::Own);
+            assert!(!Rights::switch_to_owners(&default));
+            assert_eq!(
+                Rights::of_owner("anyone-at-all", &default).unwrap(),
+                Rights::Own
+            );
         }
     }
 
