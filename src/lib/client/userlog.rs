@@ -188,7 +188,7 @@ impl LogBatch {
 
     /// Writes every event; a log that cannot be written is skipped.
     pub fn write(self) {
-        let mut by_owner: Vec<(Option<String>, Vec<(PathBuf, LogFormat, &Event)>)> = Vec::new();
+        let mut by_owner: Vec<(Option<String>, Vec<Entry>)> = Vec::new();
         for (owner, path, format, event) in &self.own {
             let entry = (path.clone(), *format, &**event);
             match by_owner.iter_mut().find(|(o, _)| o == owner) {
@@ -206,7 +206,7 @@ impl LogBatch {
                 tracing::warn!("not writing the event logs of {owner:?}'s jobs: {e}");
             }
         }
-        let daemons: Vec<(PathBuf, LogFormat, &Event)> = self
+        let daemons: Vec<Entry> = self
             .daemons
             .iter()
             .map(|(p, f, e)| (p.clone(), *f, &**e))
@@ -223,8 +223,11 @@ fn owner_rights(owner: Option<&str>) -> Result<Rights, String> {
     }
 }
 
+/// An event and the log it goes to.
+type Entry<'e> = (PathBuf, LogFormat, &'e Event);
+
 /// Appends each event to its log, each log opened once.
-fn append_all(entries: &[(PathBuf, LogFormat, &Event)]) {
+fn append_all(entries: &[Entry]) {
     let mut writers: HashMap<(&Path, LogFormat), Option<EventLogWriter>> = HashMap::new();
     for (path, format, event) in entries {
         let writer =

@@ -47,25 +47,28 @@ pub enum Rights {
 /// How long a looked-up account is used before it is looked up again.
 const ACCOUNT_TTL: Duration = Duration::from_secs(60);
 
+/// A looked-up account (or why there is none), and when it was looked up.
+type Cached = (Result<Account, AccountError>, Instant);
+
 /// The accounts looked up lately (a system pool's master writes events for the same few
 /// owners every step: the password database is read once a minute per owner, not per step).
-static ACCOUNTS: Mutex<Option<HashMap<String, (Account, Instant)>>> = Mutex::new(None);
+static ACCOUNTS: Mutex<Option<HashMap<String, Cached>>> = Mutex::new(None);
 
 fn lookup_cached(owner: &str) -> Result<Account, AccountError> {
     let now = Instant::now();
     let mut cache = ACCOUNTS.lock().unwrap_or_else(|e| e.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
-    if let Some((account, at)) = cache.get(owner) {
+    if let Some((found, at)) = cache.get(owner) {
         if now.duration_since(*at) < ACCOUNT_TTL {
-            return Ok(account.clone());
+            return found.clone();
         }
     }
-    let account = Account::lookup(owner)?;
+    let found = Account::lookup(owner);
     if cache.len() >= 1024 {
         cache.clear();
     }
-    cache.insert(owner.to_owned(), (account.clone(), now));
-    Ok(account)
+    cache.insert(owner.to_owned(), (found.clone(), now));
+    found
 }
 
 /// The knob that makes a master running as root work as each job's `Owner` (default
