@@ -17,6 +17,8 @@ use crate::pool::{wait_for, Master};
 const ALICE: &str = "cltest-alice";
 const BOB: &str = "cltest-bob";
 
+mod transfer;
+
 /// Whether the test can run; says why not when it cannot.
 fn root_or_skip(test: &str) -> bool {
     let root = nix::unistd::geteuid().is_root();

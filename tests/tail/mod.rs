@@ -7,7 +7,15 @@ use crate::pool::{count, script, submit, wait_for, Master};
 /// A job that prints five lines and `oops` on stderr, writes `progress.txt`, leaves a link
 /// to a file outside its sandbox, then waits for the file `go` in the submit directory and
 /// prints one more line.
+/// A job that writes five lines and waits for `go`; with `transfer`, its output list names
+/// `progress.txt` and a link it makes to `/etc/passwd` (which condor_tail refuses, and which
+/// holds the job when it ends: no link out of the sandbox is transferred).
 fn a_waiting_job(env: &TestEnvironment, transfer: bool) -> String {
+    a_waiting_job_sending(env, transfer, "progress.txt, escape")
+}
+
+/// [`a_waiting_job`] whose output list (with `transfer`) is `outputs`.
+fn a_waiting_job_sending(env: &TestEnvironment, transfer: bool, outputs: &str) -> String {
     let go = env.work_dir().join("go");
     script(
         env,
@@ -24,9 +32,9 @@ fn a_waiting_job(env: &TestEnvironment, transfer: bool) -> String {
         &format!(
             "executable = job.sh\noutput = out.txt\nerror = err.txt\n{}queue\n",
             if transfer {
-                "should_transfer_files = YES\ntransfer_output_files = progress.txt, escape\n"
+                format!("should_transfer_files = YES\ntransfer_output_files = {outputs}\n")
             } else {
-                "should_transfer_files = NO\n"
+                "should_transfer_files = NO\n".to_owned()
             }
         ),
     )
@@ -114,7 +122,8 @@ fn a_job_without_file_transfer_is_read_where_it_writes() {
 fn follow_shows_what_the_job_appends_and_ends_when_the_job_leaves() {
     let env = TestEnvironment::new();
     let _master = Master::start(&env);
-    let cluster = a_waiting_job(&env, true);
+    // (Its output is sent back, and it leaves the queue: no link out among its outputs.)
+    let cluster = a_waiting_job_sending(&env, true, "progress.txt");
     wait_for_output(&env, &cluster);
     let mut follow = Following::start(&env, "condor_tail", &["-f", &cluster]);
     wait_for("the first lines", || follow.seen().contains("line 5\n"));

@@ -3,13 +3,12 @@
 //! schedd's own attributes (`Owner`, `User`, a spooled job's stage-in), and the submit event
 //! (000) of every proc in its job event logs once the transaction has committed.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
-use super::userlog::JobLogs;
+use super::userlog::{JobLogs, LogBatch};
 use super::Session;
 use crate::classad::{ClassAd, Expr, Value};
-use crate::eventlog::{self, Event, EventBody, EventLogWriter};
+use crate::eventlog::{self, EventBody};
 use crate::queue::spool::job_spool_dir;
 use crate::queue::{ClusterId, JobId, Queue, QueueError};
 use crate::submit::{Job, SubmitError, SubmitFile};
@@ -639,8 +638,7 @@ impl EventPlan {
             return;
         }
         let host = crate::client::schedd_sinful(&session.config);
-        let time = chrono::DateTime::from_timestamp(session.now, 0).unwrap_or_default();
-        let mut writers: HashMap<PathBuf, Option<EventLogWriter>> = HashMap::new();
+        let mut batch = LogBatch::default();
         for &(cluster, proc, index) in &self.procs {
             let (logs, notes, user_notes) = &self.logs[index as usize];
             let body = EventBody::Submit(eventlog::Submit {
@@ -649,16 +647,9 @@ impl EventPlan {
                 user_notes: user_notes.clone(),
                 warnings: None,
             });
-            let event = Event::new(cluster, proc, body).at(time);
-            for (path, format) in logs.taking(event.number()) {
-                let writer = writers
-                    .entry(path.clone())
-                    .or_insert_with(|| EventLogWriter::open(path, *format).ok());
-                if let Some(w) = writer {
-                    let _ = w.write(&event);
-                }
-            }
+            batch.push(logs, cluster, proc, session.now, body);
         }
+        batch.write();
     }
 }
 

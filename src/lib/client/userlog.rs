@@ -6,15 +6,23 @@
 //! it), as `WriteUserLog::writeEvent` writes it.
 //!
 //! A log that cannot be written is skipped: the schedd notes it in its own log and goes on,
-//! and the tool's result does not change.
+//! and the tool's result does not change. (Before a job starts, the shadow's role checks
+//! that its logs can be opened, [`JobLogs::check`], and holds it otherwise.)
+//!
+//! The job's own logs are written with its owner's rights ([`Rights`]): a system pool's
+//! master, which runs as root, creates or appends to alice's `log = ...` only where alice
+//! could; the pool's `EVENT_LOG` is the daemon's own. Events are written in batches
+//! ([`LogBatch`]): each log opened once per batch, and one switch of rights per owner.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use chrono::DateTime;
 
 use crate::classad::ClassAd;
-use crate::eventlog::{append_event, Event, EventBody, LogFormat};
+use crate::eventlog::{Event, EventBody, EventLogWriter, LogFormat};
 use crate::output::render::{lookup_bool, lookup_str};
+use crate::starter::rights::Rights;
 
 use super::Session;
 
@@ -24,6 +32,12 @@ pub struct JobLogs {
     pub logs: Vec<(PathBuf, LogFormat)>,
     /// For each of `logs`, the event numbers it takes, when not all (a DAG's nodes log).
     pub masks: Vec<Option<Vec<u32>>>,
+    /// How many of `logs` (the first ones) are the job's own, written with its owner's
+    /// rights; the rest (`EVENT_LOG`) are the daemon's.
+    pub owner_logs: usize,
+    /// The job's `Owner`, when its own logs are written with the owner's rights
+    /// ([`Rights::switch_to_owners`]); else they are written with this process's own.
+    pub owner: Option<String>,
 }
 
 impl JobLogs {
@@ -67,6 +81,7 @@ impl JobLogs {
                 }
             }
         }
+        let owner_logs = logs.len();
         if let Some(global) = session.config.string("EVENT_LOG").ok().flatten() {
             if !global.is_empty() {
                 let global_format = session
@@ -79,7 +94,14 @@ impl JobLogs {
                 masks.push(None);
             }
         }
-        JobLogs { logs, masks }
+        JobLogs {
+            logs,
+            masks,
+            owner_logs,
+            owner: Rights::switch_to_owners(&session.config)
+                .then(|| lookup_str(ad, "Owner").map(|o| o.to_string()))
+                .flatten(),
+        }
     }
 
     /// The logs that take an event of this number.
@@ -100,12 +122,128 @@ impl JobLogs {
         if self.logs.is_empty() {
             return;
         }
+        let mut batch = LogBatch::default();
+        batch.push(self, cluster, proc, now, body);
+        batch.write();
+    }
+
+    /// Whether the job's own logs can be opened for writing by its owner, as the shadow's
+    /// `initUserLog` checks before the job starts: the first that cannot, and why.
+    pub fn check(&self) -> Result<(), (PathBuf, String)> {
+        let own = &self.logs[..self.owner_logs];
+        if own.is_empty() {
+            return Ok(());
+        }
+        let rights = owner_rights(self.owner.as_deref()).map_err(|e| (own[0].0.clone(), e))?;
+        let opened = rights.run(|| {
+            for (path, format) in own {
+                EventLogWriter::open(path, *format).map_err(|e| (path.clone(), e.to_string()))?;
+            }
+            Ok(())
+        });
+        opened.unwrap_or_else(|e| Err((own[0].0.clone(), e.to_string())))
+    }
+}
+
+/// Events to log, written together ([`LogBatch::write`]) in the order they were pushed,
+/// each log opened once: the daemon's logs with its own rights, each owner's logs with that
+/// owner's (one switch per owner).
+#[derive(Default)]
+pub struct LogBatch {
+    /// Each event, the logs of the job's own it goes to, and the job's owner.
+    own: Vec<(Option<String>, PathBuf, LogFormat, std::sync::Arc<Event>)>,
+    /// Each event and the daemon's logs it goes to.
+    daemons: Vec<(PathBuf, LogFormat, std::sync::Arc<Event>)>,
+}
+
+impl LogBatch {
+    /// Adds one event of job `cluster.proc` at time `now`, for every log of `logs` that
+    /// takes it.
+    pub fn push(&mut self, logs: &JobLogs, cluster: i32, proc: i32, now: i64, body: EventBody) {
+        if logs.logs.is_empty() {
+            return;
+        }
         let mut event = Event::new(cluster, proc, body);
         if let Some(t) = DateTime::from_timestamp(now, 0) {
             event = event.at(t);
         }
-        for (path, format) in self.taking(event.number()) {
-            let _ = append_event(path, format, &event);
+        let number = event.number();
+        let event = std::sync::Arc::new(event);
+        for (i, ((path, format), mask)) in logs.logs.iter().zip(&logs.masks).enumerate() {
+            if mask.as_ref().is_some_and(|m| !m.contains(&number)) {
+                continue;
+            }
+            if i < logs.owner_logs {
+                self.own
+                    .push((logs.owner.clone(), path.clone(), *format, event.clone()));
+            } else {
+                self.daemons.push((path.clone(), *format, event.clone()));
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.own.is_empty() && self.daemons.is_empty()
+    }
+
+    /// Writes every event; a log that cannot be written is skipped.
+    pub fn write(self) {
+        let mut by_owner: Vec<(Option<String>, Vec<Entry>)> = Vec::new();
+        for (owner, path, format, event) in &self.own {
+            let entry = (path.clone(), *format, &**event);
+            match by_owner.iter_mut().find(|(o, _)| o == owner) {
+                Some((_, list)) => list.push(entry),
+                None => by_owner.push((owner.clone(), vec![entry])),
+            }
+        }
+        for (owner, entries) in by_owner {
+            let written = owner_rights(owner.as_deref()).and_then(|rights| {
+                rights
+                    .run(|| append_all(&entries))
+                    .map_err(|e| e.to_string())
+            });
+            if let Err(e) = written {
+                tracing::warn!("not writing the event logs of {owner:?}'s jobs: {e}");
+            }
+        }
+        let daemons: Vec<Entry> = self
+            .daemons
+            .iter()
+            .map(|(p, f, e)| (p.clone(), *f, &**e))
+            .collect();
+        append_all(&daemons);
+    }
+}
+
+/// The rights a job's own logs are written with: this process's own, or its owner's.
+fn owner_rights(owner: Option<&str>) -> Result<Rights, String> {
+    match owner {
+        Some(o) if !o.is_empty() => Rights::of_account(o).map_err(|e| e.to_string()),
+        _ => Ok(Rights::Own),
+    }
+}
+
+/// An event and the log it goes to.
+type Entry<'e> = (PathBuf, LogFormat, &'e Event);
+
+/// Appends each event to its log, each log opened once.
+fn append_all(entries: &[Entry]) {
+    let mut writers: HashMap<(&Path, LogFormat), Option<EventLogWriter>> = HashMap::new();
+    for (path, format, event) in entries {
+        let writer =
+            writers
+                .entry((path.as_path(), *format))
+                .or_insert_with(|| match EventLogWriter::open(path, *format) {
+                    Ok(w) => Some(w),
+                    Err(e) => {
+                        tracing::debug!("event log {}: {e}", path.display());
+                        None
+                    }
+                });
+        if let Some(w) = writer {
+            if let Err(e) = w.write(event) {
+                tracing::debug!("event log {}: {e}", path.display());
+            }
         }
     }
 }

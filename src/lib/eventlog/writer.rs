@@ -17,7 +17,7 @@ use super::text::{format_body, format_header, SYNC_LINE};
 use super::EventLogError;
 
 /// How events are written. The default is HTCondor's: text with ISO dates in local time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LogFormat {
     /// Each event as an XML ClassAd (`<c>...</c>`).
     pub xml: bool,

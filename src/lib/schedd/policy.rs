@@ -69,6 +69,8 @@ pub mod hold_codes {
     pub const JOB_POLICY_UNDEFINED: i64 = 5;
     pub const SUBMITTED_ON_HOLD: i64 = 15;
     pub const SPOOLING_INPUT: i64 = 16;
+    /// The job's event log could not be opened (the shadow's `initUserLog`).
+    pub const UNABLE_TO_INIT_USER_LOG: i64 = 22;
     /// A `SYSTEM_PERIODIC_HOLD` expression put the job on hold.
     pub const SYSTEM_POLICY: i64 = 26;
     pub const SYSTEM_POLICY_UNDEFINED: i64 = 27;

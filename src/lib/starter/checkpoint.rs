@@ -41,7 +41,9 @@ use crate::output::render::{lookup_bool, lookup_int, lookup_str};
 use crate::queue::spool::{job_spool_dir, job_spool_siblings};
 use crate::queue::{ClusterId, JobId};
 
-use super::transfer::{copy_confined, ConfineError};
+use super::confine::{place, Beneath, Item};
+use super::rights::Rights;
+use super::transfer::ConfineError;
 
 /// What the starter needs to know about a self-checkpointing job, from its ad.
 #[derive(Clone, Debug)]
@@ -188,33 +190,72 @@ impl std::fmt::Display for SaveError {
     }
 }
 
+/// Puts `item` under `root` (at its own relative path), its directories made.
+fn place_under(root: &Path, item: Item) -> Result<u64, ConfineError> {
+    let to = root.join(item.rel());
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).map_err(|e| ConfineError::io(parent, &e))?;
+    }
+    place(item, &to)
+}
+
 /// Stores the files `names` (relative to `scratch`) as the job's checkpoint in `dir`; the
-/// bytes copied.
-pub fn save(scratch: &Path, names: &[String], dir: &Path) -> Result<u64, SaveError> {
+/// bytes copied. The sandbox is read with the job owner's `rights`, beneath it (nothing
+/// outside, no link out); the spool is written with the daemon's own.
+pub fn save(
+    rights: &Rights,
+    scratch: &Path,
+    names: &[String],
+    dir: &Path,
+) -> Result<u64, SaveError> {
     recover(dir).map_err(SaveError::Spool)?;
     let staging = new_dir(dir);
     fs::create_dir_all(&staging).map_err(SaveError::Spool)?;
     let mut total = 0;
-    for name in names {
-        match copy_confined(scratch, name, &staging) {
-            Ok(n) => total += n,
-            Err(e) => {
-                let _ = remove_if_there(&staging);
-                return Err(SaveError::Source(e));
+    let relayed = rights.relay(
+        true,
+        |sink| {
+            let beneath = Beneath::open(scratch).map_err(SaveError::Source)?;
+            for name in names {
+                let rel = beneath.relative(name).map_err(SaveError::Source)?;
+                let mut going = true;
+                beneath
+                    .walk(&rel, &mut |item| {
+                        going = sink(item);
+                        going
+                    })
+                    .map_err(SaveError::Source)?;
+                if !going {
+                    break;
+                }
             }
-        }
+            Ok(())
+        },
+        |item| {
+            total += place_under(&staging, item)
+                .map_err(|e| SaveError::Spool(io::Error::from_raw_os_error(e.errno)))?;
+            Ok(())
+        },
+    );
+    let stored = relayed
+        .unwrap_or_else(|e| Err(SaveError::Source(ConfineError::io(scratch, &e))))
+        .and_then(|()| {
+            if dir.is_dir() {
+                link_missing(dir, &staging, 0).map_err(SaveError::Spool)?;
+            }
+            fs::rename(&staging, ready_dir(dir)).map_err(SaveError::Spool)?;
+            swap_in(dir).map_err(SaveError::Spool)
+        });
+    if let Err(e) = stored {
+        let _ = remove_if_there(&staging);
+        return Err(e);
     }
-    if dir.is_dir() {
-        link_missing(dir, &staging, 0).map_err(SaveError::Spool)?;
-    }
-    fs::rename(&staging, ready_dir(dir)).map_err(SaveError::Spool)?;
-    swap_in(dir).map_err(SaveError::Spool)?;
     Ok(total)
 }
 
 /// Copies the job's last checkpoint (every entry of its spool directory) into a new
-/// sandbox; the bytes copied (0 when there is none).
-pub fn restore(dir: &Path, scratch: &Path) -> Result<u64, ConfineError> {
+/// sandbox, written with the job owner's `rights`; the bytes copied (0 when there is none).
+pub fn restore(rights: &Rights, dir: &Path, scratch: &Path) -> Result<u64, ConfineError> {
     recover(dir).map_err(|e| ConfineError::io(dir, &e))?;
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -230,9 +271,29 @@ pub fn restore(dir: &Path, scratch: &Path) -> Result<u64, ConfineError> {
     }
     names.sort();
     let mut total = 0;
-    for name in names {
-        total += copy_confined(dir, &name, scratch)?;
-    }
+    let relayed = rights.relay(
+        false,
+        |sink| {
+            let beneath = Beneath::open(dir)?;
+            for name in &names {
+                let rel = beneath.relative(name)?;
+                let mut going = true;
+                beneath.walk(&rel, &mut |item| {
+                    going = sink(item);
+                    going
+                })?;
+                if !going {
+                    break;
+                }
+            }
+            Ok(())
+        },
+        |item| {
+            total += place_under(scratch, item)?;
+            Ok(())
+        },
+    );
+    relayed.unwrap_or_else(|e| Err(ConfineError::io(scratch, &e)))?;
     Ok(total)
 }
 
@@ -270,9 +331,15 @@ mod tests {
         let (scratch, dir) = (t.path().join("scratch"), t.path().join("spool/job"));
         write(&scratch.join("count"), "1");
         write(&scratch.join("other"), "a");
-        save(&scratch, &["count".into(), "other".into()], &dir).unwrap();
+        save(
+            &Rights::Own,
+            &scratch,
+            &["count".into(), "other".into()],
+            &dir,
+        )
+        .unwrap();
         write(&scratch.join("count"), "2");
-        save(&scratch, &["count".into()], &dir).unwrap();
+        save(&Rights::Own, &scratch, &["count".into()], &dir).unwrap();
         assert_eq!(fs::read_to_string(dir.join("count")).unwrap(), "2");
         assert_eq!(fs::read_to_string(dir.join("other")).unwrap(), "a");
         for s in job_spool_siblings(&dir) {
@@ -280,7 +347,7 @@ mod tests {
         }
         let fresh = t.path().join("fresh");
         fs::create_dir(&fresh).unwrap();
-        restore(&dir, &fresh).unwrap();
+        restore(&Rights::Own, &dir, &fresh).unwrap();
         assert_eq!(fs::read_to_string(fresh.join("count")).unwrap(), "2");
     }
 
@@ -314,7 +381,7 @@ mod tests {
         write(&scratch.join("ok"), "x");
         std::os::unix::fs::symlink(t.path().join("secret"), scratch.join("link")).unwrap();
         for bad in ["../secret", "link", "/etc/passwd"] {
-            let e = save(&scratch, &[bad.to_owned()], &dir).unwrap_err();
+            let e = save(&Rights::Own, &scratch, &[bad.to_owned()], &dir).unwrap_err();
             assert!(matches!(e, SaveError::Source(_)), "{bad}: {e}");
         }
         assert!(!dir.join("secret").exists());

@@ -26,9 +26,10 @@ use super::container;
 use super::env::{self, EnvContext, JOB_AD_FILE, MACHINE_AD_FILE};
 use super::finish::{FinishPlan, Previous};
 use super::hold_codes::*;
-use super::identity::{self, Account};
+use super::identity::{self, Account, AccountError};
+use super::rights::Rights;
 use super::scratch::write_file;
-use super::transfer::{self, Endpoints, OutputPlan};
+use super::transfer::{self, Direction, Endpoints, OutputPlan};
 use super::waiter::{self, Spawned, WaiterId};
 use super::{RunningJob, StartFailure, StartRequest};
 
@@ -669,6 +670,10 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     let mut bytes_in = 0;
     let mut output = None;
     if transferring {
+        let rights = Rights::of_job(job, req.config);
+        let owner = rights
+            .as_ref()
+            .map_err(|e| ends.owner_failure(Direction::Input, e))?;
         let files = transfer::input_files(
             job,
             transfer_stdin.as_deref(),
@@ -680,14 +685,15 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
             &scratch,
             transfer_exe.then_some(&*cmd_text),
             &ends,
+            owner,
         )?;
         // The job's last checkpoint, after (so over) the input files, as the shadow adds
         // the spool's entries at the end of the input list.
         if let Some(dir) = checkpoint.as_ref().and_then(|c| c.spool_dir.as_deref()) {
-            bytes_in += checkpoint::restore(dir, &scratch)
+            bytes_in += checkpoint::restore(owner, dir, &scratch)
                 .map_err(|e| transfer::checkpoint_input_failure(&ends, &e))?;
         }
-        output = Some(output_plan(req, &iwd, &scratch, &cmd_text, ends));
+        output = Some(output_plan(req, &iwd, &scratch, &cmd_text, ends, rights));
     }
 
     let append_only = flag("WantCheckpointSignal")
@@ -797,6 +803,7 @@ fn output_plan(
     scratch: &Path,
     cmd_text: &str,
     ends: Endpoints,
+    rights: Result<Rights, AccountError>,
 ) -> OutputPlan {
     let job = req.job;
     let name = |attr| lookup_str(job, attr).unwrap_or_default().to_string();
@@ -815,6 +822,7 @@ fn output_plan(
         stdout,
         stderr,
         ends,
+        rights,
     )
 }
 
@@ -868,7 +876,14 @@ pub(super) fn reattach(
             slot_name,
             ap_host: local_hostname(req),
         };
-        output_plan(req, &iwd, scratch, &cmd_text, ends)
+        output_plan(
+            req,
+            &iwd,
+            scratch,
+            &cmd_text,
+            ends,
+            Rights::of_job(job, req.config),
+        )
     });
     let sig = |attr| find_signal(job, attr).unwrap_or(libc::SIGTERM);
     RunningJob {

@@ -154,6 +154,11 @@ pub fn job_account(
     if !runs_jobs_as_owners(config) {
         return Ok(None);
     }
+    lookup_cached(owner).map(Some)
+}
+
+/// [`Account::lookup`], kept a minute per owner (at most 1,024 owners).
+pub fn lookup_cached(owner: &str) -> Result<Account, AccountError> {
     static CACHE: std::sync::Mutex<Option<std::collections::HashMap<String, Cached>>> =
         std::sync::Mutex::new(None);
     let now = std::time::Instant::now();
@@ -161,12 +166,15 @@ pub fn job_account(
     let map = cache.get_or_insert_with(Default::default);
     if let Some((at, found)) = map.get(owner) {
         if now.duration_since(*at) < ACCOUNT_TTL {
-            return found.clone().map(Some);
+            return found.clone();
         }
     }
     let found = Account::lookup(owner);
+    if map.len() >= 1024 {
+        map.clear();
+    }
     map.insert(owner.to_owned(), (now, found.clone()));
-    found.map(Some)
+    found
 }
 
 impl Account {

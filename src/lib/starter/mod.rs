@@ -37,6 +37,7 @@
 
 pub mod checkpoint;
 pub mod chirp;
+mod confine;
 pub mod container;
 pub mod env;
 mod exec;
@@ -45,6 +46,7 @@ pub mod identity;
 pub mod launcher;
 mod local;
 mod orphans;
+pub mod rights;
 mod scratch;
 pub mod session;
 mod sys;
@@ -428,8 +430,24 @@ impl RunningJob {
         let mut hold = None;
         let stored = match (&plan.spool_dir, &self.finish.output) {
             (Some(dir), Some(output)) => {
-                let names = output.checkpoint_files(&self.scratch_dir, plan.files.as_deref());
-                match checkpoint::save(&self.scratch_dir, &names, dir) {
+                let scratch = &self.scratch_dir;
+                let saved = output
+                    .rights()
+                    .map_err(|e| e.to_string())
+                    .and_then(|rights| {
+                        let listed = plan.files.as_deref();
+                        let names = rights
+                            .run(|| output.checkpoint_files(scratch, listed))
+                            .map_err(|e| e.to_string())?;
+                        Ok(checkpoint::save(rights, scratch, &names, dir))
+                    });
+                let saved = saved.unwrap_or_else(|e| {
+                    Err(checkpoint::SaveError::Source(transfer::ConfineError::io(
+                        scratch,
+                        &std::io::Error::other(e),
+                    )))
+                });
+                match saved {
                     Ok(_) => true,
                     Err(e @ checkpoint::SaveError::Source(_)) => {
                         tracing::warn!("checkpoint {number} of {}: {e}", self.pid);

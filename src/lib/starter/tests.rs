@@ -1257,3 +1257,154 @@ fn a_scheduler_universe_jobs_kill_signals_fall_back_on_its_kill_sig() {
         }
     );
 }
+
+/// Runs a file-transferring `/bin/sh -c script` job with `attrs`; its result and scratch
+/// directory (gone by now).
+fn run_transfer(pool: &Pool, script: &str, attrs: &[(&str, Expr)]) -> (JobResult, PathBuf) {
+    let mut all = vec![
+        ("Arguments", sh(script)),
+        ("ShouldTransferFiles", s("YES")),
+        ("TransferExecutable", Expr::lit(false)),
+    ];
+    all.extend(attrs.iter().cloned());
+    let running = pool.start(&pool.job("/bin/sh", &all)).unwrap();
+    let scratch = running.scratch_dir.clone();
+    let exit = wait_with_deadline(&running, Duration::from_secs(20));
+    (running.finish(exit), scratch)
+}
+
+#[test]
+fn output_never_leads_out_of_the_sandbox() {
+    let pool = Pool::new();
+    let secret = pool.iwd.parent().unwrap().join("secret.txt");
+    std::fs::write(&secret, "secret\n").unwrap();
+    let ep = |details: &str| {
+        format!(
+            "Transfer output files failure at execution point slot1@testhost while sending \
+             files to access point {}. Details: {details}",
+            pool.ap()
+        )
+    };
+    // A link the job made to a file outside, found among the changed files: held, nothing
+    // of it copied; the other outputs still come back.
+    let (r, scratch) = run_transfer(
+        &pool,
+        &format!(
+            "ln -s {} stolen.txt; echo mine > mine.txt",
+            secret.display()
+        ),
+        &[],
+    );
+    let hold = r.hold.expect("a link out holds the job");
+    assert_eq!((hold.code, hold.subcode), (12, libc::EPERM as i64));
+    assert_eq!(
+        hold.reason,
+        ep(&format!(
+            "Attempt to read from illegal sandbox path: {}/stolen.txt (a symbolic link out of \
+             the sandbox)",
+            scratch.display()
+        ))
+    );
+    assert!(!pool.iwd.join("stolen.txt").exists());
+    assert_eq!(pool.read("mine.txt"), "mine\n");
+
+    // Named outputs that climb out, or are absolute elsewhere: refused by their words.
+    for name in ["../secret.txt", "sub/../../secret.txt", "/etc/hostname"] {
+        let (r, scratch) = run_transfer(&pool, "mkdir sub", &[("TransferOutput", s(name))]);
+        let hold = r.hold.unwrap_or_else(|| panic!("{name} is refused"));
+        assert_eq!(
+            (hold.code, hold.subcode),
+            (12, libc::EPERM as i64),
+            "{name}"
+        );
+        let shown = if name.starts_with('/') {
+            name.to_owned()
+        } else {
+            format!("{}/{name}", scratch.display())
+        };
+        assert_eq!(
+            hold.reason,
+            ep(&format!(
+                "Attempt to read from illegal sandbox path: {shown}"
+            ))
+        );
+    }
+    assert!(!pool.iwd.join("secret.txt").exists() && !pool.iwd.join("hostname").exists());
+
+    // A directory with a link out inside: refused too; one linking inside is followed.
+    let (r, _) = run_transfer(
+        &pool,
+        "mkdir d; echo in > d/in.txt; ln -s / d/root",
+        &[("TransferOutput", s("d"))],
+    );
+    assert_eq!(r.hold.map(|h| h.code), Some(12));
+    let (r, _) = run_transfer(
+        &pool,
+        "mkdir d2; echo in > d2/in.txt; ln -s in.txt d2/alias; ln -s d2/in.txt top",
+        &[("TransferOutput", s("d2, top"))],
+    );
+    assert!(r.hold.is_none(), "{:?}", r.hold);
+    assert_eq!(pool.read("d2/alias"), "in\n");
+    assert_eq!(pool.read("top"), "in\n");
+
+    // The standard output the job swapped for a link out.
+    let (r, _) = run_transfer(
+        &pool,
+        &format!("ln -sf {} _condor_stdout", secret.display()),
+        &[("Out", s("out.txt"))],
+    );
+    assert_eq!(r.hold.map(|h| h.code), Some(12));
+    assert!(!pool.iwd.join("out.txt").exists());
+
+    // `.` or `..` is no name to write a file under (HTCondor's LegalPathInSandbox).
+    let (r, _) = run_transfer(&pool, "mkdir sub", &[("TransferOutput", s("sub/."))]);
+    let hold = r.hold.unwrap();
+    assert_eq!(
+        (hold.code, hold.subcode, hold.reason),
+        (
+            12,
+            libc::EPERM as i64,
+            format!(
+                "Transfer output files failure at access point {} while receiving files from \
+                 execution point slot1@testhost. Details: Attempt to write to illegal sandbox \
+                 path: .",
+                pool.ap()
+            )
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "secret\n");
+}
+
+#[test]
+fn input_never_lands_outside_the_sandbox() {
+    let pool = Pool::new();
+    pool.write("sub/a.txt", "a\n");
+    for name in ["sub/..", "/"] {
+        let job = pool.job(
+            "/bin/true",
+            &[
+                ("ShouldTransferFiles", s("YES")),
+                ("TransferExecutable", Expr::lit(false)),
+                ("TransferInput", s(name)),
+            ],
+        );
+        let f = pool.start(&job).unwrap_err();
+        assert_eq!((f.code, f.subcode), (13, libc::EPERM as i64), "{name}");
+        assert_eq!(
+            f.reason,
+            format!(
+                "Transfer input files failure at execution point slot1@testhost while \
+                 receiving files from access point {}. Details: Attempt to write to illegal \
+                 sandbox path: {name}",
+                pool.ap()
+            )
+        );
+    }
+    assert!(pool.execute_entries().is_empty());
+    let mut beside: Vec<_> = std::fs::read_dir(pool.iwd.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["execute", "iwd"], "nothing beside the Iwd");
+}

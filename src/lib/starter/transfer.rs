@@ -32,9 +32,13 @@ use crate::config::Config;
 use crate::output::render::lookup_str;
 
 use super::chirp::{CHIRP_CONFIG_FILE, DELAYED_UPDATES_FILE};
+pub use super::confine::{copy_confined, copy_confined_to, ConfineError};
+use super::confine::{under, Beneath, ConfineKind, Item};
 use super::env::{JOB_AD_FILE, MACHINE_AD_FILE};
 use super::exec::{basename, errno_of, strerror, STDERR_NAME, STDOUT_NAME};
 use super::hold_codes::{TRANSFER_INPUT_ERROR, TRANSFER_OUTPUT_ERROR};
+use super::identity::AccountError;
+use super::rights::Rights;
 use super::StartFailure;
 
 /// The two ends of a transfer, as the messages name them.
@@ -48,7 +52,7 @@ pub struct Endpoints {
 
 /// Which way the files were going.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Direction {
+pub(super) enum Direction {
     Input,
     Output,
 }
@@ -106,6 +110,59 @@ impl Endpoints {
         );
         self.failure(dir, side, &details, errno)
     }
+
+    /// A name the receiver refuses to write (HTCondor's `LegalPathInSandbox`): absolute, or
+    /// `.`/`..`, or empty.
+    fn illegal_destination(&self, dir: Direction, name: &str) -> StartFailure {
+        self.failure(
+            dir,
+            Side::Receiver,
+            &format!("Attempt to write to illegal sandbox path: {name}"),
+            libc::EPERM,
+        )
+    }
+
+    /// The transfer could not take the job owner's rights.
+    pub(super) fn owner_failure(&self, dir: Direction, e: &dyn std::fmt::Display) -> StartFailure {
+        self.failure(
+            dir,
+            Side::Receiver,
+            &format!("cannot transfer files as the job's owner: {e}"),
+            libc::EPERM,
+        )
+    }
+
+    /// A confined read that failed or was refused.
+    fn confined_failure(&self, dir: Direction, e: &ConfineError) -> StartFailure {
+        let path = e.path.display();
+        let details = match e.kind {
+            ConfineKind::Io => {
+                return self.io_failure(
+                    dir,
+                    &CopyError {
+                        side: Side::Sender,
+                        path: e.path.clone(),
+                        errno: e.errno,
+                    },
+                )
+            }
+            ConfineKind::Outside => format!("Attempt to read from illegal sandbox path: {path}"),
+            ConfineKind::Link => format!(
+                "Attempt to read from illegal sandbox path: {path} (a symbolic link out of the \
+                 sandbox)"
+            ),
+            ConfineKind::Special => {
+                format!("reading from file {path}: not a regular file or a directory")
+            }
+        };
+        self.failure(dir, Side::Sender, &details, e.errno)
+    }
+}
+
+/// Whether the receiver writes a file sent under this name (`LegalPathInSandbox`, for the
+/// base names that are sent): not empty, `.` or `..`.
+fn legal_sandbox_name(name: &str) -> bool {
+    !matches!(name, "" | "." | "..")
 }
 
 /// A copy that failed: which end, which file, which errno.
@@ -138,7 +195,12 @@ impl CopyError {
 fn copy_file(src: &Path, dst: &Path, mode: Option<u32>) -> Result<u64, CopyError> {
     let mut from = File::open(src).map_err(|e| CopyError::read(src, &e))?;
     let meta = from.metadata().map_err(|e| CopyError::read(src, &e))?;
-    let mode = mode.unwrap_or(meta.mode() & 0o7777);
+    write_from(&mut from, dst, mode.unwrap_or(meta.mode() & 0o7777))
+}
+
+/// Writes what is left to read of `from` to `dst` (made, or truncated), with permission bits
+/// `mode`; the bytes copied.
+fn write_from(from: &mut File, dst: &Path, mode: u32) -> Result<u64, CopyError> {
     let mut to = OpenOptions::new()
         .write(true)
         .create(true)
@@ -146,12 +208,21 @@ fn copy_file(src: &Path, dst: &Path, mode: Option<u32>) -> Result<u64, CopyError
         .mode(mode)
         .open(dst)
         .map_err(|e| CopyError::write(dst, &e))?;
-    let n = io::copy(&mut from, &mut to).map_err(|e| CopyError::write(dst, &e))?;
+    let n = io::copy(from, &mut to).map_err(|e| CopyError::write(dst, &e))?;
     // An existing destination keeps its old mode through open(); set it as sent.
     if let Err(e) = to.set_permissions(fs::Permissions::from_mode(mode)) {
         return Err(CopyError::write(dst, &e));
     }
     Ok(n)
+}
+
+/// Makes the directory `dst` unless it is one already.
+fn make_dir(dst: &Path) -> Result<u64, CopyError> {
+    match fs::create_dir(dst) {
+        Ok(()) => Ok(0),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dst.is_dir() => Ok(0),
+        Err(e) => Err(CopyError::write(dst, &e)),
+    }
 }
 
 /// Copies a directory's contents into `dst` (made if missing), recursively; the bytes copied.
@@ -163,11 +234,7 @@ fn copy_dir_contents(src: &Path, dst: &Path, depth: u32) -> Result<u64, CopyErro
             errno: libc::ELOOP,
         });
     }
-    match fs::create_dir(dst) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dst.is_dir() => {}
-        Err(e) => return Err(CopyError::write(dst, &e)),
-    }
+    make_dir(dst)?;
     let entries = fs::read_dir(src).map_err(|e| CopyError::read(src, &e))?;
     let mut total = 0;
     for entry in entries {
@@ -189,54 +256,6 @@ fn copy_any(src: &Path, dst: &Path, depth: u32) -> Result<u64, CopyError> {
     }
 }
 
-/// Why [`copy_confined`] copied nothing (or not everything).
-#[derive(Debug)]
-pub struct ConfineError {
-    pub path: PathBuf,
-    /// The errno of the failure; `EPERM` for a name that leads out of its directory.
-    pub errno: i32,
-    /// The name (or a symbolic link under it) leads out of the directory it is relative to.
-    pub outside: bool,
-}
-
-impl ConfineError {
-    pub fn io(path: &Path, e: &io::Error) -> ConfineError {
-        ConfineError {
-            path: path.to_path_buf(),
-            errno: errno_of(e),
-            outside: false,
-        }
-    }
-
-    fn outside(path: &Path) -> ConfineError {
-        ConfineError {
-            path: path.to_path_buf(),
-            errno: libc::EPERM,
-            outside: true,
-        }
-    }
-}
-
-impl std::fmt::Display for ConfineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.outside {
-            write!(
-                f,
-                "{} is not inside the directory it is transferred from",
-                self.path.display()
-            )
-        } else {
-            write!(
-                f,
-                "{}: (errno {}) {}",
-                self.path.display(),
-                self.errno,
-                strerror(self.errno)
-            )
-        }
-    }
-}
-
 /// The hold of a job whose checkpoint could not be brought into its new sandbox: an input
 /// transfer failure (the checkpoint is part of the input).
 pub(super) fn checkpoint_input_failure(ends: &Endpoints, e: &ConfineError) -> StartFailure {
@@ -246,94 +265,6 @@ pub(super) fn checkpoint_input_failure(ends: &Endpoints, e: &ConfineError) -> St
         &format!("reading from file {e}"),
         e.errno,
     )
-}
-
-/// Copies `root/name` (a file, or a directory with its contents) to `dst_dir/name`,
-/// keeping the relative path, and never reads outside `root`: an absolute name, a `..`
-/// component, or a symbolic link (anywhere under `root/name`) that resolves outside `root`
-/// is refused. A file already at the destination is replaced, never written through (a
-/// symbolic link there is replaced, not followed). The bytes copied.
-pub fn copy_confined(root: &Path, name: &str, dst_dir: &Path) -> Result<u64, ConfineError> {
-    let dst = dst_dir.join(plain_relative(root, name)?);
-    if let Some(parent) = dst.parent() {
-        fs::create_dir_all(parent).map_err(|e| ConfineError::io(parent, &e))?;
-    }
-    copy_confined_to(root, name, &dst)
-}
-
-/// `name` as a path below `root` (no trailing `/`): refused when it is absolute, empty or
-/// has a `..` (or `.`) component.
-fn plain_relative<'n>(root: &Path, name: &'n str) -> Result<&'n Path, ConfineError> {
-    let rel = Path::new(name.trim_end_matches('/'));
-    let plain = rel
-        .components()
-        .all(|c| matches!(c, std::path::Component::Normal(_)));
-    if !plain || rel.as_os_str().is_empty() {
-        return Err(ConfineError::outside(&root.join(name)));
-    }
-    Ok(rel)
-}
-
-/// [`copy_confined`] to the path `dst` (whose directory exists) rather than under the same
-/// relative name.
-pub fn copy_confined_to(root: &Path, name: &str, dst: &Path) -> Result<u64, ConfineError> {
-    let rel = plain_relative(root, name)?;
-    let root_real = fs::canonicalize(root).map_err(|e| ConfineError::io(root, &e))?;
-    copy_confined_at(&root_real, &root.join(rel), dst, 0)
-}
-
-fn copy_confined_at(root: &Path, src: &Path, dst: &Path, depth: u32) -> Result<u64, ConfineError> {
-    if depth > 64 {
-        return Err(ConfineError {
-            path: src.to_path_buf(),
-            errno: libc::ELOOP,
-            outside: false,
-        });
-    }
-    let real = fs::canonicalize(src).map_err(|e| ConfineError::io(src, &e))?;
-    if !real.starts_with(root) {
-        return Err(ConfineError::outside(src));
-    }
-    let meta = fs::metadata(&real).map_err(|e| ConfineError::io(src, &e))?;
-    if let Ok(m) = fs::symlink_metadata(dst) {
-        if !(m.is_dir() && meta.is_dir()) {
-            let gone = if m.is_dir() {
-                fs::remove_dir_all(dst)
-            } else {
-                fs::remove_file(dst)
-            };
-            gone.map_err(|e| ConfineError::io(dst, &e))?;
-        }
-    }
-    if meta.is_dir() {
-        match fs::create_dir(dst) {
-            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
-                return Err(ConfineError::io(dst, &e))
-            }
-            _ => {}
-        }
-        let mut total = 0;
-        let entries = fs::read_dir(&real).map_err(|e| ConfineError::io(src, &e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| ConfineError::io(src, &e))?;
-            let name = entry.file_name();
-            total += copy_confined_at(root, &real.join(&name), &dst.join(&name), depth + 1)?;
-        }
-        return Ok(total);
-    }
-    let mut from = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&real)
-        .map_err(|e| ConfineError::io(src, &e))?;
-    let mut to = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .mode(meta.mode() & 0o7777)
-        .open(dst)
-        .map_err(|e| ConfineError::io(dst, &e))?;
-    io::copy(&mut from, &mut to).map_err(|e| ConfineError::io(dst, &e))
 }
 
 /// Whether a name is a URL (`IsUrl`): a scheme, then `://`.
@@ -360,8 +291,22 @@ pub fn input_files(job: &ClassAd, stdin: Option<&str>, exe: Option<&str>) -> Vec
     files
 }
 
-/// Copies the input files from `iwd` into `scratch`; the bytes copied.
+/// Copies the input files from `iwd` into `scratch`, with the job owner's `rights` (what
+/// the owner cannot read is not read); the bytes copied.
 pub fn transfer_input(
+    files: &[String],
+    iwd: &Path,
+    scratch: &Path,
+    exe: Option<&str>,
+    ends: &Endpoints,
+    rights: &Rights,
+) -> Result<u64, StartFailure> {
+    rights
+        .run(|| transfer_input_here(files, iwd, scratch, exe, ends))
+        .unwrap_or_else(|e| Err(ends.owner_failure(Direction::Input, &e)))
+}
+
+fn transfer_input_here(
     files: &[String],
     iwd: &Path,
     scratch: &Path,
@@ -377,6 +322,9 @@ pub fn transfer_input(
                 &format!("URL transfers are not supported: {name}"),
                 0,
             ));
+        }
+        if !legal_sandbox_name(basename(name.trim_end_matches('/'))) {
+            return Err(ends.illegal_destination(Direction::Input, name));
         }
         let src = iwd.join(name);
         let copied = if Some(name.as_str()) == exe {
@@ -555,6 +503,9 @@ pub struct OutputPlan {
     allow_mkdir: bool,
     max_recursions: i64,
     ends: Endpoints,
+    /// Whose rights the transfer runs with (the job owner's in a system pool), or why the
+    /// owner has none (then nothing is transferred).
+    rights: Result<Rights, AccountError>,
 }
 
 impl OutputPlan {
@@ -569,6 +520,7 @@ impl OutputPlan {
         stdout: Option<String>,
         stderr: Option<String>,
         ends: Endpoints,
+        rights: Result<Rights, AccountError>,
     ) -> OutputPlan {
         let list = lookup_str(job, "TransferOutput").map(|s| tokens(&s, ","));
         let catalog = if list.is_none() {
@@ -597,6 +549,7 @@ impl OutputPlan {
                 .flatten()
                 .unwrap_or(128),
             ends,
+            rights,
         }
     }
 
@@ -663,6 +616,9 @@ impl OutputPlan {
 
     /// Where a file sent as `name` lands: `Iwd/name`, or its remap.
     fn destination(&self, name: &str) -> Result<PathBuf, StartFailure> {
+        if !legal_sandbox_name(name) {
+            return Err(self.ends.illegal_destination(Direction::Output, name));
+        }
         let target = match remap(&self.remaps, name, self.max_recursions) {
             Err(cycle) => {
                 return Err(self.ends.failure(
@@ -703,8 +659,31 @@ impl OutputPlan {
         path
     }
 
-    /// Sends the output back: the bytes copied, and the first failure.
+    /// Whose rights the transfer runs with.
+    pub(super) fn rights(&self) -> Result<&Rights, &AccountError> {
+        self.rights.as_ref()
+    }
+
+    /// Sends the output back, with the job owner's rights: the bytes copied, and the first
+    /// failure.
     pub(super) fn run(&self, scratch: &Path) -> (u64, Option<StartFailure>) {
+        let ran = match &self.rights {
+            Ok(rights) => rights
+                .run(|| self.run_here(scratch))
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        ran.unwrap_or_else(|e| (0, Some(self.ends.owner_failure(Direction::Output, &e))))
+    }
+
+    /// [`OutputPlan::run`] with this thread's rights. Whatever is read
+    /// from the sandbox is read beneath it ([`Beneath`]): a name or a symbolic link that
+    /// leads out of it holds the job, and nothing of it is copied.
+    fn run_here(&self, scratch: &Path) -> (u64, Option<StartFailure>) {
+        let beneath = match Beneath::open(scratch) {
+            Ok(b) => b,
+            Err(e) => return (0, Some(self.ends.confined_failure(Direction::Output, &e))),
+        };
         let mut total = 0;
         let mut first_failure: Option<StartFailure> = None;
         let mut note = |f: StartFailure| {
@@ -713,39 +692,58 @@ impl OutputPlan {
             }
         };
         for name in self.files_to_send(scratch) {
-            let src = scratch.join(&name);
-            let sent = name.trim_end_matches('/');
-            let base = basename(sent);
-            let dst = match self.destination(base) {
-                Ok(d) => d,
-                Err(f) => {
-                    note(f);
-                    continue;
-                }
-            };
-            let copied = if name.ends_with('/') && src.is_dir() {
-                copy_dir_contents(&src, &dst, 0)
-            } else {
-                copy_any(&src, &dst, 0)
-            };
-            match copied {
+            let base = basename(name.trim_end_matches('/'));
+            let sent = beneath
+                .relative(&name)
+                .map_err(|e| self.ends.confined_failure(Direction::Output, &e))
+                .and_then(|rel| Ok((rel, self.destination(base)?)))
+                .and_then(|(rel, dst)| self.send(&beneath, &rel, &dst));
+            match sent {
                 Ok(n) => total += n,
-                Err(e) => note(self.ends.io_failure(Direction::Output, &e)),
+                Err(f) => note(f),
             }
         }
         for (file, target) in [(STDOUT_NAME, &self.stdout), (STDERR_NAME, &self.stderr)] {
             let Some(target) = target else { continue };
-            let src = scratch.join(file);
-            if !src.exists() {
+            if fs::symlink_metadata(scratch.join(file)).is_err() {
                 continue;
             }
             let dst = self.relative_target(target);
-            match copy_file(&src, &dst, None) {
+            match self.send(&beneath, Path::new(file), &dst) {
                 Ok(n) => total += n,
-                Err(e) => note(self.ends.io_failure(Direction::Output, &e)),
+                Err(f) => note(f),
             }
         }
         (total, first_failure)
+    }
+
+    /// Copies `rel` (a file, or a directory with its contents) from beneath the sandbox to
+    /// `dst`; the bytes copied.
+    fn send(&self, beneath: &Beneath, rel: &Path, dst: &Path) -> Result<u64, StartFailure> {
+        let mut total = 0;
+        let mut failed = None;
+        let walked = beneath.walk(rel, &mut |item| {
+            let to = under(dst, rel, item.rel());
+            let written = match item {
+                Item::Dir { .. } => make_dir(&to),
+                Item::File { mut file, mode, .. } => write_from(&mut file, &to, mode),
+            };
+            match written {
+                Ok(n) => {
+                    total += n;
+                    true
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(self.ends.io_failure(Direction::Output, &e));
+        }
+        walked.map_err(|e| self.ends.confined_failure(Direction::Output, &e))?;
+        Ok(total)
     }
 }
 

@@ -178,19 +178,20 @@ impl Pool {
         }
         let events = std::mem::take(&mut self.journal.events);
         let logs: HashMap<JobId, JobLogs> = events.iter().map(|e| (e.id, e.logs.clone())).collect();
+        let mut batch = LogBatch::default();
+        let mut executed = Vec::new();
         for e in events {
             let evicted = matches!(e.body, EventBody::JobEvicted(_)) && ended.contains(&e.id);
             if !dropped.contains(&e.id) || evicted {
-                let executed = match &e.body {
-                    EventBody::Execute(x) => lookup_str(&x.props, "CondorScratchDir"),
-                    _ => None,
-                };
-                e.logs
-                    .write(e.id.cluster.0, e.id.proc, self.session.now, e.body);
-                if let Some(dir) = executed {
-                    mark_executed(Path::new(&*dir));
+                if let EventBody::Execute(x) = &e.body {
+                    executed.extend(lookup_str(&x.props, "CondorScratchDir"));
                 }
+                batch.push(&e.logs, e.id.cluster.0, e.id.proc, self.session.now, e.body);
             }
+        }
+        batch.write();
+        for dir in executed {
+            mark_executed(Path::new(&*dir));
         }
         for (id, dir) in std::mem::take(&mut self.journal.executed_marks) {
             if !dropped.contains(&id) {

@@ -65,7 +65,7 @@ use crate::classad::parser::parse_old_expr;
 use crate::classad::{ClassAd, Expr, Value};
 use crate::client::actions::{remove_other_jobs, OtherJobRemoval};
 use crate::client::master::{AdKind, Command, DrainArgs, JobSignal, Shutdown, Subsystem};
-use crate::client::userlog::JobLogs;
+use crate::client::userlog::{JobLogs, LogBatch};
 use crate::client::Session;
 use crate::config::Config;
 use crate::defrag::{Defrag, DefragAction, DefragConfig};

@@ -323,6 +323,28 @@ impl Pool {
         self.journal.changes.expecting(id, JobStatus::Idle);
         let mut ad = idle.ad.clone();
         let logs = JobLogs::of(&self.session, &ad);
+        // The shadow opens the job's logs, with its owner's rights, before the job starts
+        // (`BaseShadow::initUserLog`), and holds the job when it cannot.
+        if let Err((path, why)) = logs.check() {
+            tracing::warn!(
+                "job {id}: cannot open its event log {}: {why}",
+                path.display()
+            );
+            return vec![
+                Action::Hold {
+                    job: id,
+                    ad,
+                    reason: "Failed to initialize user log".into(),
+                    code: hold_codes::UNABLE_TO_INIT_USER_LOG,
+                    subcode: 0,
+                    logs,
+                },
+                Action::ReleaseClaim {
+                    slot: slot.to_owned(),
+                    renegotiate: false,
+                },
+            ];
+        }
         let env = match self.startd.activate(slot, &ad, t) {
             Ok(env) => env,
             Err(e) => {
