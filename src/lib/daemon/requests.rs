@@ -100,12 +100,7 @@ fn session_for(peer: Peer, envelope: &Envelope) -> Result<Session, String> {
             .map(|u| u.name)
     };
     let user = name(peer.uid).ok_or_else(|| format!("uid {} has no user name", peer.uid))?;
-    let master = name(nix::unistd::geteuid().as_raw());
-    let now = super::now();
-    let session = Session::new(config, user, now)
-        .map_err(|e| e.to_string())?
-        .direct()
-        .served_by(master);
+    let session = served_session(config, user)?;
     if !session.user_is_superuser() || envelope.user.is_empty() {
         return Ok(session);
     }
@@ -113,6 +108,20 @@ fn session_for(peer: Peer, envelope: &Envelope) -> Result<Session, String> {
     session.user = envelope.user.clone();
     session.now = envelope.now;
     Ok(session)
+}
+
+/// The session the master serves `user`'s requests in, now: it writes the queue directly,
+/// and its own user is a queue superuser. The Unix socket and the HTTP server both serve
+/// requests in one.
+pub(super) fn served_session(config: Config, user: String) -> Result<Session, String> {
+    let master = nix::unistd::User::from_uid(nix::unistd::geteuid())
+        .ok()
+        .flatten()
+        .map(|u| u.name);
+    Ok(Session::new(config, user, super::now())
+        .map_err(|e| e.to_string())?
+        .direct()
+        .served_by(master))
 }
 
 /// The tool went away mid-conversation: nothing to answer.
@@ -149,27 +158,12 @@ fn answer<R: BufRead>(
         Err(e) => return Ok(Answer::Failed(e.to_string())),
     };
     Ok(match request {
-        WireRequest::Act(request) => match act_on_jobs(session, &mut queue, &request) {
-            Ok(outcome) => Answer::Acted(outcome),
-            Err(e) => Answer::Failed(e.to_string()),
-        },
-        WireRequest::Edit(request) => match edit_jobs(session, &mut queue, &request) {
-            Ok(outcome) => Answer::Edited(outcome),
-            Err(e) => Answer::Failed(e.to_string()),
-        },
-        WireRequest::Prio(changes) => match set_priorities(session, &mut queue, &changes) {
-            Ok(refused) => Answer::Refused(refused),
-            Err(e) => Answer::Failed(e.to_string()),
-        },
+        WireRequest::Act(request) => change(session, &mut queue, Change::Act(request)),
+        WireRequest::Edit(request) => change(session, &mut queue, Change::Edit(request)),
+        WireRequest::Prio(changes) => change(session, &mut queue, Change::Prio(changes)),
         WireRequest::Submit { .. } if !may_submit(session) => Answer::SubmitFailed {
             at: 0,
-            text: format!(
-                "{} may not submit to this pool: its jobs run as the user the \
-                 condor_master runs as, not as their owners, so only a queue superuser may \
-                 submit (the pool's {USER_SUBMIT_KNOB} = True lets every user submit, and \
-                 have that user's rights)\n",
-                session.user
-            ),
+            text: submit_refusal(session),
         },
         WireRequest::Submit {
             files,
@@ -213,6 +207,32 @@ fn answer<R: BufRead>(
             }
         }
     })
+}
+
+/// A queue change made in one answer, without a conversation.
+pub(super) enum Change {
+    Act(crate::client::actions::Request),
+    Edit(crate::client::edit::EditRequest),
+    Prio(Vec<(crate::queue::JobId, i32)>),
+}
+
+/// Makes a change as `session`'s user, with the same ownership checks whoever asks (the
+/// Unix socket's tools, the HTTP server's clients).
+pub(super) fn change(session: &Session, queue: &mut crate::queue::Queue, change: Change) -> Answer {
+    match change {
+        Change::Act(request) => match act_on_jobs(session, queue, &request) {
+            Ok(outcome) => Answer::Acted(outcome),
+            Err(e) => Answer::Failed(e.to_string()),
+        },
+        Change::Edit(request) => match edit_jobs(session, queue, &request) {
+            Ok(outcome) => Answer::Edited(outcome),
+            Err(e) => Answer::Failed(e.to_string()),
+        },
+        Change::Prio(changes) => match set_priorities(session, queue, &changes) {
+            Ok(refused) => Answer::Refused(refused),
+            Err(e) => Answer::Failed(e.to_string()),
+        },
+    }
 }
 
 /// How a submit's transaction ends without committing.
@@ -283,9 +303,19 @@ fn factory_answer(
 /// materializes).
 pub const USER_SUBMIT_KNOB: &str = "CONDORLITE_ALLOW_USER_SUBMIT";
 
+/// Why the session's user may not submit ([`may_submit`]).
+pub(super) fn submit_refusal(session: &Session) -> String {
+    format!(
+        "{} may not submit to this pool: its jobs run as the user the condor_master runs \
+         as, not as their owners, so only a queue superuser may submit (the pool's \
+         {USER_SUBMIT_KNOB} = True lets every user submit, and have that user's rights)\n",
+        session.user
+    )
+}
+
 /// Whether the session's user may submit through the master: a queue superuser, or anyone
 /// where the pool allows it ([`USER_SUBMIT_KNOB`]).
-fn may_submit(session: &Session) -> bool {
+pub(super) fn may_submit(session: &Session) -> bool {
     session.user_is_superuser() || matches!(session.config.bool(USER_SUBMIT_KNOB), Ok(Some(true)))
 }
 
