@@ -23,6 +23,11 @@ struct Served {
 
 impl Served {
     fn start(extra: &[(&str, &str)]) -> Served {
+        Served::start_with(extra, Client::builder())
+    }
+
+    /// A pool started with `extra` settings, its server reached on loopback by `client`.
+    fn start_with(extra: &[(&str, &str)], client: reqwest::blocking::ClientBuilder) -> Served {
         let mut env = TestEnvironment::new();
         env.set_env("_CONDOR_CONDORLITE_HTTP_ADDRESS", "127.0.0.1:0");
         env.set_env("_CONDOR_TRUST_DOMAIN", DOMAIN);
@@ -35,12 +40,12 @@ impl Served {
         let master = Master::start(&env);
         let file = env.local_dir().join("run").join("condor_master.http");
         wait_for("the HTTP address file", || file.is_file());
-        let base = std::fs::read_to_string(&file).unwrap().trim().to_owned();
-        assert!(base.starts_with("http://127.0.0.1:"), "{base}");
-        let client = Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()
-            .unwrap();
+        let base = std::fs::read_to_string(&file)
+            .unwrap()
+            .trim()
+            .replace("0.0.0.0", "127.0.0.1");
+        assert!(base.contains("://127.0.0.1:"), "{base}");
+        let client = client.timeout(Duration::from_secs(30)).build().unwrap();
         Served {
             env,
             _master: master,
@@ -507,6 +512,59 @@ fn a_network_address_without_tls_is_refused() {
     assert!(
         out.stderr
             .contains("CONDORLITE_HTTP_ADDRESS = 0.0.0.0:0: not a loopback address"),
+        "{out}"
+    );
+}
+
+#[test]
+fn tls_serves_https_and_opens_the_network() {
+    let env_dir = tempfile::tempdir().unwrap();
+    let certified =
+        rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()]).unwrap();
+    let cert = env_dir.path().join("server.crt");
+    let key = env_dir.path().join("server.key");
+    std::fs::write(&cert, certified.cert.pem()).unwrap();
+    std::fs::write(&key, certified.key_pair.serialize_pem()).unwrap();
+    let root = reqwest::Certificate::from_pem(certified.cert.pem().as_bytes()).unwrap();
+    // With TLS, an address other hosts reach is allowed.
+    let pool = Served::start_with(
+        &[
+            ("_CONDOR_CONDORLITE_HTTP_ADDRESS", "0.0.0.0:0"),
+            (
+                "_CONDOR_CONDORLITE_HTTP_CERTIFICATE",
+                cert.to_str().unwrap(),
+            ),
+            ("_CONDOR_CONDORLITE_HTTP_KEY", key.to_str().unwrap()),
+        ],
+        Client::builder()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(root),
+    );
+    assert!(pool.base.starts_with("https://"), "{}", pool.base);
+    pool.submit_as("alice", 1);
+    let token = pool.token("alice", &[]);
+    let (status, jobs) = pool.get("/v1/jobs/DEFAULT", Some(&token));
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(jobs.as_array().unwrap().len(), 1);
+    // Plain HTTP to the TLS port gets no answer.
+    let plain = pool.base.replace("https://", "http://");
+    assert!(Client::new()
+        .get(format!("{plain}/v1/jobs"))
+        .send()
+        .is_err());
+}
+
+#[test]
+fn a_certificate_without_its_key_is_refused() {
+    let mut env = TestEnvironment::new();
+    env.set_env("_CONDOR_CONDORLITE_HTTP_ADDRESS", "127.0.0.1:0");
+    env.set_env("_CONDOR_CONDORLITE_HTTP_CERTIFICATE", "/nonexistent.crt");
+    let out = env.run("condor_master", ["-f"]);
+    assert_eq!(out.status, Some(1), "{out}");
+    assert!(
+        out.stderr.contains(
+            "CONDORLITE_HTTP_CERTIFICATE and CONDORLITE_HTTP_KEY are set together, or neither"
+        ),
         "{out}"
     );
 }

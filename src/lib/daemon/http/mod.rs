@@ -3,8 +3,10 @@
 //!
 //! - Off unless `CONDORLITE_HTTP_ADDRESS` (`host:port`; port 0 takes a free port) is set. The
 //!   address bound is written to `$(RUN)/condor_master.http` (`http://host:port`) for
-//!   clients and tests to read. The server has no TLS yet, so an address other hosts can
-//!   reach is refused unless `CONDORLITE_HTTP_ALLOW_INSECURE_NETWORK` is true.
+//!   clients and tests to read (`https://` with TLS).
+//! - TLS (rustls) when `CONDORLITE_HTTP_CERTIFICATE` and `CONDORLITE_HTTP_KEY` name a PEM
+//!   certificate chain and its key. Without TLS an address other hosts can reach is refused
+//!   unless `CONDORLITE_HTTP_ALLOW_INSECURE_NETWORK` is true.
 //! - Every request is authenticated by an IDTOKEN (`Authorization: Bearer <token>`) signed
 //!   with one of the pool's keys ([`crate::security::token::verify`]): the identity's user
 //!   part (`alice` of `alice@UID_DOMAIN`) is the request's user, with the ownership rules of
@@ -40,6 +42,10 @@ use crate::config::Config;
 
 /// The address to serve on (`host:port`); unset or empty: no HTTP server.
 pub const ADDRESS_KNOB: &str = "CONDORLITE_HTTP_ADDRESS";
+/// The server's certificate chain (PEM): with [`KEY_KNOB`], the server speaks HTTPS only.
+pub const CERTIFICATE_KNOB: &str = "CONDORLITE_HTTP_CERTIFICATE";
+/// The certificate's private key (PEM).
+pub const KEY_KNOB: &str = "CONDORLITE_HTTP_KEY";
 /// Lets the server listen on an address other hosts reach, without TLS.
 pub const ALLOW_NETWORK_KNOB: &str = "CONDORLITE_HTTP_ALLOW_INSECURE_NETWORK";
 /// Lets clients without a token read (jobs, history, status, config), as htcondor-restd does.
@@ -90,10 +96,15 @@ pub(super) fn start(config: &Config, to_main: Sender<Msg>) -> Result<Option<Serv
         .map_err(|e| bad(e.to_string()))?
         .next()
         .ok_or_else(|| bad("no address".into()))?;
-    if !addr.ip().is_loopback() && !config.bool(ALLOW_NETWORK_KNOB)?.unwrap_or(false) {
+    let tls = tls_config(config)?;
+    if tls.is_none()
+        && !addr.ip().is_loopback()
+        && !config.bool(ALLOW_NETWORK_KNOB)?.unwrap_or(false)
+    {
         return Err(bad(format!(
-            "not a loopback address: the HTTP server has no TLS yet, so it listens where \
-             other hosts reach it only when {ALLOW_NETWORK_KNOB} = True"
+            "not a loopback address: without TLS ({CERTIFICATE_KNOB} and {KEY_KNOB}) the \
+             HTTP server listens where other hosts reach it only when {ALLOW_NETWORK_KNOB} = \
+             True"
         )));
     }
     let listener = TcpListener::bind(addr).map_err(|e| bad(e.to_string()))?;
@@ -105,7 +116,8 @@ pub(super) fn start(config: &Config, to_main: Sender<Msg>) -> Result<Option<Serv
         .string("RUN")?
         .ok_or_else(|| DaemonError::Config("RUN is not defined in the configuration".into()))?;
     let address_file = PathBuf::from(run).join(ADDRESS_FILE);
-    std::fs::write(&address_file, format!("http://{address}\n"))
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    std::fs::write(&address_file, format!("{scheme}://{address}\n"))
         .map_err(|e| DaemonError::io(&address_file, e))?;
     let server = Server { address_file };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -119,21 +131,70 @@ pub(super) fn start(config: &Config, to_main: Sender<Msg>) -> Result<Option<Serv
         .name("http server".into())
         .spawn(move || {
             runtime.block_on(async move {
-                let listener = match tokio::net::TcpListener::from_std(listener) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        tracing::error!("the HTTP server cannot listen: {e}");
-                        return;
+                let served = match tls {
+                    Some(tls) => {
+                        let tls = axum_server::tls_rustls::RustlsConfig::from_config(tls);
+                        axum_server::from_tcp_rustls(listener, tls)
+                            .serve(app.into_make_service())
+                            .await
                     }
+                    None => match tokio::net::TcpListener::from_std(listener) {
+                        Ok(l) => axum::serve(l, app).await,
+                        Err(e) => Err(e),
+                    },
                 };
-                if let Err(e) = axum::serve(listener, app).await {
+                if let Err(e) = served {
                     tracing::error!("the HTTP server stopped: {e}");
                 }
             });
         })
         .map_err(|e| DaemonError::io(std::path::Path::new("thread"), e))?;
-    tracing::info!("serving HTTP on http://{address}");
+    tracing::info!("serving HTTP on {scheme}://{address}");
     Ok(Some(server))
+}
+
+/// The TLS configuration [`CERTIFICATE_KNOB`] and [`KEY_KNOB`] name (both, or neither:
+/// plain HTTP), with rustls' safe defaults.
+fn tls_config(config: &Config) -> Result<Option<Arc<rustls::ServerConfig>>, DaemonError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let knob = |name: &str| -> Result<Option<String>, DaemonError> {
+        Ok(config.string(name)?.filter(|v| !v.trim().is_empty()))
+    };
+    let (cert, key) = match (knob(CERTIFICATE_KNOB)?, knob(KEY_KNOB)?) {
+        (None, None) => return Ok(None),
+        (Some(cert), Some(key)) => (cert, key),
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(DaemonError::Config(format!(
+                "{CERTIFICATE_KNOB} and {KEY_KNOB} are set together, or neither"
+            )))
+        }
+    };
+    let bad = |knob: &str, path: &str, why: String| {
+        DaemonError::Config(format!("{knob} = {path}: {why}"))
+    };
+    let certs = CertificateDer::pem_file_iter(&cert)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| bad(CERTIFICATE_KNOB, &cert, e.to_string()))?;
+    if certs.is_empty() {
+        return Err(bad(
+            CERTIFICATE_KNOB,
+            &cert,
+            "no certificate in the file".into(),
+        ));
+    }
+    let private =
+        PrivateKeyDer::from_pem_file(&key).map_err(|e| bad(KEY_KNOB, &key, e.to_string()))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let server = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| bad(CERTIFICATE_KNOB, &cert, e.to_string()))?
+        .with_no_client_auth()
+        .with_single_cert(certs, private)
+        .map_err(|e| bad(KEY_KNOB, &key, e.to_string()))?;
+    let mut server = server;
+    server.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Some(Arc::new(server)))
 }
 
 fn router(api: Shared) -> Router {
