@@ -264,13 +264,17 @@ fn requests_without_a_valid_token_are_refused() {
     let expired = String::from_utf8(out.stdout).unwrap();
     let (status, _) = pool.get("/v1/jobs/DEFAULT", Some(expired.trim()));
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    // Another domain's identity is no user here.
-    let out = pool.env.run(
-        "condor_token_create",
-        ["-identity", "alice@elsewhere.example"],
-    );
-    let (status, _) = pool.get("/v1/jobs/DEFAULT", Some(out.stdout.trim()));
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    // Another domain's identity, or one without a domain, is no user here.
+    for identity in ["alice@elsewhere.example", "alice"] {
+        let out = pool.env.run("condor_token_create", ["-identity", identity]);
+        assert_eq!(out.status, Some(0), "{out}");
+        let (status, body) = pool.get("/v1/jobs/DEFAULT", Some(out.stdout.trim()));
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            body["message"],
+            format!("the token's identity {identity} is not a user of this pool's UID_DOMAIN ({DOMAIN})")
+        );
+    }
     // A token limited to READ reads but does not write.
     let read_only = pool.token("alice", &["-authz", "READ"]);
     assert_eq!(
@@ -567,4 +571,27 @@ fn a_certificate_without_its_key_is_refused() {
         ),
         "{out}"
     );
+}
+
+#[test]
+fn reads_answer_while_a_writer_holds_the_store() {
+    let pool = Served::start(&[]);
+    pool.submit_as("alice", 2);
+    let token = pool.token("alice", &[]);
+    // A writer in the middle of a long transaction (a large submit, the master's commit).
+    let db = pool.env.local_dir().join("spool").join("job_queue.db");
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let started = std::time::Instant::now();
+    let (status, jobs) = pool.get("/v1/jobs/DEFAULT?projection=Owner", Some(&token));
+    assert_eq!(status, StatusCode::OK, "{jobs}");
+    assert_eq!(jobs.as_array().unwrap().len(), 2);
+    let (status, _) = pool.get("/v1/history/DEFAULT", Some(&token));
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    writer.execute_batch("ROLLBACK").unwrap();
 }

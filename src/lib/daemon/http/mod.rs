@@ -310,7 +310,7 @@ fn authenticate(
         .ok()
         .flatten()
         .unwrap_or_default();
-    if user.is_empty() || (!domain.is_empty() && !domain.eq_ignore_ascii_case(&uid_domain)) {
+    if user.is_empty() || !domain.eq_ignore_ascii_case(&uid_domain) {
         return Err(unauthorized(format!(
             "the token's identity {} is not a user of this pool's UID_DOMAIN ({uid_domain})",
             claims.subject
