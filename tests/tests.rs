@@ -18,6 +18,7 @@ mod evicted_files;
 mod exactly_once;
 mod generated;
 mod history;
+mod http;
 mod interactive;
 mod locate;
 mod materialize;

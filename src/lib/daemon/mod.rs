@@ -19,11 +19,12 @@
 //!   ([`EmbeddedPool`]).
 
 mod cleanup;
+mod http;
 pub mod lock;
 pub mod logging;
 mod pool;
 mod reaper;
-mod requests;
+pub(crate) mod requests;
 pub mod server;
 
 use std::io::{Read, Write};
@@ -142,6 +143,8 @@ fn make_dirs(config: &Config) -> Result<PathBuf, DaemonError> {
 /// Everything a running pool holds besides its main loop.
 struct Started {
     lock: PidLock,
+    /// The HTTP server, when the configuration asks for one (never in an embedded pool).
+    http: Option<http::Server>,
     tx: Sender<Msg>,
     rx: mpsc::Receiver<Msg>,
     pool: pool::Pool,
@@ -163,7 +166,18 @@ fn start(config: &Config, scoped: bool) -> Result<Started, DaemonError> {
     socket
         .serve(tx.clone())
         .map_err(|e| DaemonError::io(&path, e))?;
-    Ok(Started { lock, tx, rx, pool })
+    let http = if scoped {
+        None
+    } else {
+        http::start(config, tx.clone())?
+    };
+    Ok(Started {
+        lock,
+        http,
+        tx,
+        rx,
+        pool,
+    })
 }
 
 /// Makes the pool's `POOL` token signing key if it has none, as HTCondor's collector does when
@@ -208,7 +222,13 @@ pub fn run_master(options: MasterOptions) -> Result<(), DaemonError> {
     if let Err(e) = route_signals(started.tx.clone()) {
         tracing::error!("signals will not reach the master: {e}");
     }
-    let Started { lock, tx, rx, pool } = started;
+    let Started {
+        lock,
+        http,
+        tx,
+        rx,
+        pool,
+    } = started;
     if let Some(fd) = ready {
         report(fd, "OK\n");
         quiet_stdio();
@@ -216,6 +236,7 @@ pub fn run_master(options: MasterOptions) -> Result<(), DaemonError> {
     drop(tx);
     crate::starter::launcher::prepare();
     let restart = pool.run(rx);
+    drop(http);
     drop(lock);
     crate::starter::launcher::stop();
     if restart {
@@ -362,7 +383,9 @@ impl EmbeddedPool {
             Err(DaemonError::Lock(lock::LockError::Running { .. })) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let Started { lock, tx, rx, pool } = started;
+        let Started {
+            lock, tx, rx, pool, ..
+        } = started;
         let thread = std::thread::Builder::new()
             .name("pool".into())
             .spawn(move || {

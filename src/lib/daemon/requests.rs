@@ -100,12 +100,7 @@ fn session_for(peer: Peer, envelope: &Envelope) -> Result<Session, String> {
             .map(|u| u.name)
     };
     let user = name(peer.uid).ok_or_else(|| format!("uid {} has no user name", peer.uid))?;
-    let master = name(nix::unistd::geteuid().as_raw());
-    let now = super::now();
-    let session = Session::new(config, user, now)
-        .map_err(|e| e.to_string())?
-        .direct()
-        .served_by(master);
+    let session = served_session(config, user)?;
     if !session.user_is_superuser() || envelope.user.is_empty() {
         return Ok(session);
     }
@@ -113,6 +108,20 @@ fn session_for(peer: Peer, envelope: &Envelope) -> Result<Session, String> {
     session.user = envelope.user.clone();
     session.now = envelope.now;
     Ok(session)
+}
+
+/// The session the master serves `user`'s requests in, now: it writes the queue directly,
+/// and its own user is a queue superuser. The Unix socket and the HTTP server both serve
+/// requests in one.
+pub(super) fn served_session(config: Config, user: String) -> Result<Session, String> {
+    let master = nix::unistd::User::from_uid(nix::unistd::geteuid())
+        .ok()
+        .flatten()
+        .map(|u| u.name);
+    Ok(Session::new(config, user, super::now())
+        .map_err(|e| e.to_string())?
+        .direct()
+        .served_by(master))
 }
 
 /// The tool went away mid-conversation: nothing to answer.
@@ -149,18 +158,9 @@ fn answer<R: BufRead>(
         Err(e) => return Ok(Answer::Failed(e.to_string())),
     };
     Ok(match request {
-        WireRequest::Act(request) => match act_on_jobs(session, &mut queue, &request) {
-            Ok(outcome) => Answer::Acted(outcome),
-            Err(e) => Answer::Failed(e.to_string()),
-        },
-        WireRequest::Edit(request) => match edit_jobs(session, &mut queue, &request) {
-            Ok(outcome) => Answer::Edited(outcome),
-            Err(e) => Answer::Failed(e.to_string()),
-        },
-        WireRequest::Prio(changes) => match set_priorities(session, &mut queue, &changes) {
-            Ok(refused) => Answer::Refused(refused),
-            Err(e) => Answer::Failed(e.to_string()),
-        },
+        WireRequest::Act(request) => change(session, &mut queue, Change::Act(request)),
+        WireRequest::Edit(request) => change(session, &mut queue, Change::Edit(request)),
+        WireRequest::Prio(changes) => change(session, &mut queue, Change::Prio(changes)),
         WireRequest::Submit { ref factory, .. } if !may_submit(session, factory.is_some()) => {
             Answer::SubmitFailed {
                 at: 0,
@@ -209,6 +209,32 @@ fn answer<R: BufRead>(
             }
         }
     })
+}
+
+/// A queue change made in one answer, without a conversation.
+pub(super) enum Change {
+    Act(crate::client::actions::Request),
+    Edit(crate::client::edit::EditRequest),
+    Prio(Vec<(crate::queue::JobId, i32)>),
+}
+
+/// Makes a change as `session`'s user, with the same ownership checks whoever asks (the
+/// Unix socket's tools, the HTTP server's clients).
+pub(super) fn change(session: &Session, queue: &mut crate::queue::Queue, change: Change) -> Answer {
+    match change {
+        Change::Act(request) => match act_on_jobs(session, queue, &request) {
+            Ok(outcome) => Answer::Acted(outcome),
+            Err(e) => Answer::Failed(e.to_string()),
+        },
+        Change::Edit(request) => match edit_jobs(session, queue, &request) {
+            Ok(outcome) => Answer::Edited(outcome),
+            Err(e) => Answer::Failed(e.to_string()),
+        },
+        Change::Prio(changes) => match set_priorities(session, queue, &changes) {
+            Ok(refused) => Answer::Refused(refused),
+            Err(e) => Answer::Failed(e.to_string()),
+        },
+    }
 }
 
 /// How a submit's transaction ends without committing.
@@ -302,6 +328,23 @@ fn refusal(session: &Session, factory: bool) -> String {
          (the pool's {USER_SUBMIT_KNOB} = True lets every user, with that user's rights)\n",
         session.user,
         if factory { "a job factory" } else { "jobs" },
+    )
+}
+
+/// Whether the session's user may have the master read a submit description for them (a
+/// submit over HTTP, read in the master with its rights, not the user's): a queue
+/// superuser, or anyone where the pool allows it ([`USER_SUBMIT_KNOB`]).
+pub(super) fn may_submit_in_master(session: &Session) -> bool {
+    session.user_is_superuser() || matches!(session.config.bool(USER_SUBMIT_KNOB), Ok(Some(true)))
+}
+
+/// Why [`may_submit_in_master`] refused.
+pub(super) fn submit_in_master_refusal(session: &Session) -> String {
+    format!(
+        "{} may not submit over HTTP to this pool: the submit description is read in the \
+         condor_master, with its rights, so only a queue superuser may (the pool's \
+         {USER_SUBMIT_KNOB} = True lets every user, with that user's rights)\n",
+        session.user
     )
 }
 

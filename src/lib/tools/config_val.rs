@@ -471,7 +471,7 @@ fn location(config: &Config, entry: Option<&Entry>) -> String {
 }
 
 /// Every knob name, from the sources and the defaults, sorted as HTCondor's table is.
-fn all_names(config: &Config) -> Vec<String> {
+pub(crate) fn all_names(config: &Config) -> Vec<String> {
     let mut names: Vec<String> = config
         .all_entries()
         .iter()

@@ -678,18 +678,7 @@ fn run(
             user_cluster.kind = Kind::Complex;
         }
     }
-    let reason = match args.reason {
-        Some(r) => r,
-        None => match action {
-            Action::Release => "via condor_release".to_owned(),
-            Action::RemoveX => "via condor_rm -forcex".to_owned(),
-            Action::Remove => "via condor_rm".to_owned(),
-            Action::Hold => "via condor_hold".to_owned(),
-            Action::Suspend => "via condor_suspend".to_owned(),
-            Action::Continue => "via condor_continue".to_owned(),
-            Action::Vacate | Action::VacateFast => String::new(),
-        },
-    };
+    let reason = args.reason.unwrap_or_else(|| default_reason(action));
     if let Some(why) = unreachable {
         return Err(fail(err, why));
     }
@@ -843,8 +832,22 @@ fn print_results(
     Ok(())
 }
 
+/// The reason a tool gives when none is given (`via condor_rm`, ...).
+pub(crate) fn default_reason(action: Action) -> String {
+    match action {
+        Action::Release => "via condor_release",
+        Action::RemoveX => "via condor_rm -forcex",
+        Action::Remove => "via condor_rm",
+        Action::Hold => "via condor_hold",
+        Action::Suspend => "via condor_suspend",
+        Action::Continue => "via condor_continue",
+        Action::Vacate | Action::VacateFast => "",
+    }
+    .to_owned()
+}
+
 /// `actionWord(action, true)`.
-fn past(action: Action) -> &'static str {
+pub(crate) fn past(action: Action) -> &'static str {
     match action {
         Action::Release => "released",
         Action::Hold => "held",
@@ -858,7 +861,7 @@ fn past(action: Action) -> &'static str {
 }
 
 /// `actionWord(action, false)`.
-fn present(action: Action) -> &'static str {
+pub(crate) fn present(action: Action) -> &'static str {
     match action {
         Action::Release => "release",
         Action::Hold => "hold",
@@ -872,7 +875,7 @@ fn present(action: Action) -> &'static str {
 
 /// One job's result line (`JobActionResults::getResultString`), and whether it is a success
 /// (stdout) or not (stderr).
-fn result_message(action: Action, id: JobId, result: ActionResult) -> (bool, String) {
+pub(crate) fn result_message(action: Action, id: JobId, result: ActionResult) -> (bool, String) {
     let msg = match result {
         ActionResult::Success => return (true, format!("Job {id} {}", past(action))),
         ActionResult::Error => format!("No result found for job {id}"),

@@ -653,11 +653,31 @@ impl Progress<'_> {
             return Ok(());
         }
         self.checked_cmd = Some(cmd.to_string());
-        let transferred = !matches!(literal(ad, "TransferExecutable"), Some(Value::Bool(false)));
-        if !transferred || cmd.contains("$$") {
-            return Ok(());
+        match executable_to_check(ad) {
+            Some(cmd) => {
+                check_executable(&cmd, self.request.allow_crlf_script).map_err(Failure::Text)
+            }
+            None => Ok(()),
         }
-        check_executable(&cmd, self.request.allow_crlf_script).map_err(Failure::Text)
+    }
+}
+
+/// The executable condor_submit checks for a job: its `Cmd`, when it is transferred and
+/// names no `$$()` expansion.
+fn executable_to_check(ad: &ClassAd) -> Option<String> {
+    let Some(Value::Str(cmd)) = literal(ad, "Cmd") else {
+        return None;
+    };
+    let transferred = !matches!(literal(ad, "TransferExecutable"), Some(Value::Bool(false)));
+    (transferred && !cmd.contains("$$")).then(|| cmd.to_string())
+}
+
+/// condor_submit's check of a job's executable, for a submit made without the tool (the
+/// master's HTTP server).
+pub(crate) fn check_job_executable(job: &Job) -> Result<(), Failure> {
+    match executable_to_check(&job.ad) {
+        Some(cmd) => check_executable(&cmd, false).map_err(Failure::Text),
+        None => Ok(()),
     }
 }
 
