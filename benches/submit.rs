@@ -52,6 +52,7 @@ fn bench(c: &mut Criterion) {
         remote: false,
         command_line: Default::default(),
         preset_items: None,
+        run_commands: true,
     };
     let mut group = c.benchmark_group("submit");
     group.sample_size(10);

@@ -437,6 +437,26 @@ fn a_job_that_cannot_exec_is_held_after_its_execute_event() {
 }
 
 #[test]
+fn an_output_fifo_with_no_reader_holds_its_job_and_stalls_nothing() {
+    let env = TestEnvironment::new();
+    let master = Master::start(&env);
+    let fifo = env.work_dir().join("out.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let held = submit(&env, "executable = /bin/true\noutput = out.fifo\nqueue\n");
+    let done = submit(&env, "executable = /bin/true\nqueue\n");
+    wait_for("the FIFO's job to be held and the other to finish", || {
+        count(&env, &format!("ClusterId == {held} && JobStatus == 5")) == 1
+            && count(&env, &format!("ClusterId == {done}")) == 0
+    });
+    let out = env.run(
+        "condor_q",
+        [&held, "-af", "HoldReasonCode", "HoldReasonSubCode"],
+    );
+    assert_eq!(out.stdout, format!("7 {}\n", libc::ENXIO), "{out}");
+    drop(master);
+}
+
+#[test]
 fn exit_policies_retry_and_hold() {
     let env = TestEnvironment::new();
     let master = Master::start(&env);

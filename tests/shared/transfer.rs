@@ -141,8 +141,12 @@ fn a_transfer_in_a_system_pool_is_done_as_the_jobs_owner() {
     for name in ["out.txt", "job.out", "job.log"] {
         assert_eq!(uid_of(&dir.join(name)), alice.uid, "{name} is alice's");
     }
+    // The events are written after the job's end is committed: waited for.
+    wait_for("the job's terminated event", || {
+        std::fs::read_to_string(dir.join("job.log")).is_ok_and(|log| log.contains("005 ("))
+    });
     let log = std::fs::read_to_string(dir.join("job.log")).unwrap();
-    for event in ["000 (", "001 (", "005 ("] {
+    for event in ["000 (", "001 ("] {
         assert!(log.contains(event), "{event} in {log}");
     }
 }

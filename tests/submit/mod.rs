@@ -139,6 +139,7 @@ fn run_case(expected: &Expected, case: &Case, config: &Config, env: &Environment
         remote: false,
         command_line: Default::default(),
         preset_items: None,
+        run_commands: true,
     };
     let name = format!("../{}", case.file);
     let text = String::from_utf8(std::fs::read(dir.join(&case.file)).unwrap()).unwrap();
@@ -341,6 +342,7 @@ fn shortcuts_change_nothing() {
         remote: false,
         command_line: Default::default(),
         preset_items: None,
+        run_commands: true,
     };
     let mut texts: Vec<(String, String)> = expected
         .cases

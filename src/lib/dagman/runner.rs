@@ -272,6 +272,7 @@ impl PoolHost {
             remote: false,
             command_line,
             preset_items: None,
+            run_commands: true,
         };
         match &n.inline {
             Some(text) => {

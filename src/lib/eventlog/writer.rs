@@ -8,6 +8,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::classad::unparse::{json_ad, xml_ad_attrs};
@@ -142,9 +143,12 @@ impl EventLogWriter {
     /// Opens (creating it if need be) the log at `path` for appending.
     pub fn open(path: impl Into<PathBuf>, format: LogFormat) -> Result<Self, EventLogError> {
         let path = path.into();
+        // Never blocking: a FIFO (with no reader, or one that does not read) named as a log
+        // must not stall the daemon writing it; a regular file ignores the flag.
         let file = OpenOptions::new()
             .append(true)
             .create(true)
+            .custom_flags(libc::O_NONBLOCK)
             .open(&path)
             .map_err(|e| EventLogError::io(&path, e))?;
         Ok(EventLogWriter { path, file, format })
@@ -162,11 +166,34 @@ impl EventLogWriter {
     pub fn write(&mut self, event: &Event) -> Result<(), EventLogError> {
         let text = format_event(event, &self.format)?;
         let io = |e| EventLogError::io(&self.path, e);
-        self.file.lock().map_err(io)?;
+        let locked = lock_briefly(&self.file).map_err(io)?;
         let written = self.file.write_all(text.as_bytes());
-        let unlocked = self.file.unlock();
-        written.map_err(io)?;
-        unlocked.map_err(io)
+        if locked {
+            let _ = self.file.unlock();
+        }
+        written.map_err(io)
+    }
+}
+
+/// How long a writer waits for another's lock of a log (a log's owner may hold it as long
+/// as they like: the daemon does not wait for them).
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Takes the exclusive lock of `file`, waiting at most [`LOCK_WAIT`]: whether it was
+/// taken (past the wait, the event is appended without it, in its one write).
+fn lock_briefly(file: &File) -> std::io::Result<bool> {
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(true),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
+            Err(std::fs::TryLockError::Error(e)) => return Err(e),
+        }
     }
 }
 

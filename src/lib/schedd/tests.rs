@@ -473,6 +473,7 @@ fn submitted(text: &str) -> ClassAd {
         remote: false,
         command_line: Default::default(),
         preset_items: None,
+        run_commands: true,
     };
     let file = SubmitFile::parse(text, "test.sub", &ctx).unwrap();
     let job = file.jobs(1).next().unwrap().unwrap();

@@ -156,9 +156,7 @@ impl Beneath {
     fn open_at(&self, rel: &Path) -> Result<File, ConfineError> {
         let full = self.dir.join(rel);
         let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
-        let opened = if NO_OPENAT2.load(Ordering::Relaxed) {
-            Err(rustix::io::Errno::NOSYS)
-        } else {
+        let open2 = || {
             rustix::fs::openat2(
                 &self.fd,
                 rel,
@@ -167,6 +165,19 @@ impl Beneath {
                 ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
             )
         };
+        let mut opened = if NO_OPENAT2.load(Ordering::Relaxed) {
+            Err(rustix::io::Errno::NOSYS)
+        } else {
+            open2()
+        };
+        // A rename elsewhere on the file system meanwhile makes the kernel answer EAGAIN
+        // (it cannot tell the lookup stayed beneath): asked again, a few times.
+        for _ in 0..8 {
+            if !matches!(opened, Err(rustix::io::Errno::AGAIN)) {
+                break;
+            }
+            opened = open2();
+        }
         let fd = match opened {
             Ok(fd) => fd,
             Err(rustix::io::Errno::NOSYS) => {
@@ -244,7 +255,9 @@ impl Beneath {
         }
         let file = self.open_at(rel)?;
         let meta = file.metadata().map_err(|e| ConfineError::io(&full, &e))?;
-        let mode = meta.mode() & 0o7777;
+        // Never the set-id or sticky bits: a copy may be made by the daemon (root), and a
+        // job's setuid file must not come back as root's.
+        let mode = meta.mode() & 0o777;
         if meta.is_file() {
             return Ok(sink(Item::File {
                 rel: rel.to_path_buf(),
@@ -496,6 +509,21 @@ mod tests {
         assert!(!fs::symlink_metadata(dst_dir.join("a.txt"))
             .unwrap()
             .is_symlink());
+    }
+
+    #[test]
+    fn a_copy_never_keeps_set_id_bits() {
+        use std::os::unix::fs::PermissionsExt;
+        let (t, root) = tree();
+        fs::set_permissions(root.join("a.txt"), fs::Permissions::from_mode(0o6755)).unwrap();
+        let dst_dir = t.path().join("dst");
+        fs::create_dir(&dst_dir).unwrap();
+        copy_confined(&root, "a.txt", &dst_dir).unwrap();
+        let mode = fs::metadata(dst_dir.join("a.txt"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7000, 0, "{mode:o}");
     }
 
     #[test]

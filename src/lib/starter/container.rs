@@ -703,10 +703,15 @@ pub fn docker_launch(l: &JobLaunch<'_>, env: JobEnv) -> Result<Launch, String> {
     // scratch directory, made world-writable and sticky.
     for dir in mount_under_scratch(config, job, slot) {
         let host = format!("{scratch}/{}", dir.trim_start_matches('/'));
-        let made = std::fs::create_dir_all(&host).and_then(|()| {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o1777))
-        });
+        // Made with the rights of the job's user, in whose directory it is (never by root
+        // through a link planted there).
+        let made = super::identity::as_user(l.account, || {
+            std::fs::create_dir_all(&host).and_then(|()| {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o1777))
+            })
+        })
+        .and_then(|r| r);
         match made {
             Ok(()) => volumes.push(format!("{host}:{dir}")),
             Err(e) => tracing::warn!("Failed to create scratch directory {host}: {e}"),

@@ -5,7 +5,7 @@
 use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -177,8 +177,13 @@ fn open_std(
         StdFile::Path(p) => (p, false),
         StdFile::Stream(p) => (p, true),
     };
+    // Opened without blocking (a FIFO with no one at its other end must not stall the
+    // daemon), then made blocking again for the job.
     let opened = if which == Which::In {
-        File::open(path)
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
     } else {
         // O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666; again without O_TRUNC on failure.
         let open = |truncate: bool| {
@@ -186,7 +191,7 @@ fn open_std(
                 .write(true)
                 .create(true)
                 .truncate(truncate)
-                .custom_flags(libc::O_APPEND)
+                .custom_flags(libc::O_APPEND | libc::O_NONBLOCK)
                 .mode(0o666)
                 .open(path)
         };
@@ -196,6 +201,12 @@ fn open_std(
             open(true).or_else(|_| open(false))
         }
     };
+    let opened = opened.and_then(|f| {
+        let flags = nix::fcntl::fcntl(f.as_raw_fd(), nix::fcntl::FcntlArg::F_GETFL)?;
+        let blocking = nix::fcntl::OFlag::from_bits_truncate(flags) - nix::fcntl::OFlag::O_NONBLOCK;
+        nix::fcntl::fcntl(f.as_raw_fd(), nix::fcntl::FcntlArg::F_SETFL(blocking))?;
+        Ok(f)
+    });
     match opened {
         Ok(f) => Ok(OwnedFd::from(f)),
         Err(_) if stream => {
@@ -511,13 +522,26 @@ pub(super) fn start(req: &StartRequest<'_>) -> Result<RunningJob, StartFailure> 
     let account = job_account(req)?;
     if job.lookup("SUBMIT_Iwd").is_some() && !iwd.exists() {
         // A spooled job runs in its spool directory, which the schedd makes
-        // (`SpooledJobFiles::createJobSpoolDirectory`, mode 0700, the job's owner's).
-        let made = std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&iwd);
-        if let (Ok(()), Some(a)) = (made, &account) {
-            let _ = std::os::unix::fs::chown(&iwd, Some(a.uid.as_raw()), Some(a.gid.as_raw()));
+        // (`SpooledJobFiles::createJobSpoolDirectory`, mode 0700, the job's owner's): that
+        // directory only, never one the job's ad names elsewhere (the ad is the user's).
+        let spool = req.config.string("SPOOL").ok().flatten();
+        let own = spool.map(|s| {
+            crate::queue::spool::job_spool_dir(
+                Path::new(&s),
+                crate::queue::JobId::new(cluster as i32, proc as i32),
+            )
+        });
+        if own.as_deref() == Some(iwd.as_path()) {
+            if let Some(parent) = iwd.parent() {
+                let _ = std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o755)
+                    .create(parent);
+            }
+            let made = std::fs::DirBuilder::new().mode(0o700).create(&iwd);
+            if let (Ok(()), Some(a)) = (made, &account) {
+                let _ = std::os::unix::fs::lchown(&iwd, Some(a.uid.as_raw()), Some(a.gid.as_raw()));
+            }
         }
     }
     // Looked at with the rights of the user the job runs as (the shadow's `cdToIwd` runs as

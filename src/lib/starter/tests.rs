@@ -1408,3 +1408,19 @@ fn input_never_lands_outside_the_sandbox() {
     beside.sort();
     assert_eq!(beside, ["execute", "iwd"], "nothing beside the Iwd");
 }
+
+#[test]
+fn a_spooled_jobs_directory_is_made_in_the_spool_only() {
+    // The job's ad is its user's: a spooled job's `Iwd` elsewhere is not made for it.
+    let pool = Pool::new();
+    let elsewhere = pool.iwd.join("not-the-spool").join("deep");
+    let job = pool.job(
+        "/bin/true",
+        &[
+            ("SUBMIT_Iwd", s(&pool.iwd.to_string_lossy())),
+            ("Iwd", s(&elsewhere.to_string_lossy())),
+        ],
+    );
+    let f = pool.start(&job).unwrap_err();
+    assert!(!pool.iwd.join("not-the-spool").exists(), "{f:?}");
+}

@@ -378,14 +378,18 @@ fn catalog(dir: &Path) -> HashMap<String, Stamp> {
 
 /// The size of a directory's files and how many there are (`Starter::GetDiskUsage`).
 pub fn dir_usage(dir: &Path) -> (u64, u64) {
+    // Iterative (a job may make a directory tree deeper than the daemon's stack), and not
+    // through links (`DirEntry::metadata` does not follow them).
     let (mut bytes, mut files) = (0, 0);
-    if let Ok(entries) = fs::read_dir(dir) {
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let Ok(meta) = entry.metadata() else { continue };
             if meta.is_dir() {
-                let (b, f) = dir_usage(&entry.path());
-                bytes += b;
-                files += f;
+                pending.push(entry.path());
             } else {
                 bytes += meta.len();
                 files += 1;

@@ -105,6 +105,7 @@ impl Digest {
                 batch_name: self.batch_name.clone(),
             },
             preset_items: Some(Arc::new(self.items.clone())),
+            run_commands: true,
         }
     }
 
@@ -213,6 +214,7 @@ mod tests {
             remote: false,
             command_line: CommandLine::default(),
             preset_items: None,
+            run_commands: true,
         }
     }
 

@@ -80,6 +80,10 @@ pub struct SubmitContext<'c> {
     /// these instead of loading its own (a file, a command's output, globs may have changed
     /// since).
     pub preset_items: Option<std::sync::Arc<PresetItems>>,
+    /// Whether `include command` and `queue ... from cmd |` may run their commands (not
+    /// where the description is read in a daemon, on a user's behalf, with the daemon's
+    /// rights).
+    pub run_commands: bool,
 }
 
 /// The loop variables and item rows of a queue statement, after its items were loaded and
@@ -104,6 +108,7 @@ impl<'c> SubmitContext<'c> {
             remote: false,
             command_line: CommandLine::default(),
             preset_items: None,
+            run_commands: true,
         })
     }
 }

@@ -897,6 +897,12 @@ pub(crate) fn read_source(
 /// Runs a command for `include command` and `queue ... from cmd |` (`my_popen` of the V1
 /// argument list) and returns what it wrote to stdout.
 fn run_command(ctx: &SubmitContext<'_>, cmd: &str) -> Result<String, String> {
+    if !ctx.run_commands {
+        return Err(format!(
+            "the command {cmd} is not run: commands are not run for a submit description read \
+             by the condor_master\n"
+        ));
+    }
     let mut args = super::argenv::ArgList::default();
     if super::argenv::is_v2_quoted(cmd) {
         args.append_v1_wacked_or_v2_quoted(cmd)

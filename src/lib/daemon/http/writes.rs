@@ -465,6 +465,8 @@ fn queue_description(api: &Shared, session: &Session, bytes: &[u8]) -> ApiResult
         remote: false,
         command_line: Default::default(),
         preset_items: None,
+        // Never in the master: a command would run with its rights, not the user's.
+        run_commands: false,
     };
     let file = crate::submit::SubmitFile::parse(&text, "-", &ctx)
         .map_err(|e| ApiError::bad_request(e.condor_submit_text().trim()))?;

@@ -195,6 +195,7 @@ fn submit_context(pool: &Pool) -> SubmitContext<'_> {
         remote: false,
         command_line: Default::default(),
         preset_items: None,
+        run_commands: true,
     }
 }
 
