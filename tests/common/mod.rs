@@ -197,6 +197,41 @@ impl TestEnvironment {
     }
 }
 
+/// Whatever a test left running in its pool (a master it killed, a job's waiter and job that
+/// outlive their master by design, when the test failed before it stopped them) is killed
+/// with the test's directory: nothing of one test runs on into others.
+impl Drop for TestEnvironment {
+    fn drop(&mut self) {
+        let local = format!("_CONDOR_LOCAL_DIR={}", self.local_dir().display());
+        let scratch = format!("_CONDOR_SCRATCH_DIR={}/", self.local_dir().display());
+        let me = std::process::id().to_string();
+        let Ok(procs) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in procs.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(pid) = name.parse::<i32>() else {
+                continue;
+            };
+            if name == me {
+                continue;
+            }
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            let ours = environ
+                .split(|&b| b == 0)
+                .any(|v| v == local.as_bytes() || v.starts_with(scratch.as_bytes()));
+            if ours {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+}
+
 /// What a command printed and how it ended; its `Display` is one block holding all three, for
 /// comparing with an expected block in one assertion.
 #[derive(Debug, Clone, PartialEq, Eq)]

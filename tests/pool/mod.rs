@@ -457,6 +457,30 @@ fn an_output_fifo_with_no_reader_holds_its_job_and_stalls_nothing() {
 }
 
 #[test]
+fn a_personal_pool_run_as_root_runs_roots_jobs_as_root() {
+    // As in a container or a CI runner: a master started by root, the jobs root's own.
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: needs root (CI runs as root)");
+        return;
+    }
+    let mut env = TestEnvironment::new();
+    env.remove_env("_CONDOR_CONDORLITE_RUN_AS_OWNER");
+    let master = Master::start(&env);
+    let cluster = submit(
+        &env,
+        "executable = /usr/bin/id\narguments = -u\noutput = id.out\nqueue\n",
+    );
+    wait_for("root's job to finish", || {
+        count(&env, &format!("ClusterId == {cluster}")) == 0
+    });
+    assert_eq!(
+        std::fs::read_to_string(env.work_dir().join("id.out")).unwrap(),
+        "0\n"
+    );
+    drop(master);
+}
+
+#[test]
 fn exit_policies_retry_and_hold() {
     let env = TestEnvironment::new();
     let master = Master::start(&env);

@@ -145,8 +145,12 @@ const ACCOUNT_TTL: std::time::Duration = std::time::Duration::from_secs(60);
 type Cached = (std::time::Instant, Result<Account, AccountError>);
 
 /// The account a job of `owner` runs as: `None` when it runs as the daemon's own user (a
-/// daemon that is not root, or a pool that runs jobs as the master's user), else the owner's
-/// account, never root. Lookups are kept a minute per owner (the spawn path is hot).
+/// daemon that is not root, or a pool that runs jobs as the master's user, or a job of root's
+/// own in a root master: a personal pool run as root, as in a container), else the owner's
+/// account. Lookups are kept a minute per owner (the spawn path is hot).
+///
+/// Only root's own jobs have `Owner` root: the master takes the owner of what it is sent
+/// from the kernel (`SO_PEERCRED`), and only root can write a root master's store.
 pub fn job_account(
     owner: &str,
     config: &crate::config::Config,
@@ -154,7 +158,11 @@ pub fn job_account(
     if !runs_jobs_as_owners(config) {
         return Ok(None);
     }
-    lookup_cached(owner).map(Some)
+    match lookup_cached(owner) {
+        Ok(account) => Ok(Some(account)),
+        Err(AccountError::Root(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// [`Account::lookup`], kept a minute per owner (at most 1,024 owners).
@@ -294,10 +302,8 @@ mod tests {
         let system = config("");
         if daemon_is_root() {
             assert!(runs_jobs_as_owners(&system));
-            assert_eq!(
-                job_account("root", &system),
-                Err(AccountError::Root("root".into()))
-            );
+            // Root's own jobs run as the daemon (root) itself: a root personal pool.
+            assert_eq!(job_account("root", &system), Ok(None));
             // Asked again (from the cache): the same answer.
             assert_eq!(
                 job_account("no-such-user-condorlite", &system),
