@@ -365,6 +365,11 @@ fn a_master_killed_under_a_scheduler_universe_job_loses_nothing() {
     let cluster = submit(&env, &dagman_like("dag.sh", "kill.log", ""));
     let id = format!("{cluster}.0");
     wait_for("the job to run", || work(&env, "ready").exists());
+    // Its start committed too (the master commits a step's changes after it started the
+    // step's jobs): else the next master rightly starts it as if for the first time.
+    wait_for("the job's start committed", || {
+        count(&env, "JobStatus == 2 && NumJobStarts == 1") == 1
+    });
     let orphans = local_jobs(&env);
     assert_eq!(orphans.len(), 1, "{orphans:?}");
     master.kill();
